@@ -1,0 +1,49 @@
+package io.numaspread.cli;
+
+import io.numaspread.nativeaccess.BackendUnavailableException;
+import io.numaspread.nativeaccess.NativeCallException;
+import io.numaspread.topology.TopologyException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
+
+/** Turns every exception into one line on stderr and an exit code, never a stack trace. */
+final class Failures implements CommandLine.IExecutionExceptionHandler {
+    static final int INTERNAL = 1;
+
+    @Override
+    public int handleExecutionException(Exception failure, CommandLine commandLine, ParseResult parseResult) {
+        PrintWriter err = commandLine.getErr();
+        int exitCode = exitCodeOf(failure);
+        String message = failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
+        err.println("numaspread: " + (exitCode == INTERNAL ? "internal error: " + failure + hint() : message));
+        if (System.getenv("NUMASPREAD_DEBUG") != null) {
+            failure.printStackTrace(err);
+        }
+        err.flush();
+        return exitCode;
+    }
+
+    static int badUsage(CommandLine.ParameterException failure, String[] args) {
+        PrintWriter err = failure.getCommandLine().getErr();
+        err.println("numaspread: " + failure.getMessage());
+        err.println("Try '" + failure.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+        err.flush();
+        return CliException.BAD_INPUT;
+    }
+
+    private static int exitCodeOf(Exception failure) {
+        if (failure instanceof CliException cli) {
+            return cli.exitCode();
+        }
+        if (failure instanceof TopologyException || failure instanceof BackendUnavailableException
+                || failure instanceof NativeCallException) {
+            return CliException.BAD_INPUT;
+        }
+        return INTERNAL;
+    }
+
+    private static String hint() {
+        return " (NUMASPREAD_DEBUG=1 shows the stack trace)";
+    }
+}

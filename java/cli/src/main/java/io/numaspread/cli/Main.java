@@ -1,0 +1,51 @@
+package io.numaspread.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code numaspread} command. Every failure ends in one line on stderr and a documented exit code. */
+@Command(name = "numaspread",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
+        subcommands = {TopologyCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:ok",
+            "1:internal error (a bug: please report it; NUMASPREAD_DEBUG=1 shows the stack trace)",
+            "2:bad input (a flag, a file, an interface, a CPU)",
+            "3:refused for safety (no privilege, irqbalance running)",
+            "4:partial failure, rolled back"})
+public final class Main implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the CLI with the given streams and returns its exit code; the tests call this. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setExecutionExceptionHandler(new Failures());
+        commandLine.setParameterExceptionHandler(Failures::badUsage);
+        return commandLine.execute(args);
+    }
+
+    /** With no subcommand: the main job on this machine's defaults. */
+    @Override
+    public void run() {
+        new TopologyCommand().print(spec.commandLine().getOut(), false, null);
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"numaspread " + (version == null ? "(development build)" : version)};
+        }
+    }
+}

@@ -1,0 +1,379 @@
+package io.numaspread;
+
+import java.util.Arrays;
+import java.util.NoSuchElementException;
+import java.util.PrimitiveIterator;
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
+
+/**
+ * An immutable set of CPU ids, printed and parsed as a kernel cpulist ("0-3,8,10-11").
+ *
+ * <p>The set has no fixed capacity: a native mask is sized by the caller from the machine's
+ * {@code cpu/possible}, never from a compile-time {@code CPU_SETSIZE}.
+ */
+public final class CpuSet implements Iterable<Integer> {
+    public static final CpuSet EMPTY = new CpuSet(new long[0]);
+
+    private final long[] words;
+
+    private CpuSet(long[] words) {
+        int used = words.length;
+        while (used > 0 && words[used - 1] == 0) {
+            used--;
+        }
+        this.words = used == words.length ? words : Arrays.copyOf(words, used);
+    }
+
+    public static CpuSet of(int... cpus) {
+        Builder builder = builder();
+        for (int cpu : cpus) {
+            builder.add(cpu);
+        }
+        return builder.build();
+    }
+
+    /** The CPUs {@code from..to}, both inclusive. */
+    public static CpuSet range(int from, int to) {
+        return builder().addRange(from, to).build();
+    }
+
+    /**
+     * Parses a kernel cpulist such as {@code "0-3,8,10-11"}; an empty or blank string is the empty set.
+     * The kernel also writes strides ({@code "0-7:2/4"}) in some files, and those are accepted too.
+     *
+     * @throws IllegalArgumentException naming the offending element
+     */
+    public static CpuSet parse(String cpulist) {
+        String text = cpulist.strip();
+        Builder builder = builder();
+        if (text.isEmpty()) {
+            return EMPTY;
+        }
+        for (String element : text.split(",", -1)) {
+            parseElement(cpulist, element.strip(), builder);
+        }
+        return builder.build();
+    }
+
+    private static void parseElement(String cpulist, String element, Builder builder) {
+        if (element.isEmpty()) {
+            throw malformed(cpulist, "empty element");
+        }
+        String range = element;
+        int used = 1;
+        int group = 1;
+        int colon = element.indexOf(':');
+        if (colon >= 0) {
+            range = element.substring(0, colon);
+            String[] stride = element.substring(colon + 1).split("/", -1);
+            if (stride.length != 2) {
+                throw malformed(cpulist, "stride \"" + element + "\" is not USED/GROUP");
+            }
+            used = parseCpu(cpulist, stride[0]);
+            group = parseCpu(cpulist, stride[1]);
+            if (used == 0 || group == 0 || used > group) {
+                throw malformed(cpulist, "stride \"" + element + "\" must satisfy 0 < USED <= GROUP");
+            }
+        }
+        int dash = range.indexOf('-');
+        int from = parseCpu(cpulist, dash < 0 ? range : range.substring(0, dash));
+        int to = dash < 0 ? from : parseCpu(cpulist, range.substring(dash + 1));
+        if (to < from) {
+            throw malformed(cpulist, "range \"" + range + "\" ends before it starts");
+        }
+        for (int start = from; start <= to; start += group) {
+            builder.addRange(start, Math.min(to, start + used - 1));
+        }
+    }
+
+    private static int parseCpu(String cpulist, String number) {
+        if (number.isEmpty()) {
+            throw malformed(cpulist, "missing number");
+        }
+        for (int i = 0; i < number.length(); i++) {
+            if (number.charAt(i) < '0' || number.charAt(i) > '9') {
+                throw malformed(cpulist, "\"" + number + "\" is not a CPU number");
+            }
+        }
+        try {
+            return Integer.parseInt(number);
+        } catch (NumberFormatException e) {
+            throw malformed(cpulist, "\"" + number + "\" is too large");
+        }
+    }
+
+    private static IllegalArgumentException malformed(String cpulist, String why) {
+        return new IllegalArgumentException("malformed cpulist \"" + cpulist.strip() + "\": " + why);
+    }
+
+    /** The set whose bit {@code i} is bit {@code i % 64} of {@code mask[i / 64]}, as the kernel lays out masks. */
+    public static CpuSet fromMask(long[] mask) {
+        return new CpuSet(mask.clone());
+    }
+
+    /**
+     * Parses a kernel hex mask as printed in {@code cpumap} or {@code xps_cpus}: 32-bit groups separated
+     * by commas, most significant first ("00000000,0000000f").
+     */
+    public static CpuSet parseHexMask(String hexMask) {
+        String[] groups = hexMask.strip().split(",", -1);
+        Builder builder = builder();
+        for (int g = 0; g < groups.length; g++) {
+            String group = groups[groups.length - 1 - g];
+            long bits;
+            try {
+                bits = group.isEmpty() || group.length() > 8 ? -1 : Long.parseLong(group, 16);
+            } catch (NumberFormatException e) {
+                bits = -1;
+            }
+            if (bits < 0) {
+                throw new IllegalArgumentException("malformed hex mask \"" + hexMask.strip() + "\": group \"" + group + "\"");
+            }
+            for (int bit = 0; bit < 32; bit++) {
+                if ((bits & (1L << bit)) != 0) {
+                    builder.add(g * 32 + bit);
+                }
+            }
+        }
+        return builder.build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public boolean contains(int cpu) {
+        int word = cpu >>> 6;
+        return cpu >= 0 && word < words.length && (words[word] & (1L << cpu)) != 0;
+    }
+
+    public boolean containsAll(CpuSet other) {
+        return other.minus(this).isEmpty();
+    }
+
+    public boolean intersects(CpuSet other) {
+        int common = Math.min(words.length, other.words.length);
+        for (int i = 0; i < common; i++) {
+            if ((words[i] & other.words[i]) != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public boolean isEmpty() {
+        return words.length == 0;
+    }
+
+    /** The number of CPUs in the set. */
+    public int size() {
+        int count = 0;
+        for (long word : words) {
+            count += Long.bitCount(word);
+        }
+        return count;
+    }
+
+    /** The lowest CPU. */
+    public int first() {
+        for (int i = 0; i < words.length; i++) {
+            if (words[i] != 0) {
+                return i * 64 + Long.numberOfTrailingZeros(words[i]);
+            }
+        }
+        throw new NoSuchElementException("empty CPU set");
+    }
+
+    /** The highest CPU. */
+    public int last() {
+        if (words.length == 0) {
+            throw new NoSuchElementException("empty CPU set");
+        }
+        int top = words.length - 1;
+        return top * 64 + 63 - Long.numberOfLeadingZeros(words[top]);
+    }
+
+    /** The CPU at position {@code index} in ascending order. */
+    public int nth(int index) {
+        int remaining = index;
+        for (int i = 0; i < words.length; i++) {
+            int count = Long.bitCount(words[i]);
+            if (remaining < count) {
+                long word = words[i];
+                for (int skip = 0; skip < remaining; skip++) {
+                    word &= word - 1;
+                }
+                return i * 64 + Long.numberOfTrailingZeros(word);
+            }
+            remaining -= count;
+        }
+        throw new IndexOutOfBoundsException("CPU set " + this + " has no element " + index);
+    }
+
+    public CpuSet union(CpuSet other) {
+        long[] result = Arrays.copyOf(words, Math.max(words.length, other.words.length));
+        for (int i = 0; i < other.words.length; i++) {
+            result[i] |= other.words[i];
+        }
+        return new CpuSet(result);
+    }
+
+    public CpuSet intersect(CpuSet other) {
+        long[] result = Arrays.copyOf(words, Math.min(words.length, other.words.length));
+        for (int i = 0; i < result.length; i++) {
+            result[i] &= other.words[i];
+        }
+        return new CpuSet(result);
+    }
+
+    public CpuSet minus(CpuSet other) {
+        long[] result = words.clone();
+        for (int i = 0; i < Math.min(result.length, other.words.length); i++) {
+            result[i] &= ~other.words[i];
+        }
+        return new CpuSet(result);
+    }
+
+    public CpuSet with(int cpu) {
+        return union(of(cpu));
+    }
+
+    /**
+     * The set as a native mask of {@code bits} bits (rounded up to whole 64-bit words).
+     *
+     * @throws IllegalArgumentException if a CPU does not fit, naming it
+     */
+    public long[] toMask(int bits) {
+        if (!isEmpty() && last() >= bits) {
+            throw new IllegalArgumentException("CPU " + last() + " is beyond the " + bits + " CPUs this machine can have");
+        }
+        return Arrays.copyOf(words, (bits + 63) / 64);
+    }
+
+    /** The set as the kernel prints hex masks for {@code bits} CPUs: 32-bit groups, most significant first. */
+    public String toHexMask(int bits) {
+        long[] mask = toMask(bits);
+        int groups = Math.max(1, (bits + 31) / 32);
+        StringBuilder text = new StringBuilder(groups * 9);
+        for (int g = groups - 1; g >= 0; g--) {
+            long group = (mask[g / 2] >>> ((g % 2) * 32)) & 0xffffffffL;
+            text.append(String.format("%08x", group));
+            if (g > 0) {
+                text.append(',');
+            }
+        }
+        return text.toString();
+    }
+
+    public IntStream stream() {
+        return IntStream.iterate(isEmpty() ? -1 : first(), cpu -> cpu >= 0, this::nextAfter);
+    }
+
+    public int[] toArray() {
+        return stream().toArray();
+    }
+
+    public void forEachCpu(IntConsumer action) {
+        for (int i = 0; i < words.length; i++) {
+            long word = words[i];
+            while (word != 0) {
+                action.accept(i * 64 + Long.numberOfTrailingZeros(word));
+                word &= word - 1;
+            }
+        }
+    }
+
+    private int nextAfter(int cpu) {
+        int from = cpu + 1;
+        int i = from >>> 6;
+        if (i >= words.length) {
+            return -1;
+        }
+        long word = words[i] & (-1L << from);
+        while (true) {
+            if (word != 0) {
+                return i * 64 + Long.numberOfTrailingZeros(word);
+            }
+            if (++i == words.length) {
+                return -1;
+            }
+            word = words[i];
+        }
+    }
+
+    @Override
+    public PrimitiveIterator.OfInt iterator() {
+        return stream().iterator();
+    }
+
+    /** The kernel cpulist form, e.g. {@code "0-3,8"}; the empty set prints as the empty string. */
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder();
+        int cpu = isEmpty() ? -1 : first();
+        while (cpu >= 0) {
+            int end = cpu;
+            int next = nextAfter(cpu);
+            while (next == end + 1) {
+                end = next;
+                next = nextAfter(next);
+            }
+            if (text.length() > 0) {
+                text.append(',');
+            }
+            text.append(cpu);
+            if (end > cpu) {
+                text.append('-').append(end);
+            }
+            cpu = next;
+        }
+        return text.toString();
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof CpuSet set && Arrays.equals(words, set.words);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(words);
+    }
+
+    /** Accumulates CPUs; not thread-safe. */
+    public static final class Builder {
+        private long[] words = new long[1];
+
+        private Builder() {
+        }
+
+        public Builder add(int cpu) {
+            if (cpu < 0) {
+                throw new IllegalArgumentException("negative CPU number " + cpu);
+            }
+            int word = cpu >>> 6;
+            if (word >= words.length) {
+                words = Arrays.copyOf(words, Math.max(word + 1, words.length * 2));
+            }
+            words[word] |= 1L << cpu;
+            return this;
+        }
+
+        public Builder addRange(int from, int to) {
+            for (int cpu = from; cpu <= to; cpu++) {
+                add(cpu);
+            }
+            return this;
+        }
+
+        public Builder addAll(CpuSet set) {
+            set.forEachCpu(this::add);
+            return this;
+        }
+
+        public CpuSet build() {
+            return new CpuSet(words.clone());
+        }
+    }
+}

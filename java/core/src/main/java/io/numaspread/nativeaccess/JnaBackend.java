@@ -1,0 +1,159 @@
+package io.numaspread.nativeaccess;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLong;
+import com.sun.jna.Pointer;
+import io.numaspread.CpuSet;
+import java.util.Optional;
+
+/**
+ * libc and libnuma through JNA, for JDK 17 to 22. JNA reads errno right after each call on the calling
+ * thread ({@link LastErrorException}), so no errno is ever shared between threads.
+ */
+public final class JnaBackend implements NativeBackend {
+    private final LibC libc;
+    private final LibNuma numa;
+    private final String numaUnavailableCause;
+    private final int maskWords;
+
+    private JnaBackend(LibC libc, LibNuma numa, String numaUnavailableCause, int maskBits) {
+        this.libc = libc;
+        this.numa = numa;
+        this.numaUnavailableCause = numaUnavailableCause;
+        this.maskWords = (maskBits + 63) / 64;
+    }
+
+    /** Loads libc and, if it can, libnuma by its soname; the mask size comes from {@code cpu/possible}. */
+    static JnaBackend load(int maskBits) throws BackendUnavailableException {
+        LibC libc;
+        try {
+            libc = Native.load("c", LibC.class);
+        } catch (LinkageError e) {
+            throw new BackendUnavailableException(BackendKind.JNA, "JNA cannot load libc: " + e.getMessage(), e);
+        }
+        LibNuma numa = null;
+        String cause;
+        try {
+            numa = Native.load(NumaSoname.VALUE, LibNuma.class);
+            cause = numa.numa_available() == -1
+                    ? "numa_available() returned -1: this kernel has no NUMA support"
+                    : null;
+        } catch (UnsatisfiedLinkError e) {
+            cause = NumaSoname.VALUE + " cannot be loaded (install libnuma1): " + e.getMessage();
+        }
+        return new JnaBackend(libc, cause == null ? numa : null, cause, maskBits);
+    }
+
+    @Override
+    public BackendKind kind() {
+        return BackendKind.JNA;
+    }
+
+    @Override
+    public Optional<String> numaUnavailableCause() {
+        return Optional.ofNullable(numaUnavailableCause);
+    }
+
+    @Override
+    public int maxNode() {
+        return requireNuma().numa_max_node();
+    }
+
+    @Override
+    public CpuSet nodeCpus(int node) {
+        LibNuma lib = requireNuma();
+        Pointer bitmask = lib.numa_allocate_cpumask();
+        try {
+            lib.numa_node_to_cpus(node, bitmask);
+            long bits = bitmask.getNativeLong(0).longValue();
+            Pointer words = bitmask.getPointer(NativeLong.SIZE);
+            return CpuSet.fromMask(words.getLongArray(0, (int) ((bits + 63) / 64)));
+        } catch (LastErrorException e) {
+            throw failure("numa_node_to_cpus", e, "node " + node);
+        } finally {
+            lib.numa_bitmask_free(bitmask);
+        }
+    }
+
+    @Override
+    public int distance(int from, int to) {
+        return requireNuma().numa_distance(from, to);
+    }
+
+    @Override
+    public CpuSet affinity(int tid) {
+        long[] mask = new long[maskWords];
+        try {
+            libc.sched_getaffinity(tid, new NativeLong(mask.length * 8L), mask);
+        } catch (LastErrorException e) {
+            throw failure("sched_getaffinity", e, "thread " + tid);
+        }
+        return CpuSet.fromMask(mask);
+    }
+
+    @Override
+    public void setAffinity(int tid, CpuSet cpus) {
+        long[] mask = cpus.toMask(maskWords * 64);
+        try {
+            libc.sched_setaffinity(tid, new NativeLong(mask.length * 8L), mask);
+        } catch (LastErrorException e) {
+            throw failure("sched_setaffinity", e, "thread " + tid + " to CPUs " + cpus);
+        }
+    }
+
+    @Override
+    public int currentCpu() {
+        try {
+            return libc.sched_getcpu();
+        } catch (LastErrorException e) {
+            throw failure("sched_getcpu", e, "");
+        }
+    }
+
+    @Override
+    public int currentTid() {
+        return libc.gettid();
+    }
+
+    private LibNuma requireNuma() {
+        if (numa == null) {
+            throw new IllegalStateException("libnuma is not usable through JNA: " + numaUnavailableCause);
+        }
+        return numa;
+    }
+
+    private NativeCallException failure(String function, LastErrorException e, String detail) {
+        int errno = e.getErrorCode();
+        return new NativeCallException(function, errno, libc.strerror(errno), detail);
+    }
+
+    /** The libc functions we call; each that sets errno declares {@link LastErrorException}. */
+    interface LibC extends Library {
+        int sched_getaffinity(int pid, NativeLong cpusetsize, long[] mask) throws LastErrorException;
+
+        int sched_setaffinity(int pid, NativeLong cpusetsize, long[] mask) throws LastErrorException;
+
+        int sched_getcpu() throws LastErrorException;
+
+        int gettid();
+
+        String strerror(int errnum);
+    }
+
+    /** The libnuma functions we call. */
+    interface LibNuma extends Library {
+        int numa_available();
+
+        int numa_max_node();
+
+        int numa_distance(int from, int to);
+
+        Pointer numa_allocate_cpumask();
+
+        void numa_bitmask_free(Pointer bitmask);
+
+        int numa_node_to_cpus(int node, Pointer bitmask) throws LastErrorException;
+    }
+}

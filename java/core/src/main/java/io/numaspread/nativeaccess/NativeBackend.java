@@ -1,0 +1,46 @@
+package io.numaspread.nativeaccess;
+
+import io.numaspread.CpuSet;
+import java.util.Optional;
+
+/**
+ * The one way numaspread reaches the kernel. {@link Backends} chooses the implementation, in one place.
+ *
+ * <p>FFM and JNA need only libc to pin threads; libnuma is optional for them. When it is missing,
+ * {@link #numaUnavailableCause()} says why, and topology discovery takes the NUMA facts from sysfs instead.
+ * The sysfs backend reads everything from files and cannot change affinity.
+ *
+ * <p>Implementations are thread-safe. errno is captured per call, on the calling thread.
+ */
+public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBackend {
+
+    BackendKind kind();
+
+    /** Why this backend's NUMA calls cannot be used, or empty when they can. */
+    Optional<String> numaUnavailableCause();
+
+    /** {@code numa_max_node()}: the highest node number. */
+    int maxNode();
+
+    /** {@code numa_node_to_cpus()}: the CPUs of {@code node}. */
+    CpuSet nodeCpus(int node);
+
+    /** {@code numa_distance()}: the distance between two nodes, or 0 when the kernel does not know it. */
+    int distance(int from, int to);
+
+    /** {@code sched_getaffinity()}: the CPUs thread {@code tid} may run on; 0 means the calling thread. */
+    CpuSet affinity(int tid);
+
+    /**
+     * {@code sched_setaffinity()}: restricts thread {@code tid} (0: the calling thread) to {@code cpus}.
+     *
+     * @throws UnsupportedOperationException on a backend that cannot change affinity
+     */
+    void setAffinity(int tid, CpuSet cpus);
+
+    /** {@code sched_getcpu()}: the CPU the calling thread runs on now. */
+    int currentCpu();
+
+    /** {@code gettid()}: the calling thread's Linux thread id. */
+    int currentTid();
+}

@@ -1,0 +1,131 @@
+package io.numaspread.nativeaccess;
+
+import io.numaspread.CpuSet;
+import io.numaspread.topology.SysfsTree;
+import io.numaspread.topology.TopologyException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads NUMA facts from sysfs and thread facts from procfs, with no native code. It works where libnuma is
+ * absent, and on a copied {@code /sys} tree; it cannot change affinity.
+ */
+public final class SysfsBackend implements NativeBackend {
+    private final SysfsTree sysfs;
+    private final Path proc;
+
+    public SysfsBackend(SysfsTree sysfs, Path proc) {
+        this.sysfs = sysfs;
+        this.proc = proc;
+    }
+
+    public static SysfsBackend live() {
+        return new SysfsBackend(SysfsTree.live(), Path.of("/proc"));
+    }
+
+    @Override
+    public BackendKind kind() {
+        return BackendKind.SYSFS;
+    }
+
+    @Override
+    public Optional<String> numaUnavailableCause() {
+        return Optional.empty();
+    }
+
+    @Override
+    public int maxNode() {
+        return sysfs.onlineNodes().last();
+    }
+
+    @Override
+    public CpuSet nodeCpus(int node) {
+        if (!sysfs.hasNodeDirectory() && node == 0) {
+            return sysfs.readCpuList(SysfsTree.CPU_DIR + "/online");
+        }
+        return sysfs.readCpuList(nodePath(node) + "/cpulist");
+    }
+
+    @Override
+    public int distance(int from, int to) {
+        CpuSet nodes = sysfs.onlineNodes();
+        if (!sysfs.hasNodeDirectory()) {
+            return from == 0 && to == 0 ? 10 : 0;
+        }
+        if (!nodes.contains(from) || !nodes.contains(to)) {
+            return 0;
+        }
+        String file = nodePath(from) + "/distance";
+        String[] row = sysfs.read(file).split("\\s+");
+        if (row.length != nodes.size()) {
+            throw new TopologyException(sysfs.resolve(file) + ": " + row.length + " distances for "
+                    + nodes.size() + " online nodes (" + nodes + ")");
+        }
+        String value = row[indexOf(nodes, to)];
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new TopologyException(sysfs.resolve(file) + ": \"" + value + "\" is not a distance", e);
+        }
+    }
+
+    @Override
+    public CpuSet affinity(int tid) {
+        Path status = taskDir(tid).resolve("status");
+        for (String line : readLines(status)) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return CpuSet.parse(line.substring("Cpus_allowed_list:".length()));
+            }
+        }
+        throw new TopologyException(status + " has no Cpus_allowed_list line");
+    }
+
+    @Override
+    public void setAffinity(int tid, CpuSet cpus) {
+        throw new UnsupportedOperationException(
+                "the sysfs backend reads files only and cannot change affinity; use the ffm or jna backend");
+    }
+
+    @Override
+    public int currentCpu() {
+        Path stat = proc.resolve("thread-self/stat");
+        String text = String.join(" ", readLines(stat));
+        // The command name in parentheses may hold spaces, so fields are counted after its closing ')'.
+        String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+        final int processorField = 39 - 3;
+        return Integer.parseInt(fields[processorField]);
+    }
+
+    @Override
+    public int currentTid() {
+        try {
+            Path link = Files.readSymbolicLink(proc.resolve("thread-self"));
+            return Integer.parseInt(link.getFileName().toString());
+        } catch (IOException e) {
+            throw new TopologyException("cannot read " + proc.resolve("thread-self") + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Path taskDir(int tid) {
+        return tid == 0 ? proc.resolve("thread-self") : proc.resolve(Integer.toString(tid));
+    }
+
+    private static List<String> readLines(Path file) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new TopologyException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String nodePath(int node) {
+        return SysfsTree.NODE_DIR + "/node" + node;
+    }
+
+    private static int indexOf(CpuSet set, int member) {
+        return set.intersect(CpuSet.range(0, member - 1)).size();
+    }
+}
