@@ -11,9 +11,7 @@ import io.numaspread.irq.NicVector;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
-import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.SysfsTree;
-import io.numaspread.topology.Topology;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -44,13 +42,7 @@ final class ApplyCommand implements Runnable {
     CommandSpec spec;
 
     @Mixin
-    MachineOptions machine = new MachineOptions();
-
-    @Mixin
     NicOptions nicOptions = new NicOptions();
-
-    @Mixin
-    QueuePlanOptions planOptions = new QueuePlanOptions();
 
     @Option(names = "--dry-run", description = "Print what would change and change nothing.")
     boolean dryRun;
@@ -69,13 +61,12 @@ final class ApplyCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        KernelPaths paths = nicOptions.paths(machine);
-        Nic nic = nicOptions.discover(machine);
-        Topology topology = machine.topology();
-        SpreadPlan plan = planOptions.plan(topology, nic);
-        new NicReport(topology, nic, plan, paths).printHeader(out);
+        NicOptions.NicPlan nicPlan = nicOptions.plan();
+        KernelPaths paths = nicPlan.paths();
+        Nic nic = nicPlan.nic();
+        nicPlan.report().printHeader(out);
         out.println();
-        List<Setting> settings = IrqPlan.settings(nic, plan, xps);
+        List<Setting> settings = IrqPlan.settings(nic, nicPlan.plan(), xps);
         if (!dryRun && !force) {
             Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
         }
@@ -89,7 +80,7 @@ final class ApplyCommand implements Runnable {
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name()
                     + " (as root; undo with: numaspread restore --nic " + nic.name() + ")");
         } else if (changed) {
-            new NicReport(topology, nic, plan, paths).printTable(out);
+            nicPlan.report().printTable(out);
             out.println();
             out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
                     + " the previous values are in " + state + ". Undo with: numaspread restore"

@@ -1,8 +1,5 @@
 package io.numaspread.cli;
 
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.Nic;
-import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,13 +15,7 @@ final class IrqsCommand implements Runnable {
     CommandSpec spec;
 
     @Mixin
-    MachineOptions machine = new MachineOptions();
-
-    @Mixin
     NicOptions nicOptions = new NicOptions();
-
-    @Mixin
-    QueuePlanOptions planOptions = new QueuePlanOptions();
 
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
@@ -32,10 +23,7 @@ final class IrqsCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        KernelPaths paths = nicOptions.paths(machine);
-        Nic nic = nicOptions.discover(machine);
-        Topology topology = machine.topology();
-        NicReport report = new NicReport(topology, nic, planOptions.plan(topology, nic), paths);
+        NicReport report = nicOptions.plan().report();
         if (json) {
             out.println(Json.write(report.toJson()));
         } else {

@@ -4,29 +4,37 @@ import io.numaspread.irq.InterfaceName;
 import io.numaspread.irq.KernelPaths;
 import io.numaspread.irq.Nic;
 import io.numaspread.irq.NicDiscovery;
-import java.nio.file.Path;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Which NIC, and where {@code /proc} is. ({@code --sysfs-root} is {@link MachineOptions}'.) */
+/** Which NIC, where the kernel's files are, and how its queues are spread. */
 final class NicOptions {
     @Option(names = "--nic", paramLabel = "IFACE", required = true,
             description = "The network interface whose queue IRQs are placed (e.g. eth0).")
     String nic;
 
-    @Option(names = "--proc-root", paramLabel = "DIR",
-            description = "Read and write this tree instead of /proc (for tests; it changes nothing else).")
-    Path procRoot;
+    @Mixin
+    MachineOptions machine = new MachineOptions();
 
-    InterfaceName iface() {
-        return new InterfaceName(nic);
+    @Mixin
+    ProcRootOptions proc = new ProcRootOptions();
+
+    @Mixin
+    QueuePlanOptions planOptions = new QueuePlanOptions();
+
+    /** The NIC, the machine and the plan for the NIC's queues on it. */
+    record NicPlan(KernelPaths paths, Topology topology, Nic nic, SpreadPlan plan) {
+        NicReport report() {
+            return new NicReport(topology, nic, plan, paths);
+        }
     }
 
-    KernelPaths paths(MachineOptions machine) {
-        return new KernelPaths(procRoot == null ? KernelPaths.LIVE.procRoot() : procRoot,
-                machine.sysfsRoot == null ? KernelPaths.LIVE.sysfsRoot() : machine.sysfsRoot);
-    }
-
-    Nic discover(MachineOptions machine) {
-        return NicDiscovery.discover(iface(), paths(machine));
+    NicPlan plan() {
+        KernelPaths paths = proc.paths(machine);
+        Nic found = NicDiscovery.discover(new InterfaceName(nic), paths);
+        Topology topology = machine.topology();
+        return new NicPlan(paths, topology, found, planOptions.plan(topology, found));
     }
 }

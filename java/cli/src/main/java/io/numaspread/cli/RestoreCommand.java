@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -34,11 +35,11 @@ final class RestoreCommand implements Runnable {
     @Option(names = "--state", paramLabel = "FILE", description = "The state file (default /run/numaspread/IFACE.json).")
     Path stateFile;
 
-    @Option(names = "--proc-root", paramLabel = "DIR", description = "Stands in for /proc (for tests).")
-    Path procRoot;
+    @Mixin
+    MachineOptions machine = new MachineOptions();
 
-    @Option(names = "--sysfs-root", paramLabel = "DIR", description = "Stands in for /sys (for tests).")
-    Path sysfsRoot;
+    @Mixin
+    ProcRootOptions proc = new ProcRootOptions();
 
     @Override
     public void run() {
@@ -47,8 +48,7 @@ final class RestoreCommand implements Runnable {
         }
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(iface.get());
-        KernelPaths paths = new KernelPaths(procRoot == null ? KernelPaths.LIVE.procRoot() : procRoot,
-                sysfsRoot == null ? KernelPaths.LIVE.sysfsRoot() : sysfsRoot);
+        KernelPaths paths = proc.paths(machine);
         AffinityApplier applier = new AffinityApplier(paths, KernelFiles.DIRECT,
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
         List<AffinityApplier.Result> results = applier.restore(state, iface);

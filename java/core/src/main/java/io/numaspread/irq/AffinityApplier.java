@@ -92,28 +92,29 @@ public final class AffinityApplier {
 
         List<Applied> applied = new ArrayList<>();
         List<Result> refused = new ArrayList<>();
-        for (Applied change : pending) {
-            Target target = change.setting().target();
-            Optional<IOException> failure = writeAndVerify(change, applied, createdState, stateFile);
-            if (failure.isPresent()) {
-                Errno errno = Errno.of(failure.get());
-                boolean maybeManaged = target.kind() == Target.Kind.IRQ
-                        && (errno == Errno.EIO || errno == Errno.EPERM || errno == Errno.EACCES);
-                if (!maybeManaged) {
-                    throw rollBack(applied, change, Errno.describe(failure.get()), createdState, stateFile);
+        for (Applied change : ofKind(pending, Target.Kind.IRQ)) {
+            writeAndVerify(change, applied, createdState, stateFile).ifPresent(failure -> {
+                Errno errno = Errno.of(failure);
+                if (errno != Errno.EIO && errno != Errno.EPERM && errno != Errno.EACCES) {
+                    throw rollBack(applied, change, Errno.describe(failure), createdState, stateFile);
                 }
-                refused.add(new Result(target, change.setting().cpus(), change.before(), Status.MANAGED,
-                        "managed by the kernel: " + errno.name() + " (" + errno.text() + ")"));
-            }
+                refused.add(new Result(change.setting().target(), change.setting().cpus(), change.before(),
+                        Status.MANAGED, "managed by the kernel: " + errno.name() + " (" + errno.text() + ")"));
+            });
         }
-        boolean anyIrqChanged = applied.stream().anyMatch(a -> a.setting().target().kind() == Target.Kind.IRQ);
-        boolean onlyPermissionErrors = refused.stream().noneMatch(r -> r.detail().contains("EIO"));
-        if (!refused.isEmpty() && !anyIrqChanged && onlyPermissionErrors) {
-            undo(applied, createdState, stateFile);
+        if (applied.isEmpty() && !refused.isEmpty() && refused.stream().noneMatch(r -> r.detail().contains("EIO"))) {
+            if (createdState) {
+                StateFile.delete(stateFile);
+            }
             throw new IrqException(IrqException.Kind.REFUSED, "the kernel refused every IRQ write ("
                     + refused.get(0).target().label() + ": " + refused.get(0).detail().replace("managed by the kernel: ", "")
                     + "): changing IRQ affinity needs root with write access to " + paths.procRoot()
                     + "/irq (if these IRQs are all managed by the kernel, there is nothing to change); nothing was changed");
+        }
+        for (Applied change : ofKind(pending, Target.Kind.XPS)) {
+            writeAndVerify(change, applied, createdState, stateFile).ifPresent(failure -> {
+                throw rollBack(applied, change, Errno.describe(failure), createdState, stateFile);
+            });
         }
         applied.forEach(a -> results.add(new Result(a.setting().target(), a.setting().cpus(), a.before(),
                 Status.CHANGED, "")));
@@ -169,6 +170,10 @@ public final class AffinityApplier {
         }
         StateFile.delete(stateFile);
         return results;
+    }
+
+    private static List<Applied> ofKind(List<Applied> changes, Target.Kind kind) {
+        return changes.stream().filter(c -> c.setting().target().kind() == kind).toList();
     }
 
     private static List<Result> inOrderOf(List<Setting> settings, List<Result> results) {

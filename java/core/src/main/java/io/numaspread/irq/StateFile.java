@@ -80,7 +80,8 @@ public final class StateFile {
         }
         try {
             return Optional.of(decode(text));
-        } catch (IllegalArgumentException | ClassCastException | NullPointerException e) {
+        } catch (IllegalArgumentException | ClassCastException | NullPointerException | ArithmeticException
+                | IrqException e) {
             throw IrqException.badInput("state file " + file + " is not a numaspread state file: " + e.getMessage());
         }
     }
