@@ -49,10 +49,9 @@ pci_function() {
 
 # Prints "IRQ NAME" for each MSI vector of a PCI function, NAME being the last column of /proc/interrupts.
 msi_vectors() {
-  local irq
-  for irq in $(ls "$1/msi_irqs" | sort -n); do
-    echo "$irq $(awk -v irq="$irq:" '$1 == irq { print $NF }' /proc/interrupts)"
-  done
+  local irqs
+  irqs=$(cd "$1/msi_irqs" && echo *)
+  awk -v irqs=" $irqs " '{ irq = $1; sub(":", "", irq) } index(irqs, " " irq " ") { print irq, $NF }' /proc/interrupts
 }
 
 # Writes VALUE to /proc/irq/IRQ/smp_affinity_list; prints "written", or the error (strerror) and fails.
