@@ -29,11 +29,14 @@ public final class FfmBackend implements NativeBackend {
 
     /** Binds libc and, if it can, libnuma; masks hold {@code maskBits} CPUs, from {@code cpu/possible}. */
     static FfmBackend load(int maskBits) throws BackendUnavailableException {
+        // A restricted call of our own first: with --illegal-native-access=deny, the bindings' static
+        // initializers would otherwise fail with an ExceptionInInitializerError.
         try {
             Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ValueLayout.JAVA_INT));
         } catch (IllegalCallerException e) {
-            throw new BackendUnavailableException(BackendKind.FFM, "native access is denied to "
-                    + FfmBackend.class.getModule() + " (run java with --enable-native-access=ALL-UNNAMED)", e);
+            Module module = FfmBackend.class.getModule();
+            throw new BackendUnavailableException(BackendKind.FFM, "native access is denied (run java with "
+                    + "--enable-native-access=" + (module.isNamed() ? module.getName() : "ALL-UNNAMED") + ")", e);
         }
         Optional<String> missing = LibC.missingSymbol();
         if (missing.isPresent()) {

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.function.Executable;
 abstract class NativeBackendContract {
     private static final int EINVAL = 22;
     private static final int ESRCH = 3;
-    private static final int CONCURRENT_FAILURES = 2_000;
+    private static final int ERANGE = 34;
+    private static final int CONCURRENT_FAILURES = 50_000;
 
     abstract BackendKind kind();
 
@@ -43,8 +44,11 @@ abstract class NativeBackendContract {
         return Optional.empty();
     }
 
-    /** Whether the backend can change affinity and reports failures with errno. */
-    boolean pinsThreads() {
+    /**
+     * Whether the backend calls libc and libnuma, and so pins threads and reports failures with errno;
+     * otherwise it reads files and cannot pin.
+     */
+    boolean callsNative() {
         return true;
     }
 
@@ -63,11 +67,12 @@ abstract class NativeBackendContract {
         List<DynamicTest> checks = new ArrayList<>(List.of(
                 check("its NUMA calls are usable on this host, which has libnuma", () -> numaUsable(backend)),
                 check("maxNode, nodeCpus and distance agree with /sys", () -> numaAgreesWithSysfs(backend)),
+                check("nodeCpus of a node that does not exist fails naming it", () -> missingNodeFails(backend)),
                 check("affinity(0) is /proc/thread-self/status Cpus_allowed_list", () -> affinityIsAllowedList(backend)),
                 check("currentCpu is one of the allowed CPUs", () -> currentCpuIsAllowed(backend)),
                 check("currentTid is the /proc/thread-self link", () -> currentTidIsThreadSelf(backend)),
                 check("affinity of a dead thread fails naming it", () -> deadThreadFails(backend))));
-        if (pinsThreads()) {
+        if (callsNative()) {
             checks.add(check("setAffinity pins a thread, as the kernel and other threads see", () -> pins(backend)));
             checks.add(check("setAffinity beyond cpu/possible names the CPU", () -> beyondPossibleNamesCpu(backend)));
             checks.add(check("setAffinity to no CPUs fails with EINVAL", () -> emptySetFails(backend)));
@@ -99,6 +104,19 @@ abstract class NativeBackendContract {
         }
     }
 
+    private void missingNodeFails(NativeBackend backend) {
+        int missing = LiveHost.onlineNodes().last() + 1;
+        if (callsNative()) {
+            NativeCallException e = assertThrows(NativeCallException.class, () -> backend.nodeCpus(missing));
+            assertAll(() -> assertEquals("numa_node_to_cpus", e.function()),
+                    () -> assertEquals(ERANGE, e.errno()),
+                    () -> assertTrue(e.getMessage().endsWith("node " + missing), e.getMessage()));
+        } else {
+            TopologyException e = assertThrows(TopologyException.class, () -> backend.nodeCpus(missing));
+            assertTrue(e.getMessage().contains("node" + missing + "/cpulist"), e.getMessage());
+        }
+    }
+
     private static void affinityIsAllowedList(NativeBackend backend) {
         assertEquals(LiveHost.threadSelfAllowedCpus(), backend.affinity(0));
     }
@@ -119,7 +137,7 @@ abstract class NativeBackendContract {
 
     private void deadThreadFails(NativeBackend backend) throws Exception {
         int dead = LiveHost.deadTid();
-        if (pinsThreads()) {
+        if (callsNative()) {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.affinity(dead));
             assertAll(() -> assertEquals("sched_getaffinity", e.function()),
                     () -> assertEquals(ESRCH, e.errno()),
@@ -187,8 +205,8 @@ abstract class NativeBackendContract {
     }
 
     /**
-     * Two threads fail at the same moments with different errnos, many times over; each must see its own,
-     * so errno is neither shared nor read after another call could overwrite it.
+     * Two threads fail side by side with different errnos, many times over; each must see its own, so errno
+     * is neither shared nor read after another call could overwrite it.
      */
     private static void errnoIsPerThread(NativeBackend backend) throws Exception {
         int dead = LiveHost.deadTid();
@@ -208,8 +226,8 @@ abstract class NativeBackendContract {
 
     private static List<Integer> errnos(CyclicBarrier together, Supplier<Integer> failure) throws Exception {
         List<Integer> seen = new ArrayList<>(CONCURRENT_FAILURES);
+        together.await();
         for (int i = 0; i < CONCURRENT_FAILURES; i++) {
-            together.await();
             seen.add(failure.get());
         }
         return seen;

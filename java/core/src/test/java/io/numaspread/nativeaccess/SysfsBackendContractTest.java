@@ -13,7 +13,7 @@ class SysfsBackendContractTest extends NativeBackendContract {
     }
 
     @Override
-    boolean pinsThreads() {
+    boolean callsNative() {
         return false;
     }
 }
