@@ -1,0 +1,92 @@
+package io.numaspread.testing;
+
+import io.numaspread.CpuSet;
+import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.topology.SysfsTree;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.StringJoiner;
+
+/** Writes the sysfs files a kernel would publish for a {@link MachineShape}, laid out as under {@code /sys}. */
+public final class SysfsFixture {
+    private SysfsFixture() {
+    }
+
+    /** Writes {@code shape} under {@code root} and returns {@code root}. */
+    public static Path write(MachineShape shape, Path root) {
+        String cpuDir = "devices/system/cpu/";
+        write(root, cpuDir + "possible", shape.possible().toString());
+        write(root, cpuDir + "present", shape.possible().toString());
+        write(root, cpuDir + "online", shape.online().toString());
+        write(root, cpuDir + "offline", shape.possible().minus(shape.online()).toString());
+        write(root, cpuDir + "isolated", shape.isolated().toString());
+        if (!shape.nohzFull().isEmpty()) {
+            write(root, cpuDir + "nohz_full", shape.nohzFull().toString());
+        }
+        for (int cpu : shape.possible().toArray()) {
+            String dir = cpuDir + "cpu" + cpu + "/";
+            boolean online = shape.online().contains(cpu);
+            if (cpu != 0) {
+                write(root, dir + "online", online ? "1" : "0");
+            }
+            if (online) {
+                int core = shape.coreOf(cpu);
+                CpuSet siblings = shape.cores().get(core).intersect(shape.online());
+                write(root, dir + "topology/thread_siblings_list", siblings.toString());
+                write(root, dir + "topology/core_cpus_list", siblings.toString());
+                write(root, dir + "topology/physical_package_id", Integer.toString(shape.packages().get(core)));
+                write(root, dir + "topology/core_id", Integer.toString(core));
+            }
+        }
+        if (!shape.nodeIds().isEmpty()) {
+            writeNodes(shape, root);
+        }
+        return root;
+    }
+
+    private static void writeNodes(MachineShape shape, Path root) {
+        String nodeDir = "devices/system/node/";
+        CpuSet.Builder ids = CpuSet.builder();
+        CpuSet.Builder withCpus = CpuSet.builder();
+        for (int i = 0; i < shape.nodeIds().size(); i++) {
+            int id = shape.nodeIds().get(i);
+            ids.add(id);
+            // The kernel drops offline CPUs from a node's cpulist.
+            CpuSet cpus = shape.nodeCpus().get(i).intersect(shape.online());
+            if (!cpus.isEmpty()) {
+                withCpus.add(id);
+            }
+            write(root, nodeDir + "node" + id + "/cpulist", cpus.toString());
+            write(root, nodeDir + "node" + id + "/cpumap", cpus.toHexMask(shape.possible().last() + 1));
+            StringJoiner row = new StringJoiner(" ");
+            for (int distance : shape.distances()[i]) {
+                row.add(Integer.toString(distance));
+            }
+            write(root, nodeDir + "node" + id + "/distance", row.toString());
+        }
+        write(root, nodeDir + "online", ids.build().toString());
+        write(root, nodeDir + "possible", ids.build().toString());
+        write(root, nodeDir + "has_cpu", withCpus.build().toString());
+    }
+
+    /** The topology that the sysfs backend reads from {@code shape} written under {@code root}. */
+    public static Topology topology(MachineShape shape, Path root) {
+        SysfsTree tree = SysfsTree.at(write(shape, root));
+        return TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree);
+    }
+
+    /** Overwrites (or creates) one file of a tree, for fault cases. */
+    public static void write(Path root, String relative, String content) {
+        Path file = root.resolve(relative);
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, content + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
