@@ -42,7 +42,7 @@ public final class Main implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        new TopologyCommand().print(out, false, null);
+        new TopologyCommand().print(out, false);
         out.println();
         DefaultRoutePlan.print(out);
         out.flush();
