@@ -35,8 +35,8 @@ import picocli.CommandLine.Spec;
             "3:refused for safety (no privilege, read-only /proc, irqbalance running); nothing was changed",
             "4:a write failed part way; every change was rolled back"})
 final class ApplyCommand implements Runnable {
-    /** Test hook: stop dead after this many writes (so a test can kill the process mid-apply). */
-    static final String HALT_AFTER_WRITES = "NUMASPREAD_TEST_HALT_AFTER_WRITES";
+    /** Test hook: a fault at the Nth write (see {@link #files()}), so that a forked test can crash or fail an apply. */
+    static final String TEST_FAULT = "NUMASPREAD_TEST_FAULT";
 
     @Spec
     CommandSpec spec;
@@ -111,13 +111,18 @@ final class ApplyCommand implements Runnable {
         }
     }
 
-    /** The real files; under the test hook, files that stop the process dead after N writes. */
+    /**
+     * The real files; under the test hook {@value #TEST_FAULT}, files that misbehave at write N: "halt:N" does
+     * write N and then stops dead (a test kills the process there), "einval:N" fails write N with EINVAL.
+     */
     private KernelFiles files() {
-        String halt = System.getenv(HALT_AFTER_WRITES);
-        if (halt == null) {
+        String fault = System.getenv(TEST_FAULT);
+        if (fault == null) {
             return KernelFiles.DIRECT;
         }
-        int limit = Integer.parseInt(halt);
+        String[] modeAndWrite = fault.split(":", 2);
+        int at = Integer.parseInt(modeAndWrite[1]);
+        boolean halt = modeAndWrite[0].equals("halt");
         PrintWriter err = spec.commandLine().getErr();
         return new KernelFiles() {
             private int writes;
@@ -129,9 +134,12 @@ final class ApplyCommand implements Runnable {
 
             @Override
             public void write(Path file, String value) throws IOException {
+                if (++writes == at && !halt) {
+                    throw new IOException("Invalid argument");
+                }
                 KernelFiles.DIRECT.write(file, value);
-                if (++writes == limit) {
-                    err.println("numaspread: test hook: halted after " + writes + " writes");
+                if (writes == at) {
+                    err.println("numaspread: test hook: halted after write " + writes);
                     err.flush();
                     haltForever();
                 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
-import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -43,10 +42,7 @@ class AffinityApplierTest {
     /** A four-queue i40e NIC on the mana machine; every vector starts on 0-7. */
     @BeforeEach
     void nic() {
-        NicFixture.at(sys, proc, MachineShape.mana()).iface("eth0").pci("0000:3b:00.0").driver("i40e")
-                .numaNode(0).localCpus("0-3").affinity("0-7").txQueues(4, "ff")
-                .vector(49, "i40e-0000:3b:00.0:misc").vector(50, "i40e-eth0-TxRx-0").vector(51, "i40e-eth0-TxRx-1")
-                .vector(52, "i40e-eth0-TxRx-2").vector(53, "i40e-eth0-TxRx-3").write();
+        NicFixture.i40eOnMana(sys, proc);
         paths = new KernelPaths(proc, sys);
         state = run.resolve("numaspread/eth0.json");
         before = NicFixture.snapshot(proc, sys);

@@ -65,6 +65,17 @@ public final class NicFixture {
                 .vector(37, "virtio2-config").vector(38, "virtio2-input.0").vector(39, "virtio2-output.0");
     }
 
+    /**
+     * A four-queue i40e eth0 on the mana machine's node 0, with a misc vector (49), queue vectors 50-53, and four
+     * transmit queues; every vector starts on 0-7 and every xps_cpus on ff. Written.
+     */
+    public static NicFixture i40eOnMana(Path sysfs, Path proc) {
+        return at(sysfs, proc, MachineShape.mana()).iface("eth0").pci("0000:3b:00.0").driver("i40e")
+                .numaNode(0).localCpus("0-3").affinity("0-7").txQueues(4, "ff")
+                .vector(49, "i40e-0000:3b:00.0:misc").vector(50, "i40e-eth0-TxRx-0").vector(51, "i40e-eth0-TxRx-1")
+                .vector(52, "i40e-eth0-TxRx-2").vector(53, "i40e-eth0-TxRx-3").write();
+    }
+
     public NicFixture iface(String name) {
         this.iface = name;
         return this;
