@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -81,6 +82,19 @@ class IrqCommandsTest {
         assertEquals("[0,1]", queue2.get("planned").toString());
         assertEquals(5201, queue2.at("/counts/1").asLong());
         assertEquals("differs", queue2.get("state").asText());
+    }
+
+    @Test
+    void unknownNamingIsSaidAndEveryVectorIsAQueue(@TempDir Path otherSys, @TempDir Path otherProc) {
+        NicFixture.at(otherSys, otherProc, MachineShape.mana()).iface("ens3").pci("0000:07:00.0").driver("acme")
+                .numaNode(1).vector(90, "acme-rq-a").vector(91, "acme-rq-b").vector(92, "acme-rq-c").write();
+        CliRun irqs = CliRun.of("irqs", "--nic", "ens3", "--sysfs-root", otherSys.toString(), "--proc-root",
+                otherProc.toString());
+        assertEquals(0, irqs.exitCode(), irqs.err());
+        assertTrue(irqs.out().contains("queue naming not recognised: every vector is treated as a queue, in vector order;"
+                + " 3 queues"), irqs.out());
+        assertTrue(irqs.out().contains("near node 1"), irqs.out());
+        assertTrue(irqs.out().matches("(?s).*92  acme-rq-c\\s+2\\s.*"), irqs.out());
     }
 
     @Test
