@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -91,25 +93,27 @@ public final class AffinityApplier {
         boolean createdState = existing.isEmpty();
 
         List<Applied> applied = new ArrayList<>();
-        List<Result> refused = new ArrayList<>();
+        Map<Applied, Errno> refused = new LinkedHashMap<>();
         for (Applied change : ofKind(pending, Target.Kind.IRQ)) {
             writeAndVerify(change, applied, createdState, stateFile).ifPresent(failure -> {
                 Errno errno = Errno.of(failure);
                 if (errno != Errno.EIO && errno != Errno.EPERM && errno != Errno.EACCES) {
                     throw rollBack(applied, change, Errno.describe(failure), createdState, stateFile);
                 }
-                refused.add(new Result(change.setting().target(), change.setting().cpus(), change.before(),
-                        Status.MANAGED, "managed by the kernel: " + errno.name() + " (" + errno.text() + ")"));
+                refused.put(change, errno);
             });
         }
-        if (applied.isEmpty() && !refused.isEmpty() && refused.stream().noneMatch(r -> r.detail().contains("EIO"))) {
+        // EIO says "managed"; EPERM/EACCES says so only when other IRQs took their writes.
+        if (applied.isEmpty() && !refused.isEmpty() && !refused.containsValue(Errno.EIO)) {
             if (createdState) {
                 StateFile.delete(stateFile);
             }
+            Map.Entry<Applied, Errno> first = refused.entrySet().iterator().next();
             throw new IrqException(IrqException.Kind.REFUSED, "the kernel refused every IRQ write ("
-                    + refused.get(0).target().label() + ": " + refused.get(0).detail().replace("managed by the kernel: ", "")
-                    + "): changing IRQ affinity needs root with write access to " + paths.procRoot()
-                    + "/irq (if these IRQs are all managed by the kernel, there is nothing to change); nothing was changed");
+                    + first.getKey().setting().target().label() + ": " + first.getValue().name() + " ("
+                    + first.getValue().text() + ")): changing IRQ affinity needs root with write access to "
+                    + paths.procRoot() + "/irq (if these IRQs are all managed by the kernel, there is nothing to"
+                    + " change); nothing was changed");
         }
         for (Applied change : ofKind(pending, Target.Kind.XPS)) {
             writeAndVerify(change, applied, createdState, stateFile).ifPresent(failure -> {
@@ -118,7 +122,8 @@ public final class AffinityApplier {
         }
         applied.forEach(a -> results.add(new Result(a.setting().target(), a.setting().cpus(), a.before(),
                 Status.CHANGED, "")));
-        results.addAll(refused);
+        refused.forEach((change, errno) -> results.add(new Result(change.setting().target(), change.setting().cpus(),
+                change.before(), Status.MANAGED, "managed by the kernel: " + errno.name() + " (" + errno.text() + ")")));
         return inOrderOf(settings, results);
     }
 
