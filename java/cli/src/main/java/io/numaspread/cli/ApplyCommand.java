@@ -61,7 +61,7 @@ final class ApplyCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        NicOptions.NicPlan nicPlan = nicOptions.plan();
+        NicOptions.NicPlan nicPlan = nicOptions.planToWrite();
         KernelPaths paths = nicPlan.paths();
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);

@@ -32,7 +32,15 @@ final class NicOptions {
     }
 
     NicPlan plan() {
-        KernelPaths paths = proc.paths(machine);
+        return plan(proc.paths(machine));
+    }
+
+    /** For commands that write: see {@link ProcRootOptions#writablePaths}. */
+    NicPlan planToWrite() {
+        return plan(proc.writablePaths(machine));
+    }
+
+    private NicPlan plan(KernelPaths paths) {
         Nic found = NicDiscovery.discover(new InterfaceName(nic), paths);
         Topology topology = machine.topology();
         return new NicPlan(paths, topology, found, planOptions.plan(topology, found));

@@ -48,7 +48,7 @@ final class RestoreCommand implements Runnable {
         }
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(iface.get());
-        KernelPaths paths = proc.paths(machine);
+        KernelPaths paths = proc.writablePaths(machine);
         AffinityApplier applier = new AffinityApplier(paths, KernelFiles.DIRECT,
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
         List<AffinityApplier.Result> results = applier.restore(state, iface);

@@ -157,6 +157,9 @@ class IrqCommandsTest {
         assertEquals(CliException.BAD_INPUT, restore.exitCode());
         assertTrue(restore.err().contains("no state file " + state), restore.err());
         assertEquals(CliException.BAD_INPUT, CliRun.of("restore").exitCode());
+        CliRun halfFake = CliRun.of("apply", "--nic", "eth0", "--sysfs-root", sys.toString());
+        assertEquals(CliException.BAD_INPUT, halfFake.exitCode());
+        assertTrue(halfFake.err().contains("both --proc-root and --sysfs-root or neither"), halfFake.err());
     }
 
     @Test
