@@ -190,6 +190,10 @@ class IrqCommandsTest {
         try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);
+            CliRun concurrent = CliRun.of(args("apply", "--nic", "eth0", "--per-cpu"));
+            assertEquals(CliException.REFUSED, concurrent.exitCode(), concurrent.err());
+            assertTrue(concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
+                    concurrent.err());
             apply.destroyForcibly().waitFor();
         }
         assertEquals(List.of("0-1", "2-3", "0-1", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),

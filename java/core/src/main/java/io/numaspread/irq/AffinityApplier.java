@@ -62,27 +62,51 @@ public final class AffinityApplier {
      *     nothing changed) or ROLLED_BACK (a write failed; every change was put back, or the message says which
      *     could not be)
      */
+    @SuppressWarnings("try") // the lock is held, not used
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Path stateFile, boolean dryRun) {
-        List<Result> results = new ArrayList<>();
+        Reading now = read(settings);
+        if (dryRun || now.pending().isEmpty()) {
+            List<Result> results = new ArrayList<>(now.settled());
+            now.pending().forEach(p -> results.add(new Result(p.setting().target(), p.setting().cpus(), p.before(),
+                    Status.WOULD_CHANGE, "")));
+            return inOrderOf(settings, results);
+        }
+        for (Applied change : now.pending()) {
+            probe(change.setting().target());
+        }
+        try (StateFile.Lock lock = StateFile.lock(stateFile)) {
+            // Read again: until the lock was held, another numaspread could have changed them.
+            Reading locked = read(settings);
+            return inOrderOf(settings, applyHoldingLock(iface, locked, stateFile));
+        }
+    }
+
+    /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */
+    private record Reading(List<Result> settled, List<Applied> pending) {
+    }
+
+    private Reading read(List<Setting> settings) {
+        List<Result> settled = new ArrayList<>();
         List<Applied> pending = new ArrayList<>();
         for (Setting setting : settings) {
             Optional<String> before = readCurrent(setting.target());
             if (before.isEmpty()) {
-                results.add(new Result(setting.target(), setting.cpus(), "", Status.UNAVAILABLE,
+                settled.add(new Result(setting.target(), setting.cpus(), "", Status.UNAVAILABLE,
                         setting.target().file(paths) + " cannot be read (ENOENT): the device has one transmit queue"));
             } else if (parse(setting.target(), before.get()).equals(setting.cpus())) {
-                results.add(new Result(setting.target(), setting.cpus(), before.get(), Status.UNCHANGED, ""));
+                settled.add(new Result(setting.target(), setting.cpus(), before.get(), Status.UNCHANGED, ""));
             } else {
                 pending.add(new Applied(setting, before.get()));
             }
         }
-        if (dryRun || pending.isEmpty()) {
-            pending.forEach(p -> results.add(new Result(p.setting().target(), p.setting().cpus(), p.before(),
-                    Status.WOULD_CHANGE, "")));
-            return inOrderOf(settings, results);
-        }
-        for (Applied change : pending) {
-            probe(change.setting().target());
+        return new Reading(settled, pending);
+    }
+
+    private List<Result> applyHoldingLock(InterfaceName iface, Reading now, Path stateFile) {
+        List<Result> results = new ArrayList<>(now.settled());
+        List<Applied> pending = now.pending();
+        if (pending.isEmpty()) {
+            return results;
         }
         Optional<StateFile.State> existing = StateFile.read(stateFile);
         checkState(iface, existing, stateFile, pending);
@@ -124,7 +148,7 @@ public final class AffinityApplier {
                 Status.CHANGED, "")));
         refused.forEach((change, errno) -> results.add(new Result(change.setting().target(), change.setting().cpus(),
                 change.before(), Status.MANAGED, "managed by the kernel: " + errno.name() + " (" + errno.text() + ")")));
-        return inOrderOf(settings, results);
+        return results;
     }
 
     /**
@@ -134,12 +158,24 @@ public final class AffinityApplier {
      * @throws IrqException BAD_INPUT (no or wrong state file) or INCOMPLETE (some values could not be put back;
      *     the state file is kept), naming each
      */
+    @SuppressWarnings("try") // the lock is held, not used
     public List<Result> restore(Path stateFile, Optional<InterfaceName> expected) {
+        stateOf(stateFile, expected);
+        try (StateFile.Lock lock = StateFile.lock(stateFile)) {
+            return restoreHoldingLock(stateOf(stateFile, expected), stateFile);
+        }
+    }
+
+    private static StateFile.State stateOf(Path stateFile, Optional<InterfaceName> expected) {
         StateFile.State state = StateFile.read(stateFile).orElseThrow(() -> IrqException.badInput(
                 "no state file " + stateFile + ": nothing to restore (apply writes it before changing anything)"));
         if (expected.isPresent() && !expected.get().equals(state.iface())) {
             throw IrqException.badInput("state file " + stateFile + " is for " + state.iface() + ", not " + expected.get());
         }
+        return state;
+    }
+
+    private List<Result> restoreHoldingLock(StateFile.State state, Path stateFile) {
         InterruptTable interrupts = InterruptTable.parse(readRequired(paths.interrupts()));
         List<Result> results = new ArrayList<>();
         List<String> failures = new ArrayList<>();

@@ -3,6 +3,8 @@ package io.numaspread.irq;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -113,6 +115,51 @@ public final class StateFile {
         } catch (IOException e) {
             throw new IrqException(IrqException.Kind.REFUSED, "cannot write state file " + file + ": "
                     + Errno.describe(e) + "; nothing was changed (choose another with --state FILE)", e);
+        }
+    }
+
+    /** A held lock; closing it never fails. */
+    public interface Lock extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Holds {@code .NAME.lock} beside the state file, so that two applies or restores of one state file do not
+     * interleave. The lock file stays (empty); the lock goes with the process, also when it is killed.
+     *
+     * @throws IrqException (refused) when another process holds it, or it cannot be created
+     */
+    public static Lock lock(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        Path lockFile = dir.resolve("." + file.getFileName() + ".lock");
+        FileChannel channel = null;
+        try {
+            Files.createDirectories(dir);
+            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            FileLock lock = channel.tryLock();
+            if (lock == null) {
+                channel.close();
+                throw new IrqException(IrqException.Kind.REFUSED, "another numaspread apply or restore of " + file
+                        + " is running (it holds " + lockFile + "); nothing was changed");
+            }
+            FileChannel held = channel;
+            return () -> closeQuietly(held);
+        } catch (IOException | OverlappingFileLockException e) {
+            closeQuietly(channel);
+            throw new IrqException(IrqException.Kind.REFUSED, "cannot lock " + lockFile + ": "
+                    + (e instanceof IOException io ? Errno.describe(io) : "held by this process")
+                    + "; nothing was changed", e);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // The lock goes with the process anyway.
+            }
         }
     }
 

@@ -281,6 +281,22 @@ class AffinityApplierTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the lock is held, not used
+    void aConcurrentApplyOfTheSameStateFileIsRefused() {
+        try (StateFile.Lock held = StateFile.lock(state)) {
+            IrqException e = assertThrows(IrqException.class,
+                    () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
+            assertEquals(IrqException.Kind.REFUSED, e.kind());
+            assertTrue(e.getMessage().contains("held by this process") || e.getMessage().contains("is running"),
+                    e.getMessage());
+        }
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
+        applier(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
+        assertEquals(before, NicFixture.snapshot(proc, sys), "the lock is released after each");
+    }
+
+    @Test
     void restoreWithoutAStateFileSaysSo() {
         IrqException e = assertThrows(IrqException.class,
                 () -> applier(KernelFiles.DIRECT).restore(state, Optional.empty()));
