@@ -266,6 +266,11 @@ public final class CpuSet implements Iterable<Integer> {
         return text.toString();
     }
 
+    /** The lowest CPU at or above {@code from}, or -1; cheap when {@code from} is near it. */
+    public int next(int from) {
+        return from <= 0 ? (isEmpty() ? -1 : first()) : nextAfter(from - 1);
+    }
+
     public IntStream stream() {
         return IntStream.iterate(isEmpty() ? -1 : first(), cpu -> cpu >= 0, this::nextAfter);
     }

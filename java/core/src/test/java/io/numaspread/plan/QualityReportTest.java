@@ -1,0 +1,88 @@
+package io.numaspread.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.CpuSet;
+import io.numaspread.topology.Topology;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scores the kernel's placements and ours on the corpus: for every prefix k = 1..n (n candidate CPUs), how
+ * many plans break each priority. Writes the table to target/quality.md (the README shows it).
+ */
+class QualityReportTest {
+    interface Placement {
+        List<CpuSet> place(Topology topology, CpuSet candidates, int node, int len);
+    }
+
+    @Test
+    void oursBreaksNoneAndTheKernelsPlacementsDo() throws IOException {
+        Map<String, Placement> placements = new LinkedHashMap<>();
+        placements.put("`cpumask_local_spread()` before 2020", KernelPlacements::localSpreadBefore2020);
+        placements.put("`cpumask_local_spread()` by hops (2023)", KernelPlacements::localSpreadByHops);
+        placements.put("mana `irq_setup()` as posted", KernelPlacements::irqSetupPosted);
+        placements.put("mana `irq_setup()` as merged", KernelPlacements::irqSetupMerged);
+        placements.put("numaspread, siblings", (t, c, node, len) -> ours(t, c, node, len, Mode.SIBLINGS));
+        placements.put("numaspread, `--per-cpu`", (t, c, node, len) -> ours(t, c, node, len, Mode.CPU));
+        List<Corpus> corpus = Corpus.generate();
+        StringBuilder table = new StringBuilder("| placement | plans | short | 1 one per CPU | 2 NUMA locality "
+                + "| 3 sibling dislocality |\n|---|---:|---:|---:|---:|---:|\n");
+        Map<String, int[]> totals = new LinkedHashMap<>();
+        for (Map.Entry<String, Placement> placement : placements.entrySet()) {
+            int[] broken = new int[5];
+            for (Corpus c : corpus) {
+                int n = c.candidates().size();
+                List<CpuSet> irqs = placement.getValue().place(c.topology(), c.candidates(), c.origin(), n);
+                for (int k = 1; k <= n; k++) {
+                    broken[0]++;
+                    if (irqs.size() < k) {
+                        broken[1]++;
+                        continue;
+                    }
+                    List<Priorities.Queue> queues = new ArrayList<>();
+                    OptionalInt origin = c.origin() < 0 ? OptionalInt.empty() : OptionalInt.of(c.origin());
+                    irqs.subList(0, k).forEach(cpus -> queues.add(new Priorities.Queue(origin, cpus)));
+                    List<PriorityCheck> checks = Priorities.check(c.topology(), c.candidates(), queues,
+                            Policy.KERNEL);
+                    for (int p = 0; p < 3; p++) {
+                        broken[2 + p] += checks.get(p).broken() ? 1 : 0;
+                    }
+                }
+            }
+            totals.put(placement.getKey(), broken);
+            table.append("| ").append(placement.getKey());
+            for (int value : broken) {
+                table.append(" | ").append(value);
+            }
+            table.append(" |\n");
+        }
+        Path report = Path.of("target", "quality.md");
+        Files.createDirectories(report.getParent());
+        Files.writeString(report, table.toString());
+        System.out.println(table);
+
+        for (String ours : List.of("numaspread, siblings", "numaspread, `--per-cpu`")) {
+            int[] broken = totals.get(ours);
+            assertEquals(0, broken[1] + broken[2] + broken[3] + broken[4], ours);
+        }
+        assertTrue(totals.get("`cpumask_local_spread()` before 2020")[3] > 0, "pre-2020 ignores distances");
+        assertTrue(totals.get("`cpumask_local_spread()` by hops (2023)")[4] > 0, "hops ignore siblings");
+        assertTrue(totals.get("mana `irq_setup()` as merged")[2] > 0, "merged irq_setup doubles up");
+        assertTrue(totals.get("mana `irq_setup()` as posted")[3] > 0, "posted irq_setup overfills a hop");
+    }
+
+    private static List<CpuSet> ours(Topology topology, CpuSet candidates, int node, int len, Mode mode) {
+        PlanRequest request = PlanRequest.irqs(node < 0 ? List.of() : List.of(node), len).withCpus(candidates)
+                .withMode(mode);
+        return PlannerPropertyTest.cpus(Planner.plan(topology, request));
+    }
+}
