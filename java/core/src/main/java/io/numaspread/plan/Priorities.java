@@ -118,7 +118,8 @@ public final class Priorities {
         }
         if (load[most] > 1) {
             return new PriorityCheck(priority, Status.NOT_POSSIBLE, queues + " queues for " + layout.size
-                    + " candidate CPUs: each CPU carries " + load[least] + " or " + load[most]);
+                    + " candidate CPUs: each CPU carries " + (load[least] == load[most] ? "" : load[least] + " or ")
+                    + load[most]);
         }
         return new PriorityCheck(priority, Status.HELD, queues + " queues, no CPU carries two ("
                 + layout.size + " candidate CPUs)");
