@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,22 +19,16 @@ class PlanCommandTest {
     @TempDir
     Path root;
 
-    private record Run(int exitCode, String out, String err) {
-    }
-
-    private Run run(MachineShape shape, String... args) {
+    private CliRun run(MachineShape shape, String... args) {
         SysfsFixture.write(shape, root);
         List<String> all = new ArrayList<>(List.of("plan", "--sysfs-root", root.toString()));
         all.addAll(List.of(args));
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exitCode = Main.run(all.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
-        return new Run(exitCode, out.toString(), err.toString());
+        return CliRun.of(all.toArray(String[]::new));
     }
 
     @Test
     void jsonForTheManaExample() throws Exception {
-        Run run = run(MachineShape.mana(), "--node", "0", "--count", "8", "--json");
+        CliRun run = run(MachineShape.mana(), "--node", "0", "--count", "8", "--json");
         assertEquals(0, run.exitCode(), run.err());
         JsonNode plan = new ObjectMapper().readTree(run.out());
         assertEquals("[0]", plan.get("origin").toString());
@@ -57,7 +49,7 @@ class PlanCommandTest {
 
     @Test
     void perCpuWithoutOriginHasNullDistances() throws Exception {
-        Run run = run(MachineShape.mana(), "--count", "4", "--per-cpu", "--json");
+        CliRun run = run(MachineShape.mana(), "--count", "4", "--per-cpu", "--json");
         assertEquals(0, run.exitCode(), run.err());
         JsonNode plan = new ObjectMapper().readTree(run.out());
         assertEquals("cpu", plan.get("mode").asText());
@@ -68,7 +60,7 @@ class PlanCommandTest {
 
     @Test
     void humanViewIsATableWithOneLinePerPriority() {
-        Run run = run(MachineShape.kunpeng920(), "--node", "2", "--count", "100", "--per-cpu", "--exclude", "0-23");
+        CliRun run = run(MachineShape.kunpeng920(), "--node", "2", "--count", "100", "--per-cpu", "--exclude", "0-23");
         assertEquals(0, run.exitCode(), run.err());
         String[] lines = run.out().split("\n");
         assertEquals("candidates 24-95   policy kernel   mode per-cpu", lines[0]);
@@ -83,7 +75,7 @@ class PlanCommandTest {
 
     @Test
     void severalNodesShareTheCpus() throws Exception {
-        Run run = run(MachineShape.mana(), "--node", "0,1", "--count", "2", "--per-cpu", "--policy", "cores",
+        CliRun run = run(MachineShape.mana(), "--node", "0,1", "--count", "2", "--per-cpu", "--policy", "cores",
                 "--json");
         assertEquals(0, run.exitCode(), run.err());
         JsonNode plan = new ObjectMapper().readTree(run.out());
@@ -107,13 +99,13 @@ class PlanCommandTest {
                 "numaspread: --exclude: malformed cpulist \"x\": \"x\" is not a CPU number");
         assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--policy", "fast"),
                 "numaspread: --policy: unknown policy \"fast\"; the policies are kernel, cores, local");
-        Run empty = run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "0-7");
+        CliRun empty = run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "0-7");
         assertEquals(2, empty.exitCode());
         assertTrue(empty.err().startsWith("numaspread: no candidate CPUs"), empty.err());
         assertEquals(2, run(MachineShape.mana(), "--node", "0").exitCode(), "--count is required");
     }
 
-    private static void assertBadInput(Run run, String message) {
+    private static void assertBadInput(CliRun run, String message) {
         assertEquals(2, run.exitCode(), run.out());
         assertEquals(message, run.err().strip());
         assertFalse(run.err().contains("\tat "), run.err());
