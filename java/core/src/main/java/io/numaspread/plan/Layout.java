@@ -12,7 +12,8 @@ import java.util.OptionalInt;
  * The candidate CPUs of one plan as flat arrays, built in one pass over the topology's CPUs: each CPU's node
  * and sibling group, and each group's members. CPUs are named by their dense index (their rank among the
  * candidates). A sibling group is the CPU's {@code thread_siblings_list} ∩ the candidates ∩ its node, and
- * groups are numbered by their lowest CPU. Cost: O(candidates), plus the gaps between siblings' ids.
+ * groups are numbered by their lowest CPU. Cost: O(candidates) when siblings are whole; a sibling that is no
+ * candidate costs a walk over its set.
  */
 final class Layout {
     final Topology topology;
@@ -35,6 +36,7 @@ final class Layout {
         int top = candidates.last();
         int[] dense = new int[top + 1];
         Arrays.fill(dense, -1);
+        // Every CPU is visited in ascending id order, so a group's lowest CPU is seen first.
         cpu = new int[capacity];
         node = new int[capacity];
         CpuSet[] siblings = new CpuSet[capacity];
@@ -51,29 +53,30 @@ final class Layout {
         // The topology's own sibling set can stand for a group only if no sibling was left out of it.
         boolean everyOnlineCpuIsCandidate = size == infos.size();
         group = new int[size];
-        Arrays.fill(group, -1);
         int[] groupSize = new int[size];
         wholeGroup = new CpuSet[size];
         int made = 0;
         for (int i = 0; i < size; i++) {
-            if (group[i] >= 0) {
-                continue;
+            int leader = leader(i, siblings[i], dense, top);
+            if (leader == i) {
+                int g = made++;
+                group[i] = g;
+                groupSize[g] = 1;
+                wholeGroup[g] = everyOnlineCpuIsCandidate && siblings[i].first() == cpu[i] ? siblings[i] : null;
+            } else {
+                int g = group[leader];
+                group[i] = g;
+                groupSize[g]++;
             }
-            int g = made++;
-            group[i] = g;
-            groupSize[g] = 1;
-            boolean whole = everyOnlineCpuIsCandidate;
-            CpuSet set = siblings[i];
-            for (int s = set.next(cpu[i] + 1); s >= 0; s = set.next(s + 1)) {
-                int j = s <= top ? dense[s] : -1;
-                if (j >= 0 && group[j] < 0 && node[j] == node[i]) {
-                    group[j] = g;
-                    groupSize[g]++;
-                } else {
-                    whole = false;
+            int first = siblings[i].first();
+            if (first != cpu[leader]) {
+                // A sibling outside this group: neither group is the whole sibling set.
+                wholeGroup[group[i]] = null;
+                int other = first <= top ? dense[first] : -1;
+                if (other >= 0) {
+                    wholeGroup[group[other]] = null;
                 }
             }
-            wholeGroup[g] = whole ? set : null;
         }
         groups = made;
         memberStart = new int[groups + 1];
@@ -87,6 +90,21 @@ final class Layout {
             member[memberStart[g] + filled[g]++] = i;
         }
         groupCpus = new CpuSet[groups];
+    }
+
+    /**
+     * The dense index of the lowest candidate sibling of CPU {@code i} in its node (which may be {@code i}).
+     * Usually the sibling set's first CPU, found in O(1); only when that one is no candidate or in another
+     * node does this walk the set.
+     */
+    private int leader(int i, CpuSet set, int[] dense, int top) {
+        for (int s = set.first(); s >= 0 && s < cpu[i]; s = set.next(s + 1)) {
+            int j = s <= top ? dense[s] : -1;
+            if (j >= 0 && node[j] == node[i]) {
+                return j;
+            }
+        }
+        return i;
     }
 
     int groupSize(int g) {
