@@ -121,8 +121,8 @@ public final class Priorities {
                     + " candidate CPUs: each CPU carries " + (load[least] == load[most] ? "" : load[least] + " or ")
                     + load[most]);
         }
-        return new PriorityCheck(priority, Status.HELD, queues + " queues, no CPU carries two ("
-                + layout.size + " candidate CPUs)");
+        return new PriorityCheck(priority, Status.HELD, queues + " queues on " + layout.size
+                + " candidate CPUs, none carries two");
     }
 
     private static PriorityCheck locality(Layout layout, int[] load, List<Queue> queues, int[][] queueCpus,
@@ -159,7 +159,7 @@ public final class Priorities {
                     }
                 }
             }
-            reach.add("node " + origin + " reaches level " + farthest + " of " + (view.levels() - 1));
+            reach.add("node " + origin + " reaches hop level " + farthest + " of 0-" + (view.levels() - 1));
         }
         return new PriorityCheck(priority, Status.HELD, "every queue is on the nearest CPUs with room; "
                 + String.join(", ", reach));

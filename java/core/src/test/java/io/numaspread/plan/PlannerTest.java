@@ -123,6 +123,21 @@ class PlannerTest {
                 + "level carry 0)", hops.get(2).toString());
     }
 
+    @Test
+    void theKernelPortsReproduceThePatchesExamples() {
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3", "4-5", "6-7", "4-5", "6-7"), KernelPlacements
+                .irqSetupMerged(MANA, MANA.online(), 0, 8).stream().map(CpuSet::toString).toList());
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3", "0-1", "2-3", "0-1", "2-3"), KernelPlacements
+                .irqSetupPosted(MANA, MANA.online(), 0, 8).stream().map(CpuSet::toString).toList(),
+                "as posted, a hop runs weight rounds: all 8 IRQs stay on node 0");
+        assertEquals(IntStream.rangeClosed(48, 95).mapToObj(Integer::toString).toList(), KernelPlacements
+                .localSpreadByHops(KUNPENG, KUNPENG.online(), 2, 48).stream().map(CpuSet::toString).toList());
+        assertEquals(IntStream.concat(IntStream.rangeClosed(48, 71), IntStream.rangeClosed(0, 23))
+                .mapToObj(Integer::toString).toList(), KernelPlacements
+                .localSpreadBefore2020(KUNPENG, KUNPENG.online(), 2, 48).stream().map(CpuSet::toString).toList(),
+                "the Kunpeng patch's 'before': IRQs 24-47 on CPUs 0-23");
+    }
+
     private static List<PriorityCheck> check(Topology topology, int origin, List<CpuSet> irqs) {
         return Priorities.check(topology, topology.online(), irqs.stream()
                 .map(cpus -> new Priorities.Queue(java.util.OptionalInt.of(origin), cpus)).toList(), Policy.KERNEL);
