@@ -5,6 +5,7 @@ import io.numaspread.irq.IrqException;
 import io.numaspread.irq.KernelPaths;
 import io.numaspread.irq.Nic;
 import io.numaspread.irq.NicDiscovery;
+import io.numaspread.plan.Policy;
 import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -32,7 +33,9 @@ final class DefaultRoutePlan {
             return;
         }
         Topology topology = machine.topology();
-        NicReport report = new NicReport(topology, nic, new QueuePlanOptions().plan(topology, nic), paths);
+        PlanOptions defaults = new PlanOptions();
+        defaults.policy = Policy.KERNEL.id();
+        NicReport report = new NicReport(topology, nic, NicOptions.planFor(topology, nic, defaults), paths);
         report.printHeader(out);
         out.println();
         report.printTable(out);

@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
-        subcommands = {TopologyCommand.class, IrqsCommand.class, ApplyCommand.class, RestoreCommand.class},
+        subcommands = {TopologyCommand.class, PlanCommand.class, IrqsCommand.class, ApplyCommand.class,
+            RestoreCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",

@@ -4,8 +4,10 @@ import io.numaspread.irq.InterfaceName;
 import io.numaspread.irq.KernelPaths;
 import io.numaspread.irq.Nic;
 import io.numaspread.irq.NicDiscovery;
+import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import java.util.List;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -22,7 +24,7 @@ final class NicOptions {
     ProcRootOptions proc = new ProcRootOptions();
 
     @Mixin
-    QueuePlanOptions planOptions = new QueuePlanOptions();
+    PlanOptions planOptions = new PlanOptions();
 
     /** The NIC, the machine and the plan for the NIC's queues on it. */
     record NicPlan(KernelPaths paths, Topology topology, Nic nic, SpreadPlan plan) {
@@ -43,6 +45,12 @@ final class NicOptions {
     private NicPlan plan(KernelPaths paths) {
         Nic found = NicDiscovery.discover(new InterfaceName(nic), paths);
         Topology topology = machine.topology();
-        return new NicPlan(paths, topology, found, planOptions.plan(topology, found));
+        return new NicPlan(paths, topology, found, planFor(topology, found, planOptions));
+    }
+
+    /** One queue per NIC queue, starting from the node of the NIC's PCI function (none when it has none). */
+    static SpreadPlan planFor(Topology topology, Nic nic, PlanOptions options) {
+        List<Integer> origin = nic.origin(topology).map(List::of).orElse(List.of());
+        return PlanOptions.plan(topology, options.request(origin, nic.queues().size(), Purpose.IRQS));
     }
 }

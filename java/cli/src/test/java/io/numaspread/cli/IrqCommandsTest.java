@@ -85,6 +85,29 @@ class IrqCommandsTest {
     }
 
     @Test
+    void planForTheNicTakesItsNodeAndQueueCount() throws Exception {
+        CliRun plan = CliRun.of("plan", "--nic", "eth0", "--json", "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString());
+        assertEquals(0, plan.exitCode(), plan.err());
+        JsonNode root = JSON.readTree(plan.out());
+        assertEquals("[0]", root.get("origin").toString());
+        assertEquals(4, root.get("count").asInt());
+        assertEquals("0000:3b:00.0", root.get("pci").asText());
+        List<String> cpus = new ArrayList<>();
+        root.get("assignments").forEach(a -> cpus.add(a.get("cpus").toString()));
+        assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]"), cpus, "the mana patch's first four queues");
+
+        CliRun text = CliRun.of("plan", "--nic", "eth0", "--per-cpu", "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString());
+        assertTrue(text.out().startsWith("eth0: PCI 0000:3b:00.0, numa_node 0; 4 queues (interface-named"), text.out());
+
+        CliRun both = CliRun.of("plan", "--nic", "eth0", "--count", "2", "--sysfs-root", sys.toString());
+        assertEquals(CliException.BAD_INPUT, both.exitCode());
+        assertTrue(both.err().contains("leave out --node and --count"), both.err());
+        assertEquals(CliException.BAD_INPUT, CliRun.of("plan").exitCode());
+    }
+
+    @Test
     void unknownNamingIsSaidAndEveryVectorIsAQueue(@TempDir Path otherSys, @TempDir Path otherProc) {
         NicFixture.at(otherSys, otherProc, MachineShape.mana()).iface("ens3").pci("0000:07:00.0").driver("acme")
                 .numaNode(1).vector(90, "acme-rq-a").vector(91, "acme-rq-b").vector(92, "acme-rq-c").write();
@@ -152,7 +175,7 @@ class IrqCommandsTest {
             assertFalse(result.err().contains("Exception"), result.err());
         }
         assertTrue(CliRun.of(args("apply", "--nic", "eth9")).err().contains("no such interface eth9"));
-        assertTrue(CliRun.of(args("apply", "--nic", "eth0", "--cpus", "64")).err().contains("--cpus: CPUs 64"));
+        assertTrue(CliRun.of(args("apply", "--nic", "eth0", "--cpus", "64")).err().contains("no candidate CPUs"));
         CliRun restore = CliRun.of(args("restore"));
         assertEquals(CliException.BAD_INPUT, restore.exitCode());
         assertTrue(restore.err().contains("no state file " + state), restore.err());
