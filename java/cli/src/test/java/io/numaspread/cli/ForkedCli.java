@@ -25,8 +25,9 @@ final class ForkedCli {
     static Process start(List<String> prefix, String classPath, Map<String, String> env, String... args)
             throws IOException {
         List<String> command = new ArrayList<>(prefix);
-        command.addAll(List.of(java().toString(), "--enable-native-access=ALL-UNNAMED", "-cp", classPath,
-                Main.class.getName()));
+        // No perf data: a JVM run as another user would leave /tmp/hsperfdata_USER behind.
+        command.addAll(List.of(java().toString(), "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED",
+                "-cp", classPath, Main.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(env);
