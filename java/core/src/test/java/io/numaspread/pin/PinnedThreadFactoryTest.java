@@ -15,6 +15,7 @@ import io.numaspread.testing.SysfsFixture;
 import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import io.numaspread.testing.ProcStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

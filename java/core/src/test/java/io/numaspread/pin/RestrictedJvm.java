@@ -8,6 +8,7 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import io.numaspread.testing.ProcStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;

@@ -11,6 +11,7 @@ import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.TopologyDiscovery;
+import io.numaspread.testing.ProcStatus;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

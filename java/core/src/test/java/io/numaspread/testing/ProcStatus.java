@@ -1,4 +1,4 @@
-package io.numaspread.pin;
+package io.numaspread.testing;
 
 import io.numaspread.CpuSet;
 import java.io.IOException;
@@ -7,11 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** What the kernel reports for a thread in {@code /proc/self/task/TID/status}, read independently of any backend. */
-final class ProcStatus {
+public final class ProcStatus {
     private ProcStatus() {
     }
 
-    static CpuSet cpusAllowed(int tid) {
+    public static CpuSet cpusAllowed(int tid) {
         Path status = Path.of("/proc/self/task/" + tid + "/status");
         try {
             return Files.readAllLines(status).stream()
