@@ -91,21 +91,21 @@ class ThreadPinnerTest {
         });
     }
 
+    /** A process in a cpuset cgroup of CPU 0 alone, as in a container: the kernel refuses CPU 1 for it. */
     @ParameterizedTest
     @MethodSource("pinningBackends")
     void kernelRefusalsAreNativeCallExceptions(NativeBackend backend) throws Exception {
-        ThreadPinner trusting = new ThreadPinner(backend, CpuSet.range(0, 63));
-        int absentCpu = 63;
-        onFreshThread(() -> {
+        ThreadPinner pinner = pinner(backend);
+        try (CpusetCgroup container = CpusetCgroup.withChild(FIRST)) {
+            pinner.pinThread(container.pid(), FIRST);
             NativeCallException invalid = assertThrows(NativeCallException.class,
-                    () -> trusting.pinCurrentThread(CpuSet.of(absentCpu)));
-            assertEquals("sched_setaffinity", invalid.function());
-            assertEquals(22, invalid.errno());
-        });
+                    () -> pinner.pinThread(container.pid(), SECOND));
+            assertEquals(List.of("sched_setaffinity", 22), List.of(invalid.function(), invalid.errno()));
+            assertEquals(FIRST, pinner.affinity(container.pid()));
+        }
         NativeCallException noThread = assertThrows(NativeCallException.class,
-                () -> trusting.pinThread(Integer.MAX_VALUE, FIRST));
-        assertEquals("sched_setaffinity", noThread.function());
-        assertEquals(3, noThread.errno());
+                () -> pinner.pinThread(Integer.MAX_VALUE, FIRST));
+        assertEquals(List.of("sched_setaffinity", 3), List.of(noThread.function(), noThread.errno()));
         assertTrue(noThread.getMessage().contains("thread " + Integer.MAX_VALUE), noThread.getMessage());
     }
 

@@ -11,6 +11,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.numaspread.CpuSet;
+import io.numaspread.nativeaccess.BackendKind;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
@@ -23,11 +26,14 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -107,6 +113,25 @@ class IncomingCpuSteeringTest {
         assertTrue(events.get(0).getString("remote").contains("127.0.0.1"), events.get(0).getString("remote"));
     }
 
+    @Test
+    void theFfmAndJnaBackendsReadTheSameIncomingCpu() throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+        PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).build();
+        try (Server server = new Server(Transport.EPOLL, workers)) {
+            for (int cpu : CLIENT_CPUS) {
+                List<Integer> read = new ArrayList<>();
+                server.acceptFrom(pinner, cpu, channel -> {
+                    int fd = ChannelFds.fd(channel).orElseThrow();
+                    read.add(pinner.backend().incomingCpu(fd));
+                    read.add(jna.incomingCpu(fd));
+                });
+                assertEquals(List.of(cpu, cpu), read, pinner.backend().kind() + " and jna");
+            }
+        }
+    }
+
     /** A server on 127.0.0.1 whose accepted channels are handed to the test as they become active. */
     private static final class Server implements AutoCloseable {
         private final EventLoopGroup boss;
@@ -129,6 +154,11 @@ class IncomingCpuSteeringTest {
 
         /** Connects from a thread pinned to {@code cpu} and returns the server's side of the connection. */
         Channel acceptFrom(ThreadPinner pinner, int cpu) throws Exception {
+            return acceptFrom(pinner, cpu, channel -> { });
+        }
+
+        /** As above, and runs {@code whileOpen} on the server's side before closing it. */
+        Channel acceptFrom(ThreadPinner pinner, int cpu, Consumer<Channel> whileOpen) throws Exception {
             CompletableFuture<Socket> client = new CompletableFuture<>();
             Thread thread = new Thread(() -> {
                 try {
@@ -145,6 +175,7 @@ class IncomingCpuSteeringTest {
             try (Socket socket = client.get()) {
                 Channel channel = accepted.poll(10, TimeUnit.SECONDS);
                 assertTrue(channel != null, "no connection accepted from " + socket.getLocalSocketAddress());
+                whileOpen.accept(channel);
                 channel.close().sync();
                 return channel;
             }
