@@ -4,6 +4,7 @@ import io.numaspread.CpuSet;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.SpreadPlan;
 import java.lang.System.Logger.Level;
+import java.util.IllegalFormatException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -105,7 +106,12 @@ public final class PinnedThreadFactory implements ThreadFactory {
 
         /** A {@link String#format} pattern for thread names, given the thread's index k. */
         public Builder names(String format) {
-            String.format(Locale.ROOT, format, 0);
+            try {
+                String.format(Locale.ROOT, format, 0);
+            } catch (IllegalFormatException e) {
+                throw new IllegalArgumentException("thread name pattern \"" + format + "\" is not a format for one "
+                        + "int: " + e.getMessage(), e);
+            }
             this.nameFormat = format;
             return this;
         }

@@ -68,6 +68,15 @@ class PinnedThreadFactoryTest {
     }
 
     @Test
+    void aBadNamePatternIsRefusedNamingIt(@TempDir Path root) throws Exception {
+        SpreadPlan plan = Planner.plan(SysfsFixture.topology(MachineShape.mana(), root), PlanRequest.threads(0, 1));
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> PinnedThreadFactory.builder(plan, ThreadPinner.live()).names("io-%s-%d"));
+        assertTrue(refused.getMessage().startsWith("thread name pattern \"io-%s-%d\" is not a format for one int"),
+                refused.getMessage());
+    }
+
+    @Test
     void theThreadsPlanStaysInsideAContainersCpuset(@TempDir Path root) {
         Topology container = SysfsFixture.topology(MachineShape.mana(), root).withAllowed(CpuSet.range(2, 5));
         for (int count = 1; count <= 12; count++) {

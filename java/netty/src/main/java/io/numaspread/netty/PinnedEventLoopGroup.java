@@ -189,7 +189,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
             SpreadPlan spreadPlan = plan != null ? plan : plan(threadPinner);
             PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner).names(names)
-                    .delegate(new DefaultThreadFactory(names.replace("%d", "").replaceAll("[^A-Za-z0-9]+$", "")))
+                    .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
                     .build();
             return new PinnedEventLoopGroup(threads, ioHandlerFactory, threadPinner, steering);
         }

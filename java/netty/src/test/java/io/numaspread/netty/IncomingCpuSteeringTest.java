@@ -4,11 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalAddress;
+import io.netty.channel.local.LocalChannel;
+import io.netty.channel.local.LocalIoHandler;
+import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.numaspread.CpuSet;
 import io.numaspread.nativeaccess.BackendKind;
@@ -89,6 +95,36 @@ class IncomingCpuSteeringTest {
             server.acceptFrom(pinner, 0);
             IncomingCpuSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of(1L, 1L), List.of(steering.steered(), steering.fellBack()));
+        }
+    }
+
+    /** Netty's in-VM transport has no socket, so no incoming CPU: its connections fall back, and are counted. */
+    @Test
+    void aChannelWithoutADescriptorFallsBack() throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(LocalIoHandler.newFactory())
+                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).build();
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
+        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
+        try {
+            LocalAddress address = new LocalAddress(IncomingCpuSteeringTest.class);
+            Channel listener = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
+                    .childHandler(new ChannelInitializer<LocalChannel>() {
+                        @Override
+                        protected void initChannel(LocalChannel channel) {
+                            accepted.add(channel);
+                        }
+                    }).bind(address).sync().channel();
+            Channel client = new Bootstrap().group(boss).channel(LocalChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+            assertTrue(accepted.poll(10, TimeUnit.SECONDS) != null, "no local connection accepted");
+            client.close().sync();
+            listener.close().sync();
+            IncomingCpuSteering steering = workers.steering().orElseThrow();
+            assertEquals(List.of(0L, 1L), List.of(steering.steered(), steering.fellBack()));
+        } finally {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 
