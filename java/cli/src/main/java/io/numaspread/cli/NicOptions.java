@@ -7,7 +7,6 @@ import io.numaspread.irq.NicDiscovery;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
-import java.util.List;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -48,9 +47,8 @@ final class NicOptions {
         return new NicPlan(paths, topology, found, planFor(topology, found, planOptions));
     }
 
-    /** One queue per NIC queue, starting from the node of the NIC's PCI function (none when it has none). */
+    /** {@link Nic#planRequest} for the NIC's queue IRQs, with the plan flags applied. */
     static SpreadPlan planFor(Topology topology, Nic nic, PlanOptions options) {
-        List<Integer> origin = nic.origin(topology).map(List::of).orElse(List.of());
-        return PlanOptions.plan(topology, options.request(origin, nic.queues().size(), Purpose.IRQS));
+        return PlanOptions.plan(topology, options.refine(nic.planRequest(topology, Purpose.IRQS)));
     }
 }

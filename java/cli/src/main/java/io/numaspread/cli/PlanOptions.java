@@ -47,12 +47,27 @@ final class PlanOptions {
             throw new CliException(CliException.BAD_INPUT, "--count must be at least 1, not " + count);
         }
         try {
-            return new PlanRequest(origins, count, perCpu ? Mode.CPU : Mode.SIBLINGS, purpose,
-                    Optional.ofNullable(cpus).map(list -> cpuList("--cpus", list)),
-                    exclude == null ? CpuSet.EMPTY : cpuList("--exclude", exclude), skipFirst, policy());
+            return refine(new PlanRequest(origins, count, Mode.SIBLINGS, purpose, Optional.empty(), CpuSet.EMPTY,
+                    false));
         } catch (IllegalArgumentException e) {
             throw new CliException(CliException.BAD_INPUT, e.getMessage());
         }
+    }
+
+    /**
+     * {@code base} (origins, count and purpose from {@code --node/--count} or a NIC) with these flags applied.
+     *
+     * @throws CliException (bad input) naming the flag for a malformed cpulist or unknown policy
+     */
+    PlanRequest refine(PlanRequest base) {
+        PlanRequest request = base.withPolicy(policy()).withSkipFirst(skipFirst);
+        if (perCpu) {
+            request = request.withMode(Mode.CPU);
+        }
+        if (cpus != null) {
+            request = request.withCpus(cpuList("--cpus", cpus));
+        }
+        return exclude == null ? request : request.withExclude(cpuList("--exclude", exclude));
     }
 
     /** Plans, turning the planner's refusals (unknown node, no candidate CPU) into bad-input errors. */

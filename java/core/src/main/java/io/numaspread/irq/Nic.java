@@ -1,6 +1,9 @@
 package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Purpose;
 import io.numaspread.topology.NumaNode;
 import io.numaspread.topology.Topology;
 import java.nio.file.Path;
@@ -62,6 +65,19 @@ public record Nic(InterfaceName name, String driver, Path pciFunction, int numaN
         }
         List<NumaNode> holding = topology.nodes().stream().filter(n -> n.cpus().intersects(local)).toList();
         return holding.size() == 1 ? Optional.of(holding.get(0).id()) : Optional.empty();
+    }
+
+    /**
+     * What {@code numaspread plan --nic}, {@code apply --nic}, the agent's and Netty's NIC loops all plan: one
+     * queue per queue of this NIC, near its {@link #origin} (no origin when it has none), on sibling groups,
+     * with the kernel policy; callers adjust the rest ({@code withMode}, {@code withCpus}, ...).
+     *
+     * @param purpose {@link Purpose#IRQS} for the queue IRQs, {@link Purpose#THREADS} for threads that serve
+     *     the queues (within this process's allowed CPUs)
+     */
+    public PlanRequest planRequest(Topology topology, Purpose purpose) {
+        return new PlanRequest(origin(topology).map(List::of).orElse(List.of()), queues().size(), Mode.SIBLINGS,
+                purpose, Optional.empty(), CpuSet.EMPTY, false);
     }
 
     /** How the origin was found, for people: "numa_node 1" or "numa_node -1, local_cpulist 0-1: node 0". */

@@ -9,16 +9,18 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-import io.numaspread.CpuSet;
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.NicDiscovery;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
-import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.SysfsTree;
+import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +50,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         this.steering = steer ? new IncomingCpuSteering(pinner.backend(), loops) : null;
     }
 
-    /** One loop per queue of {@code nic}, each on its queue's sibling group, with steering. */
+    /**
+     * One loop per queue of {@code nic}, loop i on the sibling group of queue i as {@code numaspread plan --nic}
+     * places it (within this process's allowed CPUs), with steering.
+     */
     public static PinnedEventLoopGroup forNic(String nic, IoHandlerFactory ioHandlerFactory)
             throws BackendUnavailableException {
         return builder(ioHandlerFactory).nic(nic).build();
@@ -120,7 +125,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private int count;
         private SpreadPlan plan;
         private ThreadPinner pinner;
-        private SysfsTree sysfs = SysfsTree.live();
+        private KernelPaths kernel = KernelPaths.LIVE;
         private String names = "numaspread-loop-%d";
         private boolean steering = true;
 
@@ -128,7 +133,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
         }
 
-        /** One loop per receive queue of {@code nic}, spread from its device's node. */
+        /** One loop per queue of {@code nic}, planned by {@link io.numaspread.irq.Nic#planRequest}. */
         public Builder nic(String name) {
             this.nic = Objects.requireNonNull(name);
             return this;
@@ -159,9 +164,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             return this;
         }
 
-        /** The sysfs tree a NIC is read from. */
-        public Builder sysfs(SysfsTree tree) {
-            this.sysfs = Objects.requireNonNull(tree);
+        /** The proc and sysfs trees the NIC and the machine are read from (default: the live ones). */
+        public Builder kernel(KernelPaths paths) {
+            this.kernel = Objects.requireNonNull(paths);
             return this;
         }
 
@@ -178,8 +183,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
-         * @throws IllegalArgumentException for an unknown NIC or node, or when neither or both of a NIC, a node
-         *     and a plan are given
+         * @throws io.numaspread.irq.IrqException naming the NIC or file when the NIC is unknown, virtual or
+         *     has no queue vectors
+         * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
+         *     plan are given
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
@@ -187,28 +194,25 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 throw new IllegalArgumentException("give exactly one of a NIC, a node and a count, or a plan");
             }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
-            SpreadPlan spreadPlan = plan != null ? plan : plan(threadPinner);
+            SpreadPlan spreadPlan = plan != null ? plan : spreadPlan(threadPinner);
             PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner).names(names)
                     .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
                     .build();
             return new PinnedEventLoopGroup(threads, ioHandlerFactory, threadPinner, steering);
         }
 
-        private SpreadPlan plan(ThreadPinner threadPinner) {
-            List<Integer> origins;
-            int loops;
+        /** The plan the loops are built on: the NIC's as {@code plan --nic} makes it, or the node's. */
+        SpreadPlan spreadPlan(ThreadPinner threadPinner) {
+            Topology topology = TopologyDiscovery.discover(threadPinner.backend(), SysfsTree.at(kernel.sysfsRoot()))
+                    .withAllowed(threadPinner.allowed());
+            PlanRequest request;
             if (nic != null) {
-                NicQueues queues = NicQueues.read(sysfs, nic);
-                origins = queues.node().map(List::of).orElse(List.of());
-                loops = count > 0 ? count : queues.queues();
+                request = NicDiscovery.discover(new InterfaceName(nic), kernel).planRequest(topology, Purpose.THREADS);
+                request = count > 0 ? request.withCount(count) : request;
             } else {
-                origins = List.of(node);
-                loops = count;
+                request = PlanRequest.threads(node, count);
             }
-            PlanRequest request = new PlanRequest(origins, loops, Mode.SIBLINGS, Purpose.THREADS, Optional.empty(),
-                    CpuSet.EMPTY, false);
-            return Planner.plan(TopologyDiscovery.discover(threadPinner.backend(), SysfsTree.live())
-                    .withAllowed(threadPinner.allowed()), request);
+            return Planner.plan(topology, request);
         }
     }
 }

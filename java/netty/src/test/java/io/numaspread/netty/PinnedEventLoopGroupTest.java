@@ -5,11 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.IrqException;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicDiscovery;
+import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.pin.ThreadPinner;
+import io.numaspread.plan.Assignment;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.ProcStatus;
-import io.numaspread.testing.SysfsFixture;
 import io.numaspread.topology.SysfsTree;
-import java.nio.file.Files;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -19,13 +31,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PinnedEventLoopGroupTest {
     @Test
-    void forNicMakesOneLoopPerQueueOfARealNic() throws Exception {
-        NicQueues loopback = NicQueues.read(SysfsTree.live(), "lo");
-        PinnedEventLoopGroup group = PinnedEventLoopGroup.forNic("lo", Transport.NIO.ioHandlerFactory());
+    void forNicPutsLoopIOnQueueIsSiblingGroupOfTheLiveEth0() throws Exception {
+        Nic eth0 = NicDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE);
+        ThreadPinner pinner = ThreadPinner.live();
+        Topology live = TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()).withAllowed(pinner.allowed());
+        assertEquals("virtio", eth0.grouping().scheme(), "this test is for the virtio eth0 of the project's machines");
+        assertEquals(Optional.of(0), eth0.origin(live),
+                "virtio keeps numa_node on the parent PCI function: " + eth0.originReason(live));
+        SpreadPlan planned = Planner.plan(live, eth0.planRequest(live, Purpose.THREADS));
+        PinnedEventLoopGroup group = PinnedEventLoopGroup.forNic("eth0", Transport.NIO.ioHandlerFactory());
         try {
-            assertEquals(loopback.queues(), group.loops().size());
-            assertEquals(Optional.empty(), loopback.node(), "lo has no device, so no node");
+            assertEquals(eth0.queues().size(), group.loops().size());
             for (PinnedLoop loop : group.loops()) {
+                assertEquals(planned.get(loop.index()).cpus(), loop.assignment().cpus());
                 assertEquals(loop.assignment().cpus(), loop.cpus());
                 assertEquals(loop.cpus(), ProcStatus.cpusAllowed(loop.tid()));
             }
@@ -51,21 +69,51 @@ class PinnedEventLoopGroupTest {
     }
 
     @Test
-    void readsAPhysicalNicsQueuesAndNode(@TempDir Path root) throws Exception {
-        SysfsFixture.write(MachineShape.singleNodeVm(), root);
-        Path nic = root.resolve("class/net/eth7");
-        for (int queue = 0; queue < 4; queue++) {
-            Files.createDirectories(nic.resolve("queues/rx-" + queue));
-            Files.createDirectories(nic.resolve("queues/tx-" + queue));
-        }
-        SysfsFixture.write(root, "class/net/eth7/device/numa_node", "1\n");
-        assertEquals(new NicQueues("eth7", 4, Optional.of(1)), NicQueues.read(SysfsTree.at(root), "eth7"));
-        SysfsFixture.write(root, "class/net/eth7/device/numa_node", "-1\n");
-        assertEquals(Optional.empty(), NicQueues.read(SysfsTree.at(root), "eth7").node());
-        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
-                () -> NicQueues.read(SysfsTree.at(root), "eth9"));
-        assertEquals("no NIC \"eth9\" in " + root.resolve("class/net") + "; the NICs are [eth7]",
+    void aVirtioNicOnNode1PlansItsLoopsAsPlanNicPlansItsIrqs(@TempDir Path sys, @TempDir Path proc) {
+        NicFixture.at(sys, proc, MachineShape.mana()).virtioDevice("virtio2").numaNode(-1).localCpus("4-7")
+                .vector(37, "virtio2-config").vector(38, "virtio2-input.0").vector(39, "virtio2-output.0")
+                .vector(40, "virtio2-input.1").vector(41, "virtio2-output.1").vector(42, "virtio2-input.2")
+                .vector(43, "virtio2-output.2").vector(44, "virtio2-input.3").vector(45, "virtio2-output.3").write();
+        List<CpuSet> loops = cpus(loopPlan(sys, proc, "eth0", 0));
+        assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5), CpuSet.range(6, 7)), loops,
+                "four queues from node 1, whose numa_node is -1 and local_cpulist 4-7");
+        assertEquals(cpus(irqPlan(sys, proc, "eth0")), loops);
+        assertEquals(loops.subList(0, 2), cpus(loopPlan(sys, proc, "eth0", 2)), "loops(2) keeps the first two");
+    }
+
+    @Test
+    void aPhysicalNicOnNode1PlansItsLoopsAsPlanNicPlansItsIrqs(@TempDir Path sys, @TempDir Path proc) {
+        NicFixture.at(sys, proc, MachineShape.mana()).iface("enp8s0").pci("0000:08:00.0").driver("mlx5_core")
+                .numaNode(1).localCpus(null)
+                .vector(60, "mlx5_async0@pci:0000:08:00.0").vector(61, "mlx5_comp0@pci:0000:08:00.0")
+                .vector(62, "mlx5_comp1@pci:0000:08:00.0").vector(63, "mlx5_comp2@pci:0000:08:00.0").write();
+        List<CpuSet> loops = cpus(loopPlan(sys, proc, "enp8s0", 0));
+        assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5)), loops);
+        assertEquals(cpus(irqPlan(sys, proc, "enp8s0")), loops);
+        IrqException unknown = assertThrows(IrqException.class, () -> loopPlan(sys, proc, "eth9", 0));
+        assertTrue(unknown.getMessage().contains("no such interface eth9") && unknown.getMessage().contains("enp8s0"),
                 unknown.getMessage());
+    }
+
+    /** The plan a group for {@code nic} of the fake machine is built on, with every CPU of it allowed. */
+    private static SpreadPlan loopPlan(Path sys, Path proc, String nic, int loops) {
+        SysfsTree tree = SysfsTree.at(sys);
+        ThreadPinner pinner = new ThreadPinner(new SysfsBackend(tree, proc), tree.possible());
+        PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory()).nic(nic)
+                .kernel(new KernelPaths(proc, sys));
+        return (loops > 0 ? builder.loops(loops) : builder).spreadPlan(pinner);
+    }
+
+    /** What {@code numaspread plan --nic NIC --sysfs-root SYS --proc-root PROC} plans for the queue IRQs. */
+    private static SpreadPlan irqPlan(Path sys, Path proc, String nic) {
+        SysfsTree tree = SysfsTree.at(sys);
+        Topology mana = TopologyDiscovery.discover(new SysfsBackend(tree, proc), tree);
+        return Planner.plan(mana, NicDiscovery.discover(new InterfaceName(nic), new KernelPaths(proc, sys))
+                .planRequest(mana, Purpose.IRQS));
+    }
+
+    private static List<CpuSet> cpus(SpreadPlan plan) {
+        return plan.assignments().stream().map(Assignment::cpus).toList();
     }
 
     @Test
