@@ -1,0 +1,90 @@
+package io.numaspread.agent;
+
+import io.numaspread.nativeaccess.BackendUnavailableException;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.plan.Assignment;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.SysfsTree;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The {@code -javaagent} entry points. {@code premain} installs the rules before {@code main} runs, so every
+ * matching thread is pinned by the native ThreadStart hook as it starts; {@code agentmain} (dynamic attach)
+ * installs them and also pins the matching threads that already run.
+ *
+ * <p>Bad options print one line to stderr and leave the JVM running without pinning, unless {@code strict=true},
+ * when the agent throws and the JVM does not start (or the attach fails).
+ */
+public final class NumaspreadAgent {
+    static final String PREFIX = "numaspread agent: ";
+
+    private NumaspreadAgent() {
+    }
+
+    public static void premain(String options) {
+        start(options, false);
+    }
+
+    public static void agentmain(String options) {
+        start(options, true);
+    }
+
+    private static void start(String text, boolean attached) {
+        try {
+            install(AgentOptions.parse(text), attached);
+        } catch (RuntimeException e) {
+            boolean strict = AgentOptions.strictRequested(text);
+            String message = e instanceof AgentException || e.getMessage() != null ? e.getMessage() : e.toString();
+            System.err.println(PREFIX + message + (strict ? "" : "; running without pinning"));
+            if (strict) {
+                throw new IllegalStateException(PREFIX + message + " (strict=true)", e);
+            }
+        }
+    }
+
+    private static void install(AgentOptions options, boolean attached) {
+        NativeAgent.load();
+        for (String glob : options.globs()) {
+            String problem = NativeAgent.globProblem(glob);
+            if (problem != null) {
+                throw new AgentException("bad glob \"" + glob + "\" in threads=: it " + problem);
+            }
+        }
+        SysfsTree sysfs = SysfsTree.live();
+        Topology topology;
+        try {
+            topology = TopologyDiscovery.discover(Backends.live().backend(), sysfs);
+        } catch (BackendUnavailableException e) {
+            throw new AgentException(e.getMessage());
+        }
+        SpreadPlan plan = Planner.plan(topology, request(options));
+        int bits = sysfs.maskBits();
+        int words = (bits + 63) / 64;
+        long[] masks = new long[plan.assignments().size() * words];
+        for (Assignment assignment : plan.assignments()) {
+            System.arraycopy(assignment.cpus().toMask(bits), 0, masks, assignment.index() * words, words);
+        }
+        PinReports.start(options.verbose());
+        NativeAgent.install(new String[][] {options.globs().toArray(String[]::new)}, new long[][] {masks}, words,
+                attached);
+        if (options.verbose()) {
+            System.err.println(PREFIX + "threads " + String.join("|", options.globs()) + " rotate over CPUs "
+                    + plan.assignments().stream().map(a -> "[" + a.cpus() + "]").collect(Collectors.joining(" ")));
+        }
+        if (attached) {
+            List<ThreadDump.RunningThread> running = ThreadDump.running();
+            NativeAgent.pinRunning(running.stream().mapToInt(ThreadDump.RunningThread::tid).toArray(),
+                    running.stream().map(ThreadDump.RunningThread::name).toArray(String[]::new));
+        }
+    }
+
+    private static PlanRequest request(AgentOptions options) {
+        int node = options.node().orElseThrow();
+        return PlanRequest.threads(node, options.count().orElseThrow()).withMode(options.mode());
+    }
+}
