@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * installs them and also pins the matching threads that already run.
  *
  * <p>Bad options print one line to stderr and leave the JVM running without pinning, unless {@code strict=true},
- * when the agent throws and the JVM does not start (or the attach fails).
+ * when the JVM does not start (or the attach fails).
  */
 public final class NumaspreadAgent {
     static final String PREFIX = "numaspread agent: ";
@@ -34,6 +34,11 @@ public final class NumaspreadAgent {
         start(options, true);
     }
 
+    /**
+     * A strict failure in premain exits with status 1 rather than throwing: a throwing premain makes the JVM
+     * abort with a native fatal error (status 134, maybe a core dump). In agentmain it throws, so the attach
+     * fails and the running JVM is left alone.
+     */
     private static void start(String text, boolean attached) {
         try {
             install(AgentOptions.parse(text), attached);
@@ -41,8 +46,11 @@ public final class NumaspreadAgent {
             boolean strict = AgentOptions.strictRequested(text);
             String message = e instanceof AgentException || e.getMessage() != null ? e.getMessage() : e.toString();
             System.err.println(PREFIX + message + (strict ? "" : "; running without pinning"));
-            if (strict) {
+            if (strict && attached) {
                 throw new IllegalStateException(PREFIX + message + " (strict=true)", e);
+            }
+            if (strict) {
+                System.exit(1);
             }
         }
     }

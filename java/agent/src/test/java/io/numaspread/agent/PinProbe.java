@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import java.util.concurrent.CyclicBarrier;
  * <ul>
  *   <li>{@code sequential PREFIX:N...}: starts PREFIX-0..N-1 one after another (each has reported before the
  *       next starts), so the k-th match is the thread numbered k.
+ *   <li>{@code named NAME...}: the same with the given names, URL-encoded.
  *   <li>{@code burst N STARTERS}: N threads burst-0..N-1, started at once from STARTERS threads.
  *   <li>{@code attach PREFIX:N...}: starts the threads, prints "ready", waits for a line on stdin, then each
  *       thread prints its affinity again (prefixed "after").
@@ -30,7 +32,9 @@ public final class PinProbe {
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
-            case "sequential" -> sequential(List.of(args).subList(1, args.length));
+            case "sequential" -> sequential(names(List.of(args).subList(1, args.length)));
+            case "named" -> sequential(List.of(args).subList(1, args.length).stream()
+                    .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
             case "burst" -> burst(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "attach" -> attach(List.of(args).subList(1, args.length));
             default -> throw new IllegalArgumentException(args[0]);
@@ -38,8 +42,8 @@ public final class PinProbe {
         System.out.println("done");
     }
 
-    private static void sequential(List<String> groups) throws InterruptedException {
-        for (String name : names(groups)) {
+    private static void sequential(List<String> names) throws InterruptedException {
+        for (String name : names) {
             Thread thread = new Thread(() -> report(""), name);
             thread.start();
             thread.join();

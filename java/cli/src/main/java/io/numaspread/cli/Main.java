@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
-        subcommands = {TopologyCommand.class},
+        subcommands = {TopologyCommand.class, AgentPathCommand.class, AttachCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
