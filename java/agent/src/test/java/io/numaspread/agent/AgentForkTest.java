@@ -26,6 +26,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Forks real JVMs (JDK 25 and JDK 17) with the agent and checks where their threads run from their first line. */
@@ -46,12 +47,16 @@ class AgentForkTest {
         return topology().allowed().toString();
     }
 
+    static Stream<Arguments> jdksAndModes() {
+        return jdks().flatMap(jdk -> Stream.of(Arguments.of(jdk, Mode.CPU), Arguments.of(jdk, Mode.SIBLINGS)));
+    }
+
     @ParameterizedTest
-    @MethodSource("jdks")
-    void everyMatchingThreadIsPinnedAtItsFirstLineInCpuMode(Path jdk) throws Exception {
-        SpreadPlan plan = plan(2, Mode.CPU);
-        assertNotEquals(plan.get(0).cpus(), plan.get(1).cpus(), "two CPUs are needed to see the rotation");
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,mode=cpu",
+    @MethodSource("jdksAndModes")
+    void everyMatchingThreadIsPinnedAtItsFirstLine(Path jdk, Mode mode) throws Exception {
+        SpreadPlan plan = plan(2, mode);
+        assertNotEquals(plan.get(0).cpus(), plan.get(1).cpus(), "two sets are needed to see the rotation");
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,mode=" + (mode == Mode.CPU ? "cpu" : "siblings"),
                 "sequential", "io:8", "other:4");
         assertEquals(0, result.exitCode(), result.describe());
         assertEquals(List.of(), result.stderr(), result.describe());
@@ -61,18 +66,6 @@ class AgentForkTest {
         for (int k = 0; k < 4; k++) {
             assertEquals(unpinned(), result.cpusOf("", "other-" + k), result.describe());
         }
-    }
-
-    @ParameterizedTest
-    @MethodSource("jdks")
-    void siblingModePinsEachThreadToItsSiblingGroup(Path jdk) throws Exception {
-        SpreadPlan plan = plan(2, Mode.SIBLINGS);
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2", "sequential", "io:8", "other:4");
-        assertEquals(0, result.exitCode(), result.describe());
-        for (int k = 0; k < 8; k++) {
-            assertEquals(plan.get(k % 2).cpus().toString(), result.cpusOf("", "io-" + k), result.describe());
-        }
-        assertEquals(unpinned(), result.cpusOf("", "other-0"), result.describe());
     }
 
     @ParameterizedTest
