@@ -38,7 +38,7 @@ public final class Main implements Runnable {
     /** With no subcommand: the main job on this machine's defaults. */
     @Override
     public void run() {
-        new TopologyCommand().print(spec.commandLine().getOut(), false, null);
+        new TopologyCommand().print(spec.commandLine().getOut(), false);
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -32,13 +32,12 @@ final class TopologyCommand implements Runnable {
 
     @Override
     public void run() {
-        print(spec.commandLine().getOut(), json, machine);
+        print(spec.commandLine().getOut(), json);
     }
 
-    void print(PrintWriter out, boolean asJson, MachineOptions options) {
-        MachineOptions source = options == null ? machine : options;
-        Backends.Selection selection = source.selection();
-        Topology topology = source.topology();
+    void print(PrintWriter out, boolean asJson) {
+        Backends.Selection selection = machine.selection();
+        Topology topology = machine.topology();
         if (asJson) {
             out.println(Json.write(toJson(topology, selection.unavailable())));
         } else {

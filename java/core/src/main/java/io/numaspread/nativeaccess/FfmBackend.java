@@ -13,7 +13,7 @@ public final class FfmBackend implements NativeBackend {
 
     static FfmBackend load(int maskBits) throws BackendUnavailableException {
         throw new BackendUnavailableException(BackendKind.FFM,
-                "it needs JDK " + 23 + " or newer and this is JDK " + Runtime.version().feature());
+                "it needs JDK 23 or newer and this is JDK " + Runtime.version().feature());
     }
 
     @Override

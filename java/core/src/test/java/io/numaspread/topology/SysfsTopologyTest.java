@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
 import io.numaspread.nativeaccess.BackendKind;
+import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalInt;
@@ -63,5 +66,44 @@ class SysfsTopologyTest {
         assertEquals(16, topology.nodes().size());
         assertEquals(CpuSet.of(4095 - 2048, 4095), topology.siblings(4095));
         assertEquals(15, topology.cpu(4095).orElseThrow().node());
+    }
+
+    @Test
+    void intelStyleSiblingNumbering() {
+        Topology topology = SysfsFixture.topology(MachineShape.intelNumbering(), root);
+        assertEquals(CpuSet.of(3, 11), topology.siblings(3));
+        assertEquals(CpuSet.parse("0-3,8-11"), topology.node(0).orElseThrow().cpus());
+        assertEquals(1, topology.cpu(12).orElseThrow().packageId());
+    }
+
+    @Test
+    void cpulessNodeHasDistancesButNoCpus() {
+        MachineShape shape = MachineShape.mana().withCpulessNode(2, new int[] {17, 28, 10});
+        Topology topology = SysfsFixture.topology(shape, root);
+        assertEquals(3, topology.nodes().size());
+        assertTrue(topology.node(2).orElseThrow().cpus().isEmpty());
+        assertEquals(OptionalInt.of(28), topology.distance(1, 2));
+        assertEquals(List.of(21, 10, 28), topology.node(1).orElseThrow().distances());
+    }
+
+    @Test
+    void isolatedAndNohzFullCpus() {
+        MachineShape shape = MachineShape.mana().withIsolation(CpuSet.parse("6-7"), CpuSet.parse("5-7"));
+        Topology topology = SysfsFixture.topology(shape, root);
+        assertEquals(CpuSet.parse("6-7"), topology.isolated());
+        assertEquals(CpuSet.parse("5-7"), topology.nohzFull());
+    }
+
+    @Test
+    void optionalFilesMayBeAbsent() throws IOException {
+        SysfsFixture.write(MachineShape.mana(), root);
+        Files.delete(root.resolve("devices/system/cpu/isolated"));
+        Files.delete(root.resolve("devices/system/cpu/cpu1/topology/core_cpus_list"));
+        Files.delete(root.resolve("devices/system/cpu/cpu1/online"));
+        SysfsTree tree = SysfsTree.at(root);
+        Topology topology = TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree);
+        assertEquals(CpuSet.EMPTY, topology.isolated());
+        assertEquals(CpuSet.EMPTY, topology.nohzFull());
+        assertEquals(8, topology.cpus().size());
     }
 }

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Helpers for check scripts that run inside a vm-test guest (source it; bash). A check script calls the
+# check_* functions and ends with `check_summary NAME`, which prints "NAME: P passed, F failed" and returns 1
+# when any check failed. The guest's description comes from vm-test's VM_* variables.
+export LC_ALL=C
+checks_passed=0
+checks_failed=0
+
+pass() {
+  checks_passed=$((checks_passed + 1))
+  echo "ok   $1"
+}
+
+fail() {
+  checks_failed=$((checks_failed + 1))
+  echo "FAIL $1"
+}
+
+# check_equal WHAT EXPECTED ACTUAL: compares after squeezing whitespace.
+check_equal() {
+  local -a expected_words actual_words
+  read -ra expected_words <<<"$2"
+  read -ra actual_words <<<"$3"
+  local expected=${expected_words[*]} actual=${actual_words[*]}
+  if [[ $expected == "$actual" ]]; then pass "$1: $actual"; else fail "$1: expected '$expected', got '$actual'"; fi
+}
+
+check_summary() {
+  echo "$1: $checks_passed passed, $checks_failed failed"
+  ((checks_failed == 0))
+}
+
+# Prints a cpulist for the CPUs first..last.
+cpu_range() {
+  if (($1 == $2)); then echo "$1"; else echo "$1-$2"; fi
+}
+
+# Prints the PCI function of a device in sysfs: the device itself or the first parent with msi_irqs/. For
+# virtio, /sys/class/net/IFACE/device is the virtio device and the PCI function is its parent.
+pci_function() {
+  local dir
+  dir=$(readlink -f "$1") || return 1
+  while [[ $dir == /sys/devices/* ]]; do
+    [[ -d $dir/msi_irqs ]] && { echo "$dir"; return 0; }
+    dir=${dir%/*}
+  done
+  return 1
+}
+
+# Prints "IRQ NAME" for each MSI vector of a PCI function, NAME being the last column of /proc/interrupts.
+msi_vectors() {
+  local irqs
+  irqs=$(cd "$1/msi_irqs" && echo *)
+  awk -v irqs=" $irqs " '{ irq = $1; sub(":", "", irq) } index(irqs, " " irq " ") { print irq, $NF }' /proc/interrupts
+}
+
+# Writes VALUE to /proc/irq/IRQ/smp_affinity_list; prints "written", or the error (strerror) and fails.
+write_irq_affinity() {
+  local error
+  if error=$( { echo "$2" >"/proc/irq/$1/smp_affinity_list"; } 2>&1); then
+    echo written
+  else
+    echo "${error##*: }"
+    return 1
+  fi
+}
