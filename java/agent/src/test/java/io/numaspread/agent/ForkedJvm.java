@@ -16,9 +16,9 @@ import java.util.concurrent.TimeUnit;
 
 /** A JVM running {@link PinProbe}, forked from a given JDK, with the agent from the built jar. */
 final class ForkedJvm implements AutoCloseable {
-    static final Path JDK_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
-    static final Path JDK_17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
-    static final Path AGENT_JAR = Path.of(System.getProperty("numaspread.agent.jar", "target/numaspread-agent.jar"));
+    static final Path JDK_25 = property("numaspread.test.jdk25");
+    static final Path JDK_17 = property("numaspread.test.jdk17");
+    static final Path AGENT_JAR = property("numaspread.agent.jar");
 
     private final Process process;
     private final BufferedReader stdout;
@@ -32,9 +32,18 @@ final class ForkedJvm implements AutoCloseable {
         this.stderr = CompletableFuture.supplyAsync(() -> errors.lines().toList());
     }
 
+    private static Path property(String name) {
+        String value = System.getProperty(name);
+        if (value == null) {
+            throw new IllegalStateException("system property " + name + " is not set (the agent pom sets it)");
+        }
+        return Path.of(value);
+    }
+
     /**
-     * Starts the probe on {@code jdk}; {@code agentOptions} null means no -javaagent. JDK 24 and later get
-     * --enable-native-access, as users are told to pass, so that stderr holds only what the agent prints.
+     * Starts the probe on {@code jdk}; {@code agentOptions} null means no -javaagent. It gets
+     * --enable-native-access, as users of JDK 24 and later are told to pass (JDK 17 warns that it does not know
+     * it), and {@link Result#stderr()} leaves the JVM's warnings out.
      */
     static ForkedJvm start(Path jdk, String agentOptions, String... probeArgs) {
         if (!Files.isExecutable(jdk.resolve("bin/java"))) {
@@ -43,10 +52,8 @@ final class ForkedJvm implements AutoCloseable {
         if (!Files.isRegularFile(AGENT_JAR)) {
             throw new IllegalStateException("no agent jar at " + AGENT_JAR.toAbsolutePath());
         }
-        List<String> command = new ArrayList<>(List.of(jdk.resolve("bin/java").toString()));
-        if (!jdk.equals(JDK_17)) {
-            command.add("--enable-native-access=ALL-UNNAMED");
-        }
+        List<String> command = new ArrayList<>(List.of(jdk.resolve("bin/java").toString(),
+                "--enable-native-access=ALL-UNNAMED"));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + "=" + agentOptions);
         }
