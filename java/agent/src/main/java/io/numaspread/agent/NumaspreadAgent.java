@@ -1,7 +1,9 @@
 package io.numaspread.agent;
 
+import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
+import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
@@ -10,6 +12,7 @@ import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -64,12 +67,7 @@ public final class NumaspreadAgent {
             }
         }
         SysfsTree sysfs = SysfsTree.live();
-        Topology topology;
-        try {
-            topology = TopologyDiscovery.discover(Backends.live().backend(), sysfs);
-        } catch (BackendUnavailableException e) {
-            throw new AgentException(e.getMessage());
-        }
+        Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
         SpreadPlan plan = Planner.plan(topology, request(options));
         int bits = sysfs.maskBits();
         int words = (bits + 63) / 64;
@@ -88,6 +86,19 @@ public final class NumaspreadAgent {
             List<ThreadDump.RunningThread> running = ThreadDump.running();
             NativeAgent.pinRunning(running.stream().mapToInt(ThreadDump.RunningThread::tid).toArray(),
                     running.stream().map(ThreadDump.RunningThread::name).toArray(String[]::new));
+        }
+    }
+
+    /**
+     * The sysfs backend unless {@code -Dnumaspread.backend} names another: the agent makes its one native call
+     * (sched_setaffinity) from its own library, and reading the same kernel facts from files keeps JNA and FFM
+     * out of the application's JVM (a tenth of a second of start-up, and no restricted-method warnings).
+     */
+    private static NativeBackend backend(SysfsTree sysfs) {
+        try {
+            return Backends.select(sysfs, Backends.override().or(() -> Optional.of(BackendKind.SYSFS))).backend();
+        } catch (BackendUnavailableException e) {
+            throw new AgentException(e.getMessage());
         }
     }
 

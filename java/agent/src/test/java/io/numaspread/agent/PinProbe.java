@@ -21,6 +21,8 @@ import java.util.concurrent.CyclicBarrier;
  *   <li>{@code sequential PREFIX:N...}: starts PREFIX-0..N-1 one after another (each has reported before the
  *       next starts), so the k-th match is the thread numbered k.
  *   <li>{@code named NAME...}: the same with the given names, URL-encoded.
+ *   <li>{@code idle PREFIX:N...}: starts and joins the threads one after another; they do nothing and print
+ *       nothing (for timing thread start-up with and without the agent: scripts/bench-agent).
  *   <li>{@code burst N STARTERS}: N threads burst-0..N-1, started at once from STARTERS threads.
  *   <li>{@code attach PREFIX:N...}: starts the threads, prints "ready", waits for a line on stdin, then each
  *       thread prints its affinity again (prefixed "after").
@@ -35,6 +37,7 @@ public final class PinProbe {
             case "sequential" -> sequential(names(List.of(args).subList(1, args.length)));
             case "named" -> sequential(List.of(args).subList(1, args.length).stream()
                     .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
+            case "idle" -> idle(names(List.of(args).subList(1, args.length)));
             case "burst" -> burst(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "attach" -> attach(List.of(args).subList(1, args.length));
             default -> throw new IllegalArgumentException(args[0]);
@@ -45,6 +48,14 @@ public final class PinProbe {
     private static void sequential(List<String> names) throws InterruptedException {
         for (String name : names) {
             Thread thread = new Thread(() -> report(""), name);
+            thread.start();
+            thread.join();
+        }
+    }
+
+    private static void idle(List<String> names) throws InterruptedException {
+        for (String name : names) {
+            Thread thread = new Thread(() -> { }, name);
             thread.start();
             thread.join();
         }
