@@ -16,13 +16,13 @@ public final class JnaBackend implements NativeBackend {
     private final LibC libc;
     private final LibNuma numa;
     private final String numaUnavailableCause;
-    private final int maskWords;
+    private final int maskBits;
 
     private JnaBackend(LibC libc, LibNuma numa, String numaUnavailableCause, int maskBits) {
         this.libc = libc;
         this.numa = numa;
         this.numaUnavailableCause = numaUnavailableCause;
-        this.maskWords = (maskBits + 63) / 64;
+        this.maskBits = maskBits;
     }
 
     /** Loads libc and, if it can, libnuma by its soname; the mask size comes from {@code cpu/possible}. */
@@ -84,7 +84,7 @@ public final class JnaBackend implements NativeBackend {
 
     @Override
     public CpuSet affinity(int tid) {
-        long[] mask = new long[maskWords];
+        long[] mask = new long[(maskBits + 63) / 64];
         try {
             libc.sched_getaffinity(tid, new NativeLong(mask.length * 8L), mask);
         } catch (LastErrorException e) {
@@ -95,7 +95,7 @@ public final class JnaBackend implements NativeBackend {
 
     @Override
     public void setAffinity(int tid, CpuSet cpus) {
-        long[] mask = cpus.toMask(maskWords * 64);
+        long[] mask = cpus.toMask(maskBits);
         try {
             libc.sched_setaffinity(tid, new NativeLong(mask.length * 8L), mask);
         } catch (LastErrorException e) {

@@ -31,7 +31,7 @@ public final class TopologyDiscovery {
         String cpuDir = SysfsTree.CPU_DIR;
         CpuSet online = sysfs.readCpuList(cpuDir + "/online");
         CpuSet isolated = sysfs.readOptionalCpuList(cpuDir + "/isolated").orElse(CpuSet.EMPTY);
-        CpuSet nohzFull = sysfs.readOptionalCpuList(cpuDir + "/nohz_full").orElse(CpuSet.EMPTY);
+        CpuSet nohzFull = nohzFull(sysfs);
         CpuSet allowed = sysfs.isLive() ? backend.affinity(0) : online;
 
         CpuSet nodeIds = sysfs.onlineNodes();
@@ -54,6 +54,18 @@ public final class TopologyDiscovery {
             cpus.add(new CpuInfo(cpu, nodeOf(nodes, cpu), packageId, siblings));
         }
         return new Topology(numa.kind(), sysfs.possible(), online, allowed, isolated, nohzFull, nodes, cpus);
+    }
+
+    /**
+     * A kernel built with NO_HZ_FULL but booted without {@code nohz_full=} prints "(null)" there (Debian's 6.1
+     * does); that means none.
+     */
+    private static CpuSet nohzFull(SysfsTree sysfs) {
+        String file = SysfsTree.CPU_DIR + "/nohz_full";
+        if (sysfs.readOptional(file).filter("(null)"::equals).isPresent()) {
+            return CpuSet.EMPTY;
+        }
+        return sysfs.readOptionalCpuList(file).orElse(CpuSet.EMPTY);
     }
 
     private static int nodeOf(List<NumaNode> nodes, int cpu) {

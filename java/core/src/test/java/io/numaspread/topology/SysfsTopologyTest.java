@@ -106,4 +106,12 @@ class SysfsTopologyTest {
         assertEquals(CpuSet.EMPTY, topology.nohzFull());
         assertEquals(8, topology.cpus().size());
     }
+
+    @Test
+    void nohzFullPrintedAsNullMeansNone() {
+        SysfsFixture.write(MachineShape.mana(), root);
+        SysfsFixture.write(root, "devices/system/cpu/nohz_full", "(null)");
+        SysfsTree tree = SysfsTree.at(root);
+        assertEquals(CpuSet.EMPTY, TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree).nohzFull());
+    }
 }

@@ -1,0 +1,57 @@
+package io.numaspread.internal.ffm;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * One thread's scratch memory for native calls: the errno that the last call left behind, and a CPU mask of
+ * the machine's size. errno is captured by the downcall itself ({@code captureCallState}), into this
+ * thread's segment, so no other call, thread or JVM-internal call in between can overwrite it.
+ *
+ * <p>Not thread-safe: each thread keeps its own (see {@code FfmBackend}), so the hot path allocates no
+ * native memory.
+ */
+public final class CallState {
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout LAYOUT = Linker.Option.captureStateLayout();
+    private static final long ERRNO_OFFSET = LAYOUT.byteOffset(MemoryLayout.PathElement.groupElement("errno"));
+
+    private final MemorySegment state;
+    private final MemorySegment mask;
+
+    /** Scratch for this thread, freed by the GC once the thread and its thread-local are gone. */
+    public CallState(long maskBytes) {
+        Arena arena = Arena.ofAuto();
+        this.state = arena.allocate(LAYOUT);
+        this.mask = arena.allocate(maskBytes, Long.BYTES);
+    }
+
+    /**
+     * A downcall handle for a function that reports failure through errno. It takes this class's
+     * {@link #state()} as an extra first argument.
+     */
+    static MethodHandle capturingErrno(MemorySegment function, FunctionDescriptor descriptor) {
+        return Linker.nativeLinker().downcallHandle(function, descriptor, CAPTURE_ERRNO);
+    }
+
+    /** The segment a capturing downcall writes errno into. */
+    public MemorySegment state() {
+        return state;
+    }
+
+    /** errno as the last capturing call on this thread left it. */
+    public int errno() {
+        return state.get(ValueLayout.JAVA_INT, ERRNO_OFFSET);
+    }
+
+    /** A CPU mask as large as the machine's {@code cpu/possible}; its content is whatever the last call left. */
+    public MemorySegment mask() {
+        return mask;
+    }
+}

@@ -1,0 +1,95 @@
+package io.numaspread.internal.ffm;
+
+import io.numaspread.internal.ffm.gen.libc_h;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The libc calls numaspread makes, from the jextract bindings in {@code libc_h}, with errno captured per
+ * call for those that set it. libc is found through the linker's default lookup.
+ */
+public final class LibC {
+    private static final List<String> SYMBOLS =
+            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "strerror");
+
+    private LibC() {
+    }
+
+    /**
+     * The first symbol this class needs that libc lacks. Checked before anything touches the bindings or
+     * {@link Handles}, whose static initializers would otherwise fail with an {@link ExceptionInInitializerError}.
+     */
+    public static Optional<String> missingSymbol() {
+        return SYMBOLS.stream().filter(name -> Linker.nativeLinker().defaultLookup().find(name).isEmpty()).findFirst();
+    }
+
+    /** {@code sched_getaffinity}: 0 (glibc clears the mask beyond what the kernel wrote), or -1 with errno in {@code call}. */
+    public static int schedGetaffinity(CallState call, int tid, MemorySegment mask) {
+        try {
+            return (int) Handles.SCHED_GETAFFINITY.invokeExact(call.state(), tid, mask.byteSize(), mask);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code sched_setaffinity}: 0, or -1 with errno in {@code call}. */
+    public static int schedSetaffinity(CallState call, int tid, MemorySegment mask) {
+        try {
+            return (int) Handles.SCHED_SETAFFINITY.invokeExact(call.state(), tid, mask.byteSize(), mask);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code sched_getcpu}: the calling thread's CPU, or -1 with errno in {@code call}. */
+    public static int schedGetcpu(CallState call) {
+        try {
+            return (int) Handles.SCHED_GETCPU.invokeExact(call.state());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code gettid}, which cannot fail. */
+    public static int gettid() {
+        return libc_h.gettid();
+    }
+
+    /** {@code strerror}: the C library's words for an errno value. */
+    public static String strerror(int errno) {
+        try {
+            return ((MemorySegment) Handles.STRERROR.invokeExact(errno)).getString(0);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** A downcall throws only what the JVM itself throws (out of memory, a bad argument type). */
+    static RuntimeException unexpected(Throwable e) {
+        if (e instanceof RuntimeException runtime) {
+            return runtime;
+        }
+        if (e instanceof Error error) {
+            throw error;
+        }
+        return new IllegalStateException("a downcall threw a checked exception", e);
+    }
+
+    /** Built on first use, after {@link #missingSymbol()}; static final so that the JIT inlines the calls. */
+    private static final class Handles {
+        static final MethodHandle SCHED_GETAFFINITY = CallState.capturingErrno(
+                libc_h.sched_getaffinity$address(), libc_h.sched_getaffinity$descriptor());
+        static final MethodHandle SCHED_SETAFFINITY = CallState.capturingErrno(
+                libc_h.sched_setaffinity$address(), libc_h.sched_setaffinity$descriptor());
+        static final MethodHandle SCHED_GETCPU = CallState.capturingErrno(
+                libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
+        // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
+        static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
+                FunctionDescriptor.of(libc_h.C_POINTER, libc_h.C_INT));
+    }
+}

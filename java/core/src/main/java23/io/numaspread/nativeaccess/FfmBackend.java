@@ -1,0 +1,124 @@
+package io.numaspread.nativeaccess;
+
+import io.numaspread.CpuSet;
+import io.numaspread.internal.ffm.CallState;
+import io.numaspread.internal.ffm.LibC;
+import io.numaspread.internal.ffm.LibNuma;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Optional;
+
+/**
+ * libc and libnuma through the FFM API and the jextract bindings (JDK 23 and newer). Each thread has its own
+ * {@link CallState}: errno is captured by the call into that thread's memory, and the CPU mask is reused, so
+ * pinning the calling thread allocates no native memory.
+ */
+public final class FfmBackend implements NativeBackend {
+    private final int maskBits;
+    private final Optional<String> numaUnavailableCause;
+    private final ThreadLocal<CallState> callState;
+
+    private FfmBackend(int maskBits, Optional<String> numaUnavailableCause) {
+        this.maskBits = maskBits;
+        this.numaUnavailableCause = numaUnavailableCause;
+        long maskBytes = (long) Math.max(1, (maskBits + Long.SIZE - 1) / Long.SIZE) * Long.BYTES;
+        this.callState = ThreadLocal.withInitial(() -> new CallState(maskBytes));
+    }
+
+    /** Binds libc and, if it can, libnuma; masks hold {@code maskBits} CPUs, from {@code cpu/possible}. */
+    static FfmBackend load(int maskBits) throws BackendUnavailableException {
+        // A restricted call of our own first: with --illegal-native-access=deny, the bindings' static
+        // initializers would otherwise fail with an ExceptionInInitializerError.
+        try {
+            Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ValueLayout.JAVA_INT));
+        } catch (IllegalCallerException e) {
+            Module module = FfmBackend.class.getModule();
+            throw new BackendUnavailableException(BackendKind.FFM, "native access is denied (run java with "
+                    + "--enable-native-access=" + (module.isNamed() ? module.getName() : "ALL-UNNAMED") + ")", e);
+        }
+        Optional<String> missing = LibC.missingSymbol();
+        if (missing.isPresent()) {
+            throw new BackendUnavailableException(BackendKind.FFM, "libc has no " + missing.get());
+        }
+        return new FfmBackend(maskBits, LibNuma.unavailableCause());
+    }
+
+    @Override
+    public BackendKind kind() {
+        return BackendKind.FFM;
+    }
+
+    @Override
+    public Optional<String> numaUnavailableCause() {
+        return numaUnavailableCause;
+    }
+
+    @Override
+    public int maxNode() {
+        requireNuma();
+        return LibNuma.maxNode();
+    }
+
+    @Override
+    public CpuSet nodeCpus(int node) {
+        requireNuma();
+        CallState call = callState.get();
+        return LibNuma.nodeToCpus(call, node)
+                .orElseThrow(() -> failure("numa_node_to_cpus", call, "node " + node));
+    }
+
+    @Override
+    public int distance(int from, int to) {
+        requireNuma();
+        return LibNuma.distance(from, to);
+    }
+
+    @Override
+    public CpuSet affinity(int tid) {
+        CallState call = callState.get();
+        MemorySegment mask = call.mask();
+        if (LibC.schedGetaffinity(call, tid, mask) != 0) {
+            throw failure("sched_getaffinity", call, "thread " + tid);
+        }
+        return CpuSet.fromMask(mask.toArray(ValueLayout.JAVA_LONG));
+    }
+
+    @Override
+    public void setAffinity(int tid, CpuSet cpus) {
+        CallState call = callState.get();
+        MemorySegment mask = call.mask();
+        long[] words = cpus.toMask(maskBits);
+        MemorySegment.copy(words, 0, mask, ValueLayout.JAVA_LONG, 0, words.length);
+        if (LibC.schedSetaffinity(call, tid, mask) != 0) {
+            throw failure("sched_setaffinity", call, "thread " + tid + " to CPUs " + cpus);
+        }
+    }
+
+    @Override
+    public int currentCpu() {
+        CallState call = callState.get();
+        int cpu = LibC.schedGetcpu(call);
+        if (cpu < 0) {
+            throw failure("sched_getcpu", call, "");
+        }
+        return cpu;
+    }
+
+    @Override
+    public int currentTid() {
+        return LibC.gettid();
+    }
+
+    private void requireNuma() {
+        numaUnavailableCause.ifPresent(cause -> {
+            throw new IllegalStateException("libnuma is not usable through FFM: " + cause);
+        });
+    }
+
+    private static NativeCallException failure(String function, CallState call, String detail) {
+        int errno = call.errno();
+        return new NativeCallException(function, errno, LibC.strerror(errno), detail);
+    }
+}

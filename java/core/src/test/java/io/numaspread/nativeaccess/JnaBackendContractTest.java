@@ -1,0 +1,15 @@
+package io.numaspread.nativeaccess;
+
+import io.numaspread.topology.SysfsTree;
+
+class JnaBackendContractTest extends NativeBackendContract {
+    @Override
+    BackendKind kind() {
+        return BackendKind.JNA;
+    }
+
+    @Override
+    NativeBackend load() throws BackendUnavailableException {
+        return JnaBackend.load(SysfsTree.live().maskBits());
+    }
+}

@@ -1,0 +1,252 @@
+package io.numaspread.nativeaccess;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import io.numaspread.CpuSet;
+import io.numaspread.topology.TopologyException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * What every {@link NativeBackend} must do, checked on the live host against what /sys and /proc say.
+ *
+ * <p>A backend that cannot load on this JVM (FFM on JDK 17) yields one test instead: that it is unavailable
+ * for the stated reason. Nothing is skipped.
+ */
+abstract class NativeBackendContract {
+    private static final int EINVAL = 22;
+    private static final int ESRCH = 3;
+    private static final int ERANGE = 34;
+    private static final int CONCURRENT_FAILURES = 50_000;
+
+    abstract BackendKind kind();
+
+    /** Loads the backend for the live machine, as {@link Backends} does. */
+    abstract NativeBackend load() throws BackendUnavailableException;
+
+    /** Why the backend must be unavailable on this JVM; empty when it must load. */
+    Optional<String> expectedUnavailability() {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the backend calls libc and libnuma, and so pins threads and reports failures with errno;
+     * otherwise it reads files and cannot pin.
+     */
+    boolean callsNative() {
+        return true;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> contract() throws BackendUnavailableException {
+        Optional<String> reason = expectedUnavailability();
+        if (reason.isPresent()) {
+            return Stream.of(dynamicTest("unavailable, because " + reason.get(), () -> {
+                BackendUnavailableException e = assertThrows(BackendUnavailableException.class, this::load);
+                assertEquals(kind(), e.kind());
+                assertEquals(kind().id() + " backend unavailable, because " + reason.get(), e.getMessage());
+            }));
+        }
+        NativeBackend backend = load();
+        assertEquals(kind(), backend.kind());
+        List<DynamicTest> checks = new ArrayList<>(List.of(
+                check("its NUMA calls are usable on this host, which has libnuma", () -> numaUsable(backend)),
+                check("maxNode, nodeCpus and distance agree with /sys", () -> numaAgreesWithSysfs(backend)),
+                check("nodeCpus of a node that does not exist fails naming it", () -> missingNodeFails(backend)),
+                check("affinity(0) is /proc/thread-self/status Cpus_allowed_list", () -> affinityIsAllowedList(backend)),
+                check("currentCpu is one of the allowed CPUs", () -> currentCpuIsAllowed(backend)),
+                check("currentTid is the /proc/thread-self link", () -> currentTidIsThreadSelf(backend)),
+                check("affinity of a dead thread fails naming it", () -> deadThreadFails(backend))));
+        if (callsNative()) {
+            checks.add(check("setAffinity pins a thread, as the kernel and other threads see", () -> pins(backend)));
+            checks.add(check("setAffinity beyond cpu/possible names the CPU", () -> beyondPossibleNamesCpu(backend)));
+            checks.add(check("setAffinity to no CPUs fails with EINVAL", () -> emptySetFails(backend)));
+            checks.add(check("each thread sees its own errno", () -> errnoIsPerThread(backend)));
+        } else {
+            checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
+        }
+        return checks.stream();
+    }
+
+    private static DynamicTest check(String name, Executable check) {
+        return dynamicTest(name, check);
+    }
+
+    private static void numaUsable(NativeBackend backend) {
+        assertEquals(Optional.empty(), backend.numaUnavailableCause());
+    }
+
+    private static void numaAgreesWithSysfs(NativeBackend backend) {
+        CpuSet nodes = LiveHost.onlineNodes();
+        assertEquals(nodes.last(), backend.maxNode());
+        for (int node : nodes.toArray()) {
+            assertEquals(LiveHost.nodeCpus(node), backend.nodeCpus(node), "CPUs of node " + node);
+            List<Integer> distances = new ArrayList<>();
+            for (int to : nodes.toArray()) {
+                distances.add(backend.distance(node, to));
+            }
+            assertEquals(LiveHost.distances(node), distances, "distances from node " + node);
+        }
+    }
+
+    private void missingNodeFails(NativeBackend backend) {
+        int missing = LiveHost.onlineNodes().last() + 1;
+        if (callsNative()) {
+            NativeCallException e = assertThrows(NativeCallException.class, () -> backend.nodeCpus(missing));
+            assertAll(() -> assertEquals("numa_node_to_cpus", e.function()),
+                    () -> assertEquals(ERANGE, e.errno()),
+                    () -> assertTrue(e.getMessage().endsWith("node " + missing), e.getMessage()));
+        } else {
+            TopologyException e = assertThrows(TopologyException.class, () -> backend.nodeCpus(missing));
+            assertTrue(e.getMessage().contains("node" + missing + "/cpulist"), e.getMessage());
+        }
+    }
+
+    private static void affinityIsAllowedList(NativeBackend backend) {
+        assertEquals(LiveHost.threadSelfAllowedCpus(), backend.affinity(0));
+    }
+
+    private static void currentCpuIsAllowed(NativeBackend backend) {
+        CpuSet allowed = backend.affinity(0);
+        int cpu = backend.currentCpu();
+        assertTrue(allowed.contains(cpu), "CPU " + cpu + " is not in the allowed " + allowed);
+    }
+
+    private static void currentTidIsThreadSelf(NativeBackend backend) throws Exception {
+        assertEquals(LiveHost.threadSelfTid(), backend.currentTid());
+        LiveHost.onFreshThread(() -> {
+            assertEquals(LiveHost.threadSelfTid(), backend.currentTid(), "on a fresh thread");
+            return null;
+        });
+    }
+
+    private void deadThreadFails(NativeBackend backend) throws Exception {
+        int dead = LiveHost.deadTid();
+        if (callsNative()) {
+            NativeCallException e = assertThrows(NativeCallException.class, () -> backend.affinity(dead));
+            assertAll(() -> assertEquals("sched_getaffinity", e.function()),
+                    () -> assertEquals(ESRCH, e.errno()),
+                    () -> assertEquals("No such process", e.strerror()),
+                    () -> assertTrue(e.getMessage().contains("thread " + dead), e.getMessage()));
+        } else {
+            TopologyException e = assertThrows(TopologyException.class, () -> backend.affinity(dead));
+            assertTrue(e.getMessage().contains("/proc/" + dead + "/status"), e.getMessage());
+        }
+    }
+
+    /**
+     * A fresh thread pins itself to one CPU and checks what it sees; while it waits, this thread checks it
+     * by tid; then it restores its affinity.
+     */
+    private static void pins(NativeBackend backend) throws Exception {
+        CountDownLatch pinned = new CountDownLatch(1);
+        CountDownLatch checked = new CountDownLatch(1);
+        int[] pinnedTid = new int[1];
+        int target = backend.affinity(0).last();
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try {
+            Future<CpuSet> restored = executor.submit(() -> {
+                CpuSet before = backend.affinity(0);
+                backend.setAffinity(0, CpuSet.of(target));
+                assertEquals(CpuSet.of(target), backend.affinity(0));
+                assertEquals(CpuSet.of(target), LiveHost.threadSelfAllowedCpus());
+                assertEquals(target, backend.currentCpu(), "sched_setaffinity moves the caller before it returns");
+                pinnedTid[0] = backend.currentTid();
+                pinned.countDown();
+                checked.await();
+                backend.setAffinity(0, before);
+                assertEquals(before, LiveHost.threadSelfAllowedCpus());
+                return backend.affinity(0);
+            });
+            pinned.await();
+            assertEquals(CpuSet.of(target), backend.affinity(pinnedTid[0]), "affinity by tid");
+            assertEquals(CpuSet.of(target), LiveHost.allowedCpus(pinnedTid[0]), "/proc/<tid>/status");
+            checked.countDown();
+            assertEquals(backend.affinity(0), restored.get());
+        } finally {
+            checked.countDown();
+            executor.shutdownNow();
+        }
+    }
+
+    private static void beyondPossibleNamesCpu(NativeBackend backend) throws Exception {
+        int beyond = LiveHost.possibleCpus().last() + 1;
+        LiveHost.onFreshThread(() -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> backend.setAffinity(0, CpuSet.of(0, beyond)));
+            assertTrue(e.getMessage().contains("CPU " + beyond), e.getMessage());
+            return null;
+        });
+    }
+
+    private static void emptySetFails(NativeBackend backend) throws Exception {
+        LiveHost.onFreshThread(() -> {
+            NativeCallException e = assertThrows(NativeCallException.class, () -> backend.setAffinity(0, CpuSet.EMPTY));
+            assertAll(() -> assertEquals("sched_setaffinity", e.function()),
+                    () -> assertEquals(EINVAL, e.errno()),
+                    () -> assertEquals("Invalid argument", e.strerror()));
+            return null;
+        });
+    }
+
+    /**
+     * Two threads fail side by side with different errnos, many times over; each must see its own, so errno
+     * is neither shared nor read after another call could overwrite it.
+     */
+    private static void errnoIsPerThread(NativeBackend backend) throws Exception {
+        int dead = LiveHost.deadTid();
+        CyclicBarrier together = new CyclicBarrier(2);
+        ExecutorService executor = Executors.newFixedThreadPool(2);
+        try {
+            Future<List<Integer>> einval = executor.submit(() -> errnos(together,
+                    () -> catchErrno(() -> backend.setAffinity(0, CpuSet.EMPTY))));
+            Future<List<Integer>> esrch = executor.submit(() -> errnos(together,
+                    () -> catchErrno(() -> backend.affinity(dead))));
+            assertEquals(List.of(EINVAL), einval.get().stream().distinct().toList());
+            assertEquals(List.of(ESRCH), esrch.get().stream().distinct().toList());
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    private static List<Integer> errnos(CyclicBarrier together, Supplier<Integer> failure) throws Exception {
+        List<Integer> seen = new ArrayList<>(CONCURRENT_FAILURES);
+        together.await();
+        for (int i = 0; i < CONCURRENT_FAILURES; i++) {
+            seen.add(failure.get());
+        }
+        return seen;
+    }
+
+    private static int catchErrno(Runnable call) {
+        try {
+            call.run();
+        } catch (NativeCallException e) {
+            return e.errno();
+        }
+        throw new AssertionError("the call did not fail");
+    }
+
+    private static void setAffinityUnsupported(NativeBackend backend) {
+        CpuSet allowed = backend.affinity(0);
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> backend.setAffinity(0, allowed));
+        assertTrue(e.getMessage().contains("cannot change affinity"), e.getMessage());
+        assertEquals(allowed, LiveHost.threadSelfAllowedCpus());
+    }
+}
