@@ -1,0 +1,53 @@
+package io.numaspread.cli.containers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.CpuSet;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A container limited to CPU 1 (--cpuset-cpus=1) on a host with more CPUs. */
+class CpusetContainerIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static NumaspreadContainer container;
+
+    @BeforeAll
+    static void start() {
+        container = NumaspreadContainer.start(host -> host.withCpusetCpus("1"));
+    }
+
+    @AfterAll
+    static void stop() {
+        container.close();
+    }
+
+    @Test
+    void topologyReportsTheCpusetAsAllowedAndTheHostsCpusAsOnline() throws Exception {
+        JsonNode inside = JSON.readTree(container.numaspread("topology", "--json").expectSuccess().out());
+        JsonNode host = JSON.readTree(HostCommands.numaspread("topology", "--json").expectSuccess().out());
+        assertEquals(List.of(1), ints(inside.get("allowed")));
+        assertEquals(ints(CpuSet.parse(Files.readString(Path.of("/sys/devices/system/cpu/online")).strip())),
+                ints(inside.get("online")));
+        // The cpuset narrows what the process may use, not the machine it sees.
+        for (String field : List.of("backend", "nodes", "cpus", "online", "isolated")) {
+            assertEquals(host.get(field), inside.get(field), field);
+        }
+    }
+
+    static List<Integer> ints(JsonNode array) {
+        List<Integer> ints = new ArrayList<>();
+        array.forEach(node -> ints.add(node.asInt()));
+        return ints;
+    }
+
+    static List<Integer> ints(CpuSet cpus) {
+        return cpus.stream().boxed().toList();
+    }
+}

@@ -1,0 +1,181 @@
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** deploy/kubernetes: the fields numaspread depends on, and their wiring to the ConfigMap, script and image. */
+class KubernetesManifestsTest {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    private final JsonNode configMap = manifest("configmap.yaml");
+    private final JsonNode daemonSet = manifest("daemonset.yaml");
+    private final JsonNode serverPod = manifest("server-pod-example.yaml");
+    private final JsonNode node = daemonSet.at("/spec/template/spec");
+    private final JsonNode container = onlyContainer(node);
+
+    @Test
+    void daemonSetRunsPrivilegedInTheNodesNetworkAndPidNamespaces() {
+        assertEquals("DaemonSet", daemonSet.path("kind").asText());
+        assertEquals("apps/v1", daemonSet.path("apiVersion").asText());
+        assertTrue(node.path("hostNetwork").asBoolean(), "the NIC and /sys/class/net are the node's");
+        assertTrue(node.path("hostPID").asBoolean(), "apply must see the node's irqbalance");
+        assertTrue(container.at("/securityContext/privileged").asBoolean(), "/proc/irq is read-only otherwise");
+        assertEquals("Exists", node.at("/tolerations/0/operator").asText(), "runs on every node, tainted or not");
+        JsonNode selector = daemonSet.at("/spec/selector/matchLabels");
+        selector.fields().forEachRemaining(label -> assertEquals(label.getValue(),
+                daemonSet.at("/spec/template/metadata/labels").path(label.getKey()), "selector " + label.getKey()));
+    }
+
+    @Test
+    void hostMountsForIrqsStateAndTheKubeletsCpuManager() {
+        Map<String, JsonNode> mounts = mountsByPath(node, container);
+        assertEquals(Set.of("/proc", "/sys", "/run/numaspread", "/host/kubelet"), mounts.keySet());
+        assertHostPath(mounts.get("/proc"), "/proc", false);
+        assertHostPath(mounts.get("/sys"), "/sys", false);
+        assertHostPath(mounts.get("/run/numaspread"), "/run/numaspread", false);
+        assertEquals("DirectoryOrCreate", mounts.get("/run/numaspread").at("/volume/hostPath/type").asText());
+        // The directory, not the file: the kubelet renames a new state file over the old one.
+        assertHostPath(mounts.get("/host/kubelet"), "/var/lib/kubelet", true);
+        assertEquals("/host/kubelet/cpu_manager_state", env(container).get("CPU_MANAGER_STATE").path("value").asText());
+    }
+
+    @Test
+    void commandIsTheNodeScriptFedFromTheConfigMap() throws IOException {
+        assertEquals(List.of("numaspread-node"), strings(container.path("command")));
+        assertTrue(Files.readString(Repository.path("deploy/Containerfile"))
+                        .matches("(?s).*\\nCOPY [^\\n]*deploy/bin/numaspread-node[^\\n]* /usr/local/bin/\\n.*"),
+                "the image puts numaspread-node on the PATH");
+        Map<String, JsonNode> env = env(container);
+        assertEquals(Map.of("NIC", "nic", "EXCLUDE_CPUS", "exclude-cpus", "APPLY_OPTIONS", "apply-options"),
+                configMapKeys(env));
+        assertEquals(configMap.at("/metadata/name"), env.get("NIC").at("/valueFrom/configMapKeyRef/name"));
+        assertEquals(configMap.at("/metadata/namespace"), daemonSet.at("/metadata/namespace"));
+        assertEquals(new TreeSet<>(configMapKeys(env).values()), fieldNames(configMap.path("data")));
+
+        String script = Files.readString(Repository.path("deploy/bin/numaspread-node"));
+        for (String variable : env.keySet()) {
+            assertTrue(script.contains("${" + variable), "numaspread-node reads " + variable);
+        }
+        assertTrue(script.contains("numaspread apply --nic \"$NIC\" --exclude \"$1\""), "exclusive CPUs go to --exclude");
+    }
+
+    @Test
+    void preStopRestoresTheNic() {
+        List<String> preStop = strings(container.at("/lifecycle/preStop/exec/command"));
+        assertEquals(List.of("sh", "-c", "numaspread restore --nic \"$NIC\""), preStop);
+        assertTrue(node.path("terminationGracePeriodSeconds").asInt() >= 10, "restore needs a moment");
+    }
+
+    @Test
+    void serverPodLoadsTheAgentCopiedFromTheImage() {
+        JsonNode spec = serverPod.path("spec");
+        JsonNode server = onlyContainer(spec);
+        String options = env(server).get("JAVA_TOOL_OPTIONS").path("value").asText();
+        Matcher agent = Pattern.compile("-javaagent:(/\\S+/numaspread-agent\\.jar)=(\\S+)").matcher(options);
+        assertTrue(agent.matches(), options);
+        Map<String, String> agentOptions = new LinkedHashMap<>();
+        for (String option : agent.group(2).split(",")) {
+            String[] keyValue = option.split("=", 2);
+            agentOptions.put(keyValue[0], keyValue[1]);
+        }
+        assertEquals(Set.of("threads", "nic"), agentOptions.keySet(), agent.group(2));
+        assertTrue(spec.path("hostNetwork").asBoolean(), "nic=" + agentOptions.get("nic") + " is the node's NIC");
+
+        Path jar = Path.of(agent.group(1));
+        JsonNode serverMount = mountsByPath(spec, server).get(jar.getParent().toString());
+        assertTrue(serverMount.path("readOnly").asBoolean(), "the server mounts the agent read-only");
+        JsonNode copier = spec.path("initContainers").get(0);
+        JsonNode copierMount = copier.path("volumeMounts").get(0);
+        assertEquals(serverMount.path("name"), copierMount.path("name"), "one shared volume");
+        assertEquals(List.of("cp", "/opt/numaspread/numaspread-agent.jar", copierMount.path("mountPath").asText() + "/"),
+                strings(copier.path("command")), "copies the jar from where deploy/Containerfile puts it");
+        assertEquals(container.path("image"), copier.path("image"), "the numaspread image");
+    }
+
+    @Test
+    void serverPodIsGuaranteedSoTheStaticCpuManagerGivesItExclusiveCpus() {
+        JsonNode resources = onlyContainer(serverPod.path("spec")).path("resources");
+        assertEquals(resources.path("requests"), resources.path("limits"));
+        assertTrue(resources.at("/limits/cpu").asText().matches("[1-9][0-9]*"), "whole CPUs");
+    }
+
+    private static JsonNode manifest(String name) {
+        try {
+            return YAML.readTree(Repository.path("deploy/kubernetes/" + name).toFile());
+        } catch (IOException e) {
+            throw new IllegalStateException("deploy/kubernetes/" + name + " is not valid YAML", e);
+        }
+    }
+
+    private static JsonNode onlyContainer(JsonNode podSpec) {
+        assertEquals(1, podSpec.path("containers").size(), "containers");
+        return podSpec.path("containers").get(0);
+    }
+
+    /** Each mount of the container by its mountPath, with its volume under "volume". */
+    private static Map<String, JsonNode> mountsByPath(JsonNode podSpec, JsonNode container) {
+        Map<String, JsonNode> volumes = new LinkedHashMap<>();
+        podSpec.path("volumes").forEach(volume -> volumes.put(volume.path("name").asText(), volume));
+        Map<String, JsonNode> mounts = new LinkedHashMap<>();
+        for (JsonNode mount : container.path("volumeMounts")) {
+            JsonNode volume = volumes.get(mount.path("name").asText());
+            assertTrue(volume != null, "volume " + mount.path("name") + " is defined");
+            mounts.put(mount.path("mountPath").asText(), ((ObjectNode) mount.deepCopy()).set("volume", volume));
+        }
+        return mounts;
+    }
+
+    private static void assertHostPath(JsonNode mount, String hostPath, boolean readOnly) {
+        assertEquals(hostPath, mount.at("/volume/hostPath/path").asText(), mount.toString());
+        assertEquals(readOnly, mount.path("readOnly").asBoolean(), mount.toString());
+    }
+
+    private static Map<String, JsonNode> env(JsonNode container) {
+        Map<String, JsonNode> env = new LinkedHashMap<>();
+        container.path("env").forEach(variable -> env.put(variable.path("name").asText(), variable));
+        return env;
+    }
+
+    /** Environment variable to the ConfigMap key it is taken from. */
+    private static Map<String, String> configMapKeys(Map<String, JsonNode> env) {
+        Map<String, String> keys = new LinkedHashMap<>();
+        env.forEach((name, variable) -> {
+            JsonNode reference = variable.at("/valueFrom/configMapKeyRef");
+            if (!reference.isMissingNode()) {
+                keys.put(name, reference.path("key").asText());
+            }
+        });
+        return keys;
+    }
+
+    private static Set<String> fieldNames(JsonNode object) {
+        Set<String> names = new TreeSet<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    private static List<String> strings(JsonNode array) {
+        assertFalse(array.isMissingNode(), "missing");
+        List<String> strings = new ArrayList<>();
+        array.forEach(element -> strings.add(element.asText()));
+        return strings;
+    }
+}
