@@ -128,6 +128,41 @@ class AgentForkTest {
 
     @ParameterizedTest
     @MethodSource("jdks")
+    void attachWithBadOptionsFailsAndLeavesTheJvmRunning(Path jdk) throws Exception {
+        try (ForkedJvm jvm = ForkedJvm.start(jdk, null, "attach", "io:2")) {
+            jvm.readUntil("ready");
+            StringWriter err = new StringWriter();
+            int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()), "threads=io-[,node=0,count=2"},
+                    new PrintWriter(new StringWriter()), new PrintWriter(err));
+            assertEquals(2, exit, err.toString());
+            assertTrue(err.toString().startsWith("numaspread: the agent in JVM " + jvm.pid() + " refused the options"),
+                    err.toString());
+            jvm.sendLine();
+            ForkedJvm.Result result = jvm.finish();
+            assertEquals(0, result.exitCode(), result.describe());
+            assertEquals(unpinned(), result.cpusOf("after ", "io-0"), result.describe());
+            assertTrue(result.stderr().contains("numaspread agent: bad glob \"io-[\" in threads=: it has a '[' without"
+                    + " its ']'"), result.describe());
+        }
+    }
+
+    @Test
+    void attachRefusesAProcessThatIsNoJvmWithoutHarmingIt() throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "60").start();
+        try {
+            StringWriter err = new StringWriter();
+            int exit = Main.run(new String[] {"attach", Long.toString(sleeper.pid()), "threads=io-*,node=0,count=1"},
+                    new PrintWriter(new StringWriter()), new PrintWriter(err));
+            assertEquals(2, exit, err.toString());
+            assertTrue(err.toString().startsWith("numaspread: cannot attach to JVM " + sleeper.pid()), err.toString());
+            assertTrue(sleeper.isAlive(), "attach must not signal a process that is no JVM");
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
     void badOptionsPrintOneLineAndTheJvmRunsWithoutPinning(Path jdk) throws Exception {
         Map<String, String> problems = Map.of(
                 "threads=io-*,node=0,count=2,colour=red", "unknown option \"colour\"",
