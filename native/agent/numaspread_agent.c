@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define NSA_CLASS "io/numaspread/agent/NativeAgent"
+#define NSA_REPORTS_CLASS "io/numaspread/agent/PinReports"
 #define NSA_REPORT_CAPACITY 1024
 #define NSA_NAME_LIMIT 256
 
@@ -62,8 +63,11 @@ static jvmtiEnv *nsa_jvmti;
 static pthread_mutex_t nsa_rules_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nsa_rules *nsa_current;
 
+/* The reports wait here for PinReports' thread, which parks in Java (a thread blocked in native code would
+ * hold up JVM exit by 300 ms) and is woken through PinReports.wake() when the queue stops being empty. */
+static jclass nsa_reports_class;
+static jmethodID nsa_reports_wake;
 static pthread_mutex_t nsa_report_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t nsa_report_ready = PTHREAD_COND_INITIALIZER;
 static struct nsa_report nsa_reports[NSA_REPORT_CAPACITY];
 static size_t nsa_report_count;
 static unsigned long nsa_reports_dropped;
@@ -311,7 +315,7 @@ static pid_t nsa_gettid(void) {
 
 /* ---- reports: what was pinned where, drained by a Java thread ----------------------------------------- */
 
-static void nsa_report(int error, pid_t tid, const char *cpus, const char *name) {
+static void nsa_report(JNIEnv *jni, int error, pid_t tid, const char *cpus, const char *name) {
     char *cpus_copy = strdup(cpus);
     char *name_copy = strndup(name, NSA_NAME_LIMIT);
     if (pthread_mutex_lock(&nsa_report_lock) != 0) {
@@ -319,6 +323,7 @@ static void nsa_report(int error, pid_t tid, const char *cpus, const char *name)
         free(name_copy);
         return;
     }
+    int was_empty = nsa_report_count == 0 && nsa_reports_dropped == 0;
     if (cpus_copy == NULL || name_copy == NULL || nsa_report_count == NSA_REPORT_CAPACITY) {
         free(cpus_copy);
         free(name_copy);
@@ -326,13 +331,19 @@ static void nsa_report(int error, pid_t tid, const char *cpus, const char *name)
     } else {
         nsa_reports[nsa_report_count++] = (struct nsa_report) {error, tid, cpus_copy, name_copy};
     }
-    if (pthread_cond_signal(&nsa_report_ready) != 0 || pthread_mutex_unlock(&nsa_report_lock) != 0) {
+    if (pthread_mutex_unlock(&nsa_report_lock) != 0) {
         abort();
+    }
+    if (was_empty) {
+        (*jni)->CallStaticVoidMethod(jni, nsa_reports_class, nsa_reports_wake);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+        }
     }
 }
 
 /* Pins thread tid (0: the caller) by its name's rule; returns 1 when pinned, 0 when no rule matched, or -errno. */
-static int nsa_pin(struct nsa_rules *rules, pid_t tid, const char *name) {
+static int nsa_pin(JNIEnv *jni, struct nsa_rules *rules, pid_t tid, const char *name) {
     struct nsa_rule *rule = nsa_rule_for(rules, name);
     if (rule == NULL) {
         return 0;
@@ -341,7 +352,7 @@ static int nsa_pin(struct nsa_rules *rules, pid_t tid, const char *name) {
     const unsigned long *mask = rule->masks + set * rules->mask_words;
     int error = sched_setaffinity(tid, rules->mask_words * sizeof(unsigned long), (const cpu_set_t *) mask) == 0
             ? 0 : errno;
-    nsa_report(error, tid == 0 ? nsa_gettid() : tid, rule->cpulists[set], name);
+    nsa_report(jni, error, tid == 0 ? nsa_gettid() : tid, rule->cpulists[set], name);
     return error == 0 ? 1 : -error;
 }
 
@@ -381,11 +392,11 @@ static void JNICALL nsa_on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread th
             (*jni)->DeleteLocalRef(jni, info.context_class_loader);
         }
         if (info.name != NULL) {
-            if (nsa_pin(rules, 0, info.name) != 0) {
+            if (nsa_pin(jni, rules, 0, info.name) != 0) {
                 nsa_track_started(rules, nsa_gettid());
             }
             if ((*jvmti)->Deallocate(jvmti, (unsigned char *) info.name) != JVMTI_ERROR_NONE) {
-                nsa_report(EFAULT, nsa_gettid(), "", "(JVMTI Deallocate failed)");
+                nsa_report(jni, EFAULT, nsa_gettid(), "", "(JVMTI Deallocate failed)");
             }
         }
     }
@@ -584,7 +595,7 @@ static jint JNICALL nsa_jni_pin_running(JNIEnv *env, jclass type, jintArray tids
             char *text = name == NULL ? NULL : nsa_utf(env, name);
             (*env)->DeleteLocalRef(env, name);
             if (text != NULL) {
-                matched += nsa_pin(rules, (pid_t) tid_values[i], text) != 0;
+                matched += nsa_pin(env, rules, (pid_t) tid_values[i], text) != 0;
                 free(text);
             }
         }
@@ -597,20 +608,15 @@ static jint JNICALL nsa_jni_pin_running(JNIEnv *env, jclass type, jintArray tids
 }
 
 /*
- * NativeAgent.awaitReports(): blocks until pins were reported, then returns them, one string each:
+ * NativeAgent.takeReports(): takes the pins reported so far, one string each, without waiting:
  * "errno\tstrerror\ttid\tcpulist\tname" (errno 0: pinned). A first entry "-1\t\t\t\tN" says N were dropped.
  */
-static jobjectArray JNICALL nsa_jni_await_reports(JNIEnv *env, jclass type) {
+static jobjectArray JNICALL nsa_jni_take_reports(JNIEnv *env, jclass type) {
     (void) type;
     struct nsa_report taken[NSA_REPORT_CAPACITY];
     if (pthread_mutex_lock(&nsa_report_lock) != 0) {
         nsa_throw(env, "java/lang/IllegalStateException", "numaspread agent: pthread_mutex_lock failed");
         return NULL;
-    }
-    while (nsa_report_count == 0 && nsa_reports_dropped == 0) {
-        if (pthread_cond_wait(&nsa_report_ready, &nsa_report_lock) != 0) {
-            abort();
-        }
     }
     size_t count = nsa_report_count;
     unsigned long dropped = nsa_reports_dropped;
@@ -662,7 +668,7 @@ static const JNINativeMethod nsa_methods[] = {
     {"globProblem", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nsa_jni_glob_problem},
     {"install", "([[Ljava/lang/String;[[JIZ)V", (void *) nsa_jni_install},
     {"pinRunning", "([I[Ljava/lang/String;)I", (void *) nsa_jni_pin_running},
-    {"awaitReports", "()[Ljava/lang/String;", (void *) nsa_jni_await_reports},
+    {"takeReports", "()[Ljava/lang/String;", (void *) nsa_jni_take_reports},
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
@@ -676,6 +682,15 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
         return JNI_ERR;
     }
     if ((*env)->RegisterNatives(env, type, nsa_methods, (jint) (sizeof nsa_methods / sizeof nsa_methods[0])) != 0) {
+        return JNI_ERR;
+    }
+    jclass reports = (*env)->FindClass(env, NSA_REPORTS_CLASS);
+    if (reports == NULL) {
+        return JNI_ERR;
+    }
+    nsa_reports_class = (jclass) (*env)->NewGlobalRef(env, reports);
+    nsa_reports_wake = (*env)->GetStaticMethodID(env, reports, "wake", "()V");
+    if (nsa_reports_class == NULL || nsa_reports_wake == NULL) {
         return JNI_ERR;
     }
     if ((*vm)->GetEnv(vm, (void **) &nsa_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {

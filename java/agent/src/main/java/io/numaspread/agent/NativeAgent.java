@@ -74,8 +74,9 @@ final class NativeAgent {
     static native int pinRunning(int[] tids, String[] names);
 
     /**
-     * Blocks until pins were reported, then takes them: "errno\tstrerror\ttid\tcpulist\tname" each, errno 0 for
-     * a pin that held; an entry with errno -1 carries in its name field how many reports were dropped.
+     * Takes the pins reported so far, without waiting: "errno\tstrerror\ttid\tcpulist\tname" each, errno 0 for a
+     * pin that held; an entry with errno -1 carries in its name field how many reports were dropped. When the
+     * queue stops being empty the library calls {@link PinReports#wake()}.
      */
-    static native String[] awaitReports();
+    static native String[] takeReports();
 }

@@ -1,13 +1,16 @@
 package io.numaspread.agent;
 
+import java.util.concurrent.locks.LockSupport;
+
 /**
- * Prints what the native hook did, from a daemon thread that blocks in the library until there is news:
- * failed pins always, successful ones when verbose. The hook itself never prints, since it runs on the
- * application's starting threads.
+ * Prints what the native hook did, from a daemon thread: failed pins always, successful ones when verbose.
+ * The hook itself never prints, since it runs on the application's starting threads; it queues a report and,
+ * when the queue was empty, calls {@link #wake()}. The thread parks in Java rather than waiting in native
+ * code, because the JVM's exit waits up to 300 ms for threads that are in native code.
  */
 final class PinReports {
     private static volatile boolean verbose;
-    private static Thread reader;
+    private static volatile Thread reader;
 
     private PinReports() {
     }
@@ -15,15 +18,28 @@ final class PinReports {
     static synchronized void start(boolean printPins) {
         verbose = printPins;
         if (reader == null) {
-            reader = new Thread(PinReports::drain, "numaspread-agent-reports");
-            reader.setDaemon(true);
-            reader.start();
+            Thread thread = new Thread(PinReports::drain, "numaspread-agent-reports");
+            thread.setDaemon(true);
+            reader = thread;
+            thread.start();
+        }
+    }
+
+    /** Called by the native library when the first report enters an empty queue. */
+    static void wake() {
+        Thread thread = reader;
+        if (thread != null) {
+            LockSupport.unpark(thread);
         }
     }
 
     private static void drain() {
         while (true) {
-            for (String report : NativeAgent.awaitReports()) {
+            String[] reports = NativeAgent.takeReports();
+            if (reports.length == 0) {
+                LockSupport.park(PinReports.class);
+            }
+            for (String report : reports) {
                 String line = line(report);
                 if (line != null) {
                     System.err.println(NumaspreadAgent.PREFIX + line);
