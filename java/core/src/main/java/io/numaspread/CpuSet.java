@@ -13,19 +13,51 @@ import java.util.stream.IntStream;
  * {@code cpu/possible}, never from a compile-time {@code CPU_SETSIZE}.
  */
 public final class CpuSet implements Iterable<Integer> {
-    public static final CpuSet EMPTY = new CpuSet(new long[0]);
+    public static final CpuSet EMPTY = new CpuSet(new long[0], 0);
 
+    /**
+     * The set's bits from its lowest to its highest non-zero 64-bit word: {@code words[j]} holds CPUs
+     * {@code (base + j) * 64 ..}. Storing only that span keeps CPU 8000's sibling pair at one word, not 126.
+     */
     private final long[] words;
+    private final int base;
 
-    private CpuSet(long[] words) {
-        int used = words.length;
-        while (used > 0 && words[used - 1] == 0) {
-            used--;
+    private CpuSet(long[] words, int base) {
+        this.words = words;
+        this.base = base;
+    }
+
+    /** The set of {@code words} starting at word {@code base}, trimmed of zero words at both ends. */
+    private static CpuSet trimmed(long[] words, int base) {
+        int low = 0;
+        int high = words.length;
+        while (high > low && words[high - 1] == 0) {
+            high--;
         }
-        this.words = used == words.length ? words : Arrays.copyOf(words, used);
+        while (low < high && words[low] == 0) {
+            low++;
+        }
+        if (low == high) {
+            return EMPTY;
+        }
+        return low == 0 && high == words.length ? new CpuSet(words, base)
+                : new CpuSet(Arrays.copyOfRange(words, low, high), base + low);
+    }
+
+    private int end() {
+        return base + words.length;
+    }
+
+    /** The word with absolute index {@code index}, 0 outside the stored span. */
+    private long word(int index) {
+        int j = index - base;
+        return j >= 0 && j < words.length ? words[j] : 0;
     }
 
     public static CpuSet of(int... cpus) {
+        if (cpus.length == 1 && cpus[0] >= 0) {
+            return new CpuSet(new long[] {1L << cpus[0]}, cpus[0] >>> 6);
+        }
         Builder builder = builder();
         for (int cpu : cpus) {
             builder.add(cpu);
@@ -109,7 +141,7 @@ public final class CpuSet implements Iterable<Integer> {
 
     /** The set whose bit {@code i} is bit {@code i % 64} of {@code mask[i / 64]}, as the kernel lays out masks. */
     public static CpuSet fromMask(long[] mask) {
-        return new CpuSet(mask.clone());
+        return trimmed(mask.clone(), 0);
     }
 
     /**
@@ -144,8 +176,7 @@ public final class CpuSet implements Iterable<Integer> {
     }
 
     public boolean contains(int cpu) {
-        int word = cpu >>> 6;
-        return cpu >= 0 && word < words.length && (words[word] & (1L << cpu)) != 0;
+        return cpu >= 0 && (word(cpu >>> 6) & (1L << cpu)) != 0;
     }
 
     public boolean containsAll(CpuSet other) {
@@ -153,9 +184,9 @@ public final class CpuSet implements Iterable<Integer> {
     }
 
     public boolean intersects(CpuSet other) {
-        int common = Math.min(words.length, other.words.length);
-        for (int i = 0; i < common; i++) {
-            if ((words[i] & other.words[i]) != 0) {
+        int high = Math.min(end(), other.end());
+        for (int i = Math.max(base, other.base); i < high; i++) {
+            if ((word(i) & other.word(i)) != 0) {
                 return true;
             }
         }
@@ -177,12 +208,10 @@ public final class CpuSet implements Iterable<Integer> {
 
     /** The lowest CPU. */
     public int first() {
-        for (int i = 0; i < words.length; i++) {
-            if (words[i] != 0) {
-                return i * 64 + Long.numberOfTrailingZeros(words[i]);
-            }
+        if (words.length == 0) {
+            throw new NoSuchElementException("empty CPU set");
         }
-        throw new NoSuchElementException("empty CPU set");
+        return base * 64 + Long.numberOfTrailingZeros(words[0]);
     }
 
     /** The highest CPU. */
@@ -191,7 +220,7 @@ public final class CpuSet implements Iterable<Integer> {
             throw new NoSuchElementException("empty CPU set");
         }
         int top = words.length - 1;
-        return top * 64 + 63 - Long.numberOfLeadingZeros(words[top]);
+        return (base + top) * 64 + 63 - Long.numberOfLeadingZeros(words[top]);
     }
 
     /** The CPU at position {@code index} in ascending order. */
@@ -204,7 +233,7 @@ public final class CpuSet implements Iterable<Integer> {
                 for (int skip = 0; skip < remaining; skip++) {
                     word &= word - 1;
                 }
-                return i * 64 + Long.numberOfTrailingZeros(word);
+                return (base + i) * 64 + Long.numberOfTrailingZeros(word);
             }
             remaining -= count;
         }
@@ -212,27 +241,42 @@ public final class CpuSet implements Iterable<Integer> {
     }
 
     public CpuSet union(CpuSet other) {
-        long[] result = Arrays.copyOf(words, Math.max(words.length, other.words.length));
-        for (int i = 0; i < other.words.length; i++) {
-            result[i] |= other.words[i];
+        if (other.isEmpty()) {
+            return this;
         }
-        return new CpuSet(result);
+        if (isEmpty()) {
+            return other;
+        }
+        int low = Math.min(base, other.base);
+        long[] result = new long[Math.max(end(), other.end()) - low];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = word(low + i) | other.word(low + i);
+        }
+        return new CpuSet(result, low);
     }
 
     public CpuSet intersect(CpuSet other) {
-        long[] result = Arrays.copyOf(words, Math.min(words.length, other.words.length));
-        for (int i = 0; i < result.length; i++) {
-            result[i] &= other.words[i];
+        int low = Math.max(base, other.base);
+        int high = Math.min(end(), other.end());
+        if (low >= high) {
+            return EMPTY;
         }
-        return new CpuSet(result);
+        long[] result = new long[high - low];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = word(low + i) & other.word(low + i);
+        }
+        return trimmed(result, low);
     }
 
     public CpuSet minus(CpuSet other) {
-        long[] result = words.clone();
-        for (int i = 0; i < Math.min(result.length, other.words.length); i++) {
-            result[i] &= ~other.words[i];
+        if (!intersects(other)) {
+            return this;
         }
-        return new CpuSet(result);
+        long[] result = words.clone();
+        for (int i = 0; i < result.length; i++) {
+            result[i] &= ~other.word(base + i);
+        }
+        return trimmed(result, base);
     }
 
     public CpuSet with(int cpu) {
@@ -248,7 +292,9 @@ public final class CpuSet implements Iterable<Integer> {
         if (!isEmpty() && last() >= bits) {
             throw new IllegalArgumentException("CPU " + last() + " is beyond the " + bits + " CPUs this machine can have");
         }
-        return Arrays.copyOf(words, (bits + 63) / 64);
+        long[] mask = new long[(bits + 63) / 64];
+        System.arraycopy(words, 0, mask, base, words.length);
+        return mask;
     }
 
     /** The set as the kernel prints hex masks for {@code bits} CPUs: 32-bit groups, most significant first. */
@@ -266,6 +312,11 @@ public final class CpuSet implements Iterable<Integer> {
         return text.toString();
     }
 
+    /** The lowest CPU at or above {@code from}, or -1; cheap when {@code from} is near it. */
+    public int next(int from) {
+        return from <= 0 ? (isEmpty() ? -1 : first()) : nextAfter(from - 1);
+    }
+
     public IntStream stream() {
         return IntStream.iterate(isEmpty() ? -1 : first(), cpu -> cpu >= 0, this::nextAfter);
     }
@@ -278,7 +329,7 @@ public final class CpuSet implements Iterable<Integer> {
         for (int i = 0; i < words.length; i++) {
             long word = words[i];
             while (word != 0) {
-                action.accept(i * 64 + Long.numberOfTrailingZeros(word));
+                action.accept((base + i) * 64 + Long.numberOfTrailingZeros(word));
                 word &= word - 1;
             }
         }
@@ -286,14 +337,17 @@ public final class CpuSet implements Iterable<Integer> {
 
     private int nextAfter(int cpu) {
         int from = cpu + 1;
-        int i = from >>> 6;
+        int i = (from >>> 6) - base;
+        if (i < 0) {
+            return isEmpty() ? -1 : first();
+        }
         if (i >= words.length) {
             return -1;
         }
         long word = words[i] & (-1L << from);
         while (true) {
             if (word != 0) {
-                return i * 64 + Long.numberOfTrailingZeros(word);
+                return (base + i) * 64 + Long.numberOfTrailingZeros(word);
             }
             if (++i == words.length) {
                 return -1;
@@ -333,12 +387,12 @@ public final class CpuSet implements Iterable<Integer> {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof CpuSet set && Arrays.equals(words, set.words);
+        return other instanceof CpuSet set && base == set.base && Arrays.equals(words, set.words);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(words);
+        return 31 * base + Arrays.hashCode(words);
     }
 
     /** Accumulates CPUs; not thread-safe. */
@@ -373,7 +427,7 @@ public final class CpuSet implements Iterable<Integer> {
         }
 
         public CpuSet build() {
-            return new CpuSet(words.clone());
+            return trimmed(words.clone(), 0);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.numaspread.cli;
 
+import io.numaspread.irq.IrqException;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.topology.TopologyException;
@@ -35,6 +36,13 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
     private static int exitCodeOf(Exception failure) {
         if (failure instanceof CliException cli) {
             return cli.exitCode();
+        }
+        if (failure instanceof IrqException irq) {
+            return switch (irq.kind()) {
+                case BAD_INPUT -> CliException.BAD_INPUT;
+                case REFUSED -> CliException.REFUSED;
+                case ROLLED_BACK, INCOMPLETE -> CliException.ROLLED_BACK;
+            };
         }
         if (failure instanceof TopologyException || failure instanceof BackendUnavailableException
                 || failure instanceof NativeCallException) {

@@ -9,14 +9,15 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
-        subcommands = {TopologyCommand.class, AgentPathCommand.class, AttachCommand.class},
+        subcommands = {TopologyCommand.class, PlanCommand.class, IrqsCommand.class, ApplyCommand.class,
+            RestoreCommand.class, AgentPathCommand.class, AttachCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
             "1:internal error (a bug: please report it; NUMASPREAD_DEBUG=1 shows the stack trace)",
             "2:bad input (a flag, a file, an interface, a CPU)",
             "3:refused for safety (no privilege, irqbalance running)",
-            "4:partial failure, rolled back"})
+            "4:partial failure: apply rolled every change back; restore kept the state file for another try"})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -35,10 +36,17 @@ public final class Main implements Runnable {
         return commandLine.execute(args);
     }
 
-    /** With no subcommand: the main job on this machine's defaults. */
+    /**
+     * With no subcommand: the main job on this machine's defaults, changing nothing: the topology, then the plan
+     * for the NIC of the default route next to where its IRQs are now, and how to apply it.
+     */
     @Override
     public void run() {
-        new TopologyCommand().print(spec.commandLine().getOut(), false);
+        PrintWriter out = spec.commandLine().getOut();
+        new TopologyCommand().print(out, false);
+        out.println();
+        DefaultRoutePlan.print(out);
+        out.flush();
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -60,4 +60,9 @@ public final class FfmBackend implements NativeBackend {
     public int currentTid() {
         throw new AssertionError("never instantiated");
     }
+
+    @Override
+    public int incomingCpu(int fd) {
+        throw new AssertionError("never instantiated");
+    }
 }

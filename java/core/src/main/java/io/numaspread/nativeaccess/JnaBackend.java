@@ -117,6 +117,18 @@ public final class JnaBackend implements NativeBackend {
         return libc.gettid();
     }
 
+    @Override
+    public int incomingCpu(int fd) {
+        int[] cpu = {0};
+        int[] length = {Integer.BYTES};
+        try {
+            libc.getsockopt(fd, SocketOption.SOL_SOCKET, SocketOption.SO_INCOMING_CPU, cpu, length);
+        } catch (LastErrorException e) {
+            throw failure("getsockopt", e, "SO_INCOMING_CPU of fd " + fd);
+        }
+        return cpu[0];
+    }
+
     private LibNuma requireNuma() {
         if (numa == null) {
             throw new IllegalStateException("libnuma is not usable through JNA: " + numaUnavailableCause);
@@ -138,6 +150,8 @@ public final class JnaBackend implements NativeBackend {
         int sched_getcpu() throws LastErrorException;
 
         int gettid();
+
+        int getsockopt(int fd, int level, int optname, int[] optval, int[] optlen) throws LastErrorException;
 
         String strerror(int errnum);
     }

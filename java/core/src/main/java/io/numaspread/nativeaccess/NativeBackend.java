@@ -43,4 +43,12 @@ public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBacke
 
     /** {@code gettid()}: the calling thread's Linux thread id. */
     int currentTid();
+
+    /**
+     * {@code getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU)}: the CPU that last handled a packet of socket
+     * {@code fd} in the kernel, or -1 when none has been recorded yet.
+     *
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    int incomingCpu(int fd);
 }

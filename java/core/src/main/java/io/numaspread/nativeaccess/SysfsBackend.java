@@ -109,6 +109,12 @@ public final class SysfsBackend implements NativeBackend {
         }
     }
 
+    @Override
+    public int incomingCpu(int fd) {
+        throw new UnsupportedOperationException(
+                "the sysfs backend cannot call getsockopt for SO_INCOMING_CPU; use the ffm or jna backend");
+    }
+
     private Path taskDir(int tid) {
         return tid == 0 ? proc.resolve("thread-self") : proc.resolve(Integer.toString(tid));
     }

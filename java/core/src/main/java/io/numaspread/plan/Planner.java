@@ -3,15 +3,32 @@ package io.numaspread.plan;
 import io.numaspread.CpuSet;
 import io.numaspread.topology.NumaNode;
 import io.numaspread.topology.Topology;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.OptionalInt;
-import java.util.TreeMap;
 
 /**
  * Spreads queues over CPUs with the priorities of the mana driver's {@code irq_setup()}: at most one queue per
  * CPU while free CPUs remain, then NUMA locality by distance hops, then SMT sibling dislocality. Pure: it reads
  * only its arguments.
+ *
+ * <p>The default policy, {@link Policy#KERNEL}, for one origin:
+ * <ol>
+ *   <li>Candidates are the online CPUs ∩ the allowed set (for IRQs every online CPU that is neither isolated
+ *       nor nohz_full, for threads this process's CPUs; {@code cpus} replaces it) minus {@code exclude}.
+ *   <li>Levels are the nodes with candidates grouped by distance from the origin, ascending; nodes at an equal
+ *       distance share a level. With no origin, everything is one level.
+ *   <li>Within a level, the sibling groups (siblings ∩ candidates ∩ the node) are ordered by lowest CPU. In
+ *       round r every group with more than r candidates takes the next queue on its r-th lowest CPU (its slot).
+ *       The level is done when every CPU has a slot; then the next level starts.
+ *   <li>When every level is done and queues remain, the same order repeats: every CPU takes a second queue.
+ *   <li>A queue's affinity is its group (sibling mode) or its slot CPU ({@link Mode#CPU}).
+ *   <li>{@code skipFirst} computes the first slot and gives it no queue.
+ * </ol>
+ * The plan for k queues is therefore the first k entries of the plan for k + 1. {@link PlanRequest} describes
+ * several origins and {@link Policy} the other policies.
+ *
+ * <p>Cost: one origin takes O(candidate CPUs + queues) time and a few flat arrays; several origins take
+ * O(queues × groups in a level) at worst.
  */
 public final class Planner {
     private Planner() {
@@ -27,24 +44,17 @@ public final class Planner {
                     + " minus --exclude " + request.exclude() + " leaves none of the online CPUs "
                     + topology.online());
         }
-        Integer origin = request.origins().isEmpty() ? null : request.origins().get(0);
-        if (origin != null && topology.node(origin).isEmpty()) {
-            throw new IllegalArgumentException("node " + origin + " does not exist; the nodes are "
-                    + topology.nodes().stream().map(n -> Integer.toString(n.id())).toList());
+        for (int origin : request.origins()) {
+            if (origin >= 0 && topology.node(origin).isEmpty()) {
+                throw new IllegalArgumentException("node " + origin + " does not exist; the nodes are "
+                        + topology.nodes().stream().map(NumaNode::id).toList());
+            }
         }
-        List<Slot> slots = onePass(topology, candidates, origin);
-        int first = request.skipFirst() ? 1 : 0;
-        List<Assignment> assignments = new ArrayList<>(request.count());
-        for (int index = 0; index < request.count(); index++) {
-            int position = index + first;
-            Slot slot = slots.get(position % slots.size());
-            CpuSet cpus = request.mode() == Mode.SIBLINGS ? slot.group() : CpuSet.of(slot.cpu());
-            int node = topology.cpu(slot.cpu()).map(c -> c.node()).orElse(-1);
-            OptionalInt distance = origin == null ? OptionalInt.empty() : topology.distance(origin, node);
-            assignments.add(new Assignment(index, cpus, slot.cpu(), node, distance, slot.level(),
-                    position / slots.size()));
-        }
-        return new SpreadPlan(request, candidates, assignments);
+        Layout layout = new Layout(topology, candidates);
+        Assignment[] assignments = request.origins().size() <= 1
+                ? single(layout, request, request.origins().isEmpty() ? -1 : request.origins().get(0))
+                : shared(layout, request);
+        return new SpreadPlan(request, candidates, Arrays.asList(assignments));
     }
 
     static CpuSet allowed(Topology topology, PlanRequest request) {
@@ -58,67 +68,228 @@ public final class Planner {
         return topology.online().intersect(allowed(topology, request)).minus(request.exclude());
     }
 
-    /** Every candidate CPU once, in the order queues take them. */
-    private static List<Slot> onePass(Topology topology, CpuSet candidates, Integer origin) {
-        List<Slot> slots = new ArrayList<>(candidates.size());
-        List<CpuSet> levels = levels(topology, candidates, origin);
-        for (int level = 0; level < levels.size(); level++) {
-            List<CpuSet> groups = siblingGroups(topology, levels.get(level));
-            for (int round = 0; ; round++) {
-                boolean assigned = false;
-                for (CpuSet group : groups) {
-                    if (group.size() > round) {
-                        slots.add(new Slot(group.nth(round), group, level));
-                        assigned = true;
-                    }
-                }
-                if (!assigned) {
-                    break;
-                }
-            }
+    /** One origin: lay out one pass of slots in order, then deal the queues over it, pass after pass. */
+    private static Assignment[] single(Layout layout, PlanRequest request, int origin) {
+        Layout.View view = layout.view(origin);
+        int[] order = onePass(layout, view, request.policy());
+        int first = request.skipFirst() ? 1 : 0;
+        Assignment[] assignments = new Assignment[request.count()];
+        for (int index = 0; index < assignments.length; index++) {
+            int position = index + first;
+            assignments[index] = assignment(layout, view, request.mode(), index, order[position % order.length],
+                    position / order.length);
         }
-        return slots;
+        return assignments;
     }
 
     /**
-     * The candidate CPUs grouped by hop: nodes at an equal distance from the origin share a level, nearest
-     * first, as the kernel's {@code for_each_numa_hop_mask()} yields them. Nodes at an unknown distance, and
-     * CPUs in no node, come last.
+     * Every eligible CPU once, in the order queues take them: level by level, round by round within a level
+     * ({@link Policy#KERNEL}, and {@link Policy#LOCAL} on the nearest level alone), or round by round across
+     * all levels ({@link Policy#CORES}). Each round keeps only the groups that still have CPUs, so the whole
+     * pass costs O(CPUs).
      */
-    private static List<CpuSet> levels(Topology topology, CpuSet candidates, Integer origin) {
-        if (origin == null) {
-            return List.of(candidates);
+    static int[] onePass(Layout layout, Layout.View view, Policy policy) {
+        int levels = policy == Policy.LOCAL ? 1 : view.levels();
+        int end = view.levelStart()[levels];
+        int slots = 0;
+        for (int k = 0; k < end; k++) {
+            slots += layout.groupSize(view.byLevel()[k]);
         }
-        TreeMap<Integer, CpuSet> byDistance = new TreeMap<>();
-        CpuSet placed = CpuSet.EMPTY;
-        for (NumaNode node : topology.nodes()) {
-            CpuSet cpus = node.cpus().intersect(candidates);
-            if (!cpus.isEmpty()) {
-                int distance = topology.distance(origin, node.id()).orElse(Integer.MAX_VALUE);
-                byDistance.merge(distance, cpus, CpuSet::union);
-                placed = placed.union(cpus);
+        int[] order = new int[slots];
+        int[] active = new int[end];
+        int out = 0;
+        if (policy == Policy.CORES) {
+            out = rounds(layout, view.byLevel(), 0, end, active, order, out);
+        } else {
+            for (int level = 0; level < levels; level++) {
+                out = rounds(layout, view.byLevel(), view.levelStart()[level], view.levelStart()[level + 1], active,
+                        order, out);
             }
         }
-        CpuSet homeless = candidates.minus(placed);
-        if (!homeless.isEmpty()) {
-            byDistance.merge(Integer.MAX_VALUE, homeless, CpuSet::union);
-        }
-        return List.copyOf(byDistance.values());
+        return order;
     }
 
-    /** The level's CPUs grouped by SMT sibling group, ordered by each group's lowest CPU. */
-    private static List<CpuSet> siblingGroups(Topology topology, CpuSet levelCpus) {
-        List<CpuSet> groups = new ArrayList<>();
-        CpuSet remaining = levelCpus;
-        while (!remaining.isEmpty()) {
-            int lowest = remaining.first();
-            CpuSet group = topology.siblings(lowest).intersect(levelCpus).with(lowest);
-            groups.add(group);
-            remaining = remaining.minus(group);
+    private static int rounds(Layout layout, int[] groups, int from, int to, int[] active, int[] order, int out) {
+        int count = to - from;
+        System.arraycopy(groups, from, active, 0, count);
+        for (int round = 0; count > 0; round++) {
+            int kept = 0;
+            for (int k = 0; k < count; k++) {
+                int g = active[k];
+                order[out++] = layout.member[layout.memberStart[g] + round];
+                if (layout.groupSize(g) > round + 1) {
+                    active[kept++] = g;
+                }
+            }
+            count = kept;
         }
-        return groups;
+        return out;
     }
 
-    private record Slot(int cpu, CpuSet group, int level) {
+    /**
+     * Several origins share the CPUs: they take turns in list order (each origin's first turn is a phantom with
+     * {@code skipFirst}), and each turn takes, among the origin's eligible CPUs with the fewest queues, the one
+     * its policy ranks first. Also valid for one origin, where it yields exactly {@link #onePass}'s order.
+     */
+    static Assignment[] shared(Layout layout, PlanRequest request) {
+        List<Integer> origins = request.origins().isEmpty() ? List.of(-1) : request.origins();
+        Turns turns = new Turns(layout, origins, request.policy());
+        int skip = request.skipFirst() ? 1 : 0;
+        int count = request.count();
+        Assignment[] assignments = new Assignment[count * origins.size()];
+        for (int turn = 0; turn < count + skip; turn++) {
+            for (int o = 0; o < origins.size(); o++) {
+                int pass = turns.pass(o);
+                int cpu = turns.take(o);
+                if (turn >= skip) {
+                    assignments[o * count + turn - skip] = assignment(layout, turns.views[o], request.mode(),
+                            turn - skip, cpu, pass);
+                }
+            }
+        }
+        return assignments;
+    }
+
+    private static Assignment assignment(Layout layout, Layout.View view, Mode mode, int index, int cpu, int pass) {
+        int g = layout.group[cpu];
+        int node = layout.nodeOf(cpu);
+        CpuSet cpus = mode == Mode.SIBLINGS ? layout.groupCpus(g) : CpuSet.of(layout.cpu[cpu]);
+        return new Assignment(index, cpus, layout.cpu[cpu], node, view.distanceTo(node), view.groupLevel()[g], pass,
+                view.originNode());
+    }
+
+    /** The shared state of several origins' turns: every CPU's queue count, and each origin's pass. */
+    private static final class Turns {
+        final Layout layout;
+        final Layout.View[] views;
+        final Policy policy;
+        final int[] load;
+        final int[] pass;
+        final int[][] freeInLevel;
+        final int[] free;
+        final int[][] own;
+        final int[][] ownPass;
+
+        Turns(Layout layout, List<Integer> origins, Policy policy) {
+            this.layout = layout;
+            this.policy = policy;
+            int n = origins.size();
+            views = new Layout.View[n];
+            load = new int[layout.size];
+            pass = new int[n];
+            freeInLevel = new int[n][];
+            free = new int[n];
+            own = new int[n][layout.groups];
+            ownPass = new int[n][layout.groups];
+            for (int o = 0; o < n; o++) {
+                views[o] = layout.view(origins.get(o));
+                freeInLevel[o] = new int[views[o].levels()];
+                recount(o);
+            }
+        }
+
+        int pass(int o) {
+            if (free[o] == 0) {
+                pass[o]++;
+                recount(o);
+            }
+            return pass[o];
+        }
+
+        private boolean eligible(int o, int g) {
+            return policy != Policy.LOCAL || views[o].groupLevel()[g] == 0;
+        }
+
+        private void recount(int o) {
+            Arrays.fill(freeInLevel[o], 0);
+            free[o] = 0;
+            for (int cpu = 0; cpu < layout.size; cpu++) {
+                int g = layout.group[cpu];
+                if (eligible(o, g) && load[cpu] == pass[o]) {
+                    freeInLevel[o][views[o].groupLevel()[g]]++;
+                    free[o]++;
+                }
+            }
+        }
+
+        /**
+         * Whether a group ranks before the best so far. Both have a CPU free in this pass and, unless the policy
+         * is {@link Policy#CORES}, lie in the origin's nearest level that has one. {@code filled} counts the
+         * group's CPUs that already have this pass's queue (any origin's), {@code mine} this origin's queues on
+         * it in this pass.
+         */
+        private boolean better(int filled, int level, int mine, int bestFilled, int bestLevel, int bestMine) {
+            if (policy == Policy.CORES && filled != bestFilled) {
+                return filled < bestFilled;
+            }
+            if (level != bestLevel) {
+                return level < bestLevel;
+            }
+            if (filled != bestFilled) {
+                return filled < bestFilled;
+            }
+            return mine < bestMine;
+        }
+
+        /** Origin {@code o}'s turn: picks a CPU, counts the queue on it, and returns it. */
+        int take(int o) {
+            int p = pass(o);
+            Layout.View view = views[o];
+            int from = 0;
+            int to = layout.groups;
+            if (policy != Policy.CORES) {
+                int level = 0;
+                while (freeInLevel[o][level] == 0) {
+                    level++;
+                }
+                from = view.levelStart()[level];
+                to = view.levelStart()[level + 1];
+            }
+            int best = -1;
+            int bestFilled = 0;
+            int bestLevel = 0;
+            int bestMine = 0;
+            for (int k = from; k < to; k++) {
+                int g = view.byLevel()[k];
+                if (!eligible(o, g)) {
+                    continue;
+                }
+                int filled = 0;
+                boolean hasFree = false;
+                for (int m = layout.memberStart[g]; m < layout.memberStart[g + 1]; m++) {
+                    int l = load[layout.member[m]];
+                    filled += l > p ? 1 : 0;
+                    hasFree |= l == p;
+                }
+                if (!hasFree) {
+                    continue;
+                }
+                int level = view.groupLevel()[g];
+                int mine = ownPass[o][g] == p ? own[o][g] : 0;
+                // Ties go to the earlier group: k ascends by level, then by lowest CPU.
+                if (best < 0 || better(filled, level, mine, bestFilled, bestLevel, bestMine)) {
+                    best = g;
+                    bestFilled = filled;
+                    bestLevel = level;
+                    bestMine = mine;
+                }
+            }
+            int cpu = -1;
+            for (int m = layout.memberStart[best]; cpu < 0; m++) {
+                if (load[layout.member[m]] == p) {
+                    cpu = layout.member[m];
+                }
+            }
+            own[o][best] = bestMine + 1;
+            ownPass[o][best] = p;
+            int before = load[cpu]++;
+            for (int q = 0; q < views.length; q++) {
+                if (eligible(q, best) && before == pass[q]) {
+                    freeInLevel[q][views[q].groupLevel()[best]]--;
+                    free[q]--;
+                }
+            }
+            return cpu;
+        }
     }
 }

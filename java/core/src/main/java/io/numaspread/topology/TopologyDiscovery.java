@@ -32,7 +32,7 @@ public final class TopologyDiscovery {
         CpuSet online = sysfs.readCpuList(cpuDir + "/online");
         CpuSet isolated = sysfs.readOptionalCpuList(cpuDir + "/isolated").orElse(CpuSet.EMPTY);
         CpuSet nohzFull = nohzFull(sysfs);
-        CpuSet allowed = sysfs.isLive() ? backend.affinity(0) : online;
+        CpuSet allowed = sysfs.isLive() ? processAllowed(backend) : online;
 
         CpuSet nodeIds = sysfs.onlineNodes();
         List<NumaNode> nodes = new ArrayList<>(nodeIds.size());
@@ -54,6 +54,14 @@ public final class TopologyDiscovery {
             cpus.add(new CpuInfo(cpu, nodeOf(nodes, cpu), packageId, siblings));
         }
         return new Topology(numa.kind(), sysfs.possible(), online, allowed, isolated, nohzFull, nodes, cpus);
+    }
+
+    /**
+     * The CPUs this process may use: the affinity of its first thread, which the JVM launcher leaves as the
+     * process started (a container's cpuset, {@code taskset}), whatever other threads were pinned to since.
+     */
+    public static CpuSet processAllowed(NativeBackend backend) {
+        return backend.affinity((int) ProcessHandle.current().pid());
     }
 
     /**

@@ -111,6 +111,15 @@ public final class FfmBackend implements NativeBackend {
         return LibC.gettid();
     }
 
+    @Override
+    public int incomingCpu(int fd) {
+        CallState call = callState.get();
+        if (LibC.incomingCpu(call, fd) != 0) {
+            throw failure("getsockopt", call, "SO_INCOMING_CPU of fd " + fd);
+        }
+        return call.intOption();
+    }
+
     private void requireNuma() {
         numaUnavailableCause.ifPresent(cause -> {
             throw new IllegalStateException("libnuma is not usable through FFM: " + cause);

@@ -24,12 +24,16 @@ public final class CallState {
 
     private final MemorySegment state;
     private final MemorySegment mask;
+    private final MemorySegment option;
+    private final MemorySegment optionLength;
 
     /** Scratch for this thread, freed by the GC once the thread and its thread-local are gone. */
     public CallState(long maskBytes) {
         Arena arena = Arena.ofAuto();
         this.state = arena.allocate(LAYOUT);
         this.mask = arena.allocate(maskBytes, Long.BYTES);
+        this.option = arena.allocate(ValueLayout.JAVA_INT);
+        this.optionLength = arena.allocate(ValueLayout.JAVA_INT);
     }
 
     /**
@@ -48,6 +52,21 @@ public final class CallState {
     /** errno as the last capturing call on this thread left it. */
     public int errno() {
         return state.get(ValueLayout.JAVA_INT, ERRNO_OFFSET);
+    }
+
+    /** An int socket option's value, for {@code getsockopt}. */
+    public MemorySegment option() {
+        return option;
+    }
+
+    /** The {@code socklen_t} that {@code getsockopt} reads and writes. */
+    public MemorySegment optionLength() {
+        return optionLength;
+    }
+
+    /** The int option value the last {@code getsockopt} on this thread wrote. */
+    public int intOption() {
+        return option.get(ValueLayout.JAVA_INT, 0);
     }
 
     /** A CPU mask as large as the machine's {@code cpu/possible}; its content is whatever the last call left. */

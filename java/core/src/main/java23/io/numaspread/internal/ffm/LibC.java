@@ -4,6 +4,7 @@ import io.numaspread.internal.ffm.gen.libc_h;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.Optional;
@@ -14,7 +15,7 @@ import java.util.Optional;
  */
 public final class LibC {
     private static final List<String> SYMBOLS =
-            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "strerror");
+            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "strerror");
 
     private LibC() {
     }
@@ -54,6 +55,20 @@ public final class LibC {
         }
     }
 
+    /**
+     * {@code getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU)} into {@code call}'s option scratch: 0, or -1 with
+     * errno in {@code call}. The CPU is then {@link CallState#intOption()}.
+     */
+    public static int incomingCpu(CallState call, int fd) {
+        call.optionLength().set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
+        try {
+            return (int) Handles.GETSOCKOPT.invokeExact(call.state(), fd, libc_h.SOL_SOCKET(),
+                    libc_h.SO_INCOMING_CPU(), call.option(), call.optionLength());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
     /** {@code gettid}, which cannot fail. */
     public static int gettid() {
         return libc_h.gettid();
@@ -87,6 +102,8 @@ public final class LibC {
                 libc_h.sched_setaffinity$address(), libc_h.sched_setaffinity$descriptor());
         static final MethodHandle SCHED_GETCPU = CallState.capturingErrno(
                 libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
+        static final MethodHandle GETSOCKOPT = CallState.capturingErrno(
+                libc_h.getsockopt$address(), libc_h.getsockopt$descriptor());
         // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
         static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
                 Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),

@@ -23,6 +23,24 @@ public class libc_h extends libc_h$shared {
     static final SymbolLookup SYMBOL_LOOKUP = SymbolLookup.loaderLookup()
             .or(Linker.nativeLinker().defaultLookup());
 
+    private static final int SOL_SOCKET = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define SOL_SOCKET 1
+     * }
+     */
+    public static int SOL_SOCKET() {
+        return SOL_SOCKET;
+    }
+    private static final int SO_INCOMING_CPU = (int)49L;
+    /**
+     * {@snippet lang=c :
+     * #define SO_INCOMING_CPU 49
+     * }
+     */
+    public static int SO_INCOMING_CPU() {
+        return SO_INCOMING_CPU;
+    }
 
     private static class sched_getcpu {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
@@ -199,6 +217,70 @@ public class libc_h extends libc_h$shared {
                 traceDowncall("sched_getaffinity", __pid, __cpusetsize, __cpuset);
             }
             return (int)mh$.invokeExact(__pid, __cpusetsize, __cpuset);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class getsockopt {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_POINTER,
+            libc_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("getsockopt");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int getsockopt(int __fd, int __level, int __optname, void *restrict __optval, socklen_t *restrict __optlen)
+     * }
+     */
+    public static FunctionDescriptor getsockopt$descriptor() {
+        return getsockopt.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int getsockopt(int __fd, int __level, int __optname, void *restrict __optval, socklen_t *restrict __optlen)
+     * }
+     */
+    public static MethodHandle getsockopt$handle() {
+        return getsockopt.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int getsockopt(int __fd, int __level, int __optname, void *restrict __optval, socklen_t *restrict __optlen)
+     * }
+     */
+    public static MemorySegment getsockopt$address() {
+        return getsockopt.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int getsockopt(int __fd, int __level, int __optname, void *restrict __optval, socklen_t *restrict __optlen)
+     * }
+     */
+    public static int getsockopt(int __fd, int __level, int __optname, MemorySegment __optval, MemorySegment __optlen) {
+        var mh$ = getsockopt.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("getsockopt", __fd, __level, __optname, __optval, __optlen);
+            }
+            return (int)mh$.invokeExact(__fd, __level, __optname, __optval, __optlen);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {

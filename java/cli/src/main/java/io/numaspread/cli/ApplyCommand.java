@@ -1,0 +1,165 @@
+package io.numaspread.cli;
+
+import io.numaspread.CpuSet;
+import io.numaspread.irq.AffinityApplier;
+import io.numaspread.irq.Irqbalance;
+import io.numaspread.irq.KernelFiles;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.IrqPlan;
+import io.numaspread.irq.NicVector;
+import io.numaspread.irq.Setting;
+import io.numaspread.irq.StateFile;
+import io.numaspread.irq.Target;
+import io.numaspread.topology.SysfsTree;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "apply", mixinStandardHelpOptions = true,
+        description = {"Plan as 'plan --nic' does and write each queue IRQ's /proc/irq/N/smp_affinity_list, all or"
+                + " nothing: every write is read back, and any failure puts back every change already made.",
+            "Before the first change the previous values are saved (write then rename) to the state file;"
+                + " 'numaspread restore' puts them back, also after a crash. A second apply keeps the original"
+                + " values. Kernel-managed IRQs are reported and left alone."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:applied (or nothing to change, or --dry-run)",
+            "2:bad input (interface, flag, file, stale state file); nothing was changed",
+            "3:refused for safety (no privilege, read-only /proc, irqbalance running); nothing was changed",
+            "4:a write failed part way; every change was rolled back"})
+final class ApplyCommand implements Runnable {
+    /** Test hook: a fault at the Nth write (see {@link #files()}), so that a forked test can crash or fail an apply. */
+    static final String TEST_FAULT = "NUMASPREAD_TEST_FAULT";
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    NicOptions nicOptions = new NicOptions();
+
+    @Option(names = "--dry-run", description = "Print what would change and change nothing.")
+    boolean dryRun;
+
+    @Option(names = "--state", paramLabel = "FILE",
+            description = "The state file (default /run/numaspread/IFACE.json).")
+    Path stateFile;
+
+    @Option(names = "--xps", description = "Also write /sys/class/net/IFACE/queues/tx-Q/xps_cpus, so that transmit"
+            + " queue Q is used from queue Q's CPUs (recorded and restored too).")
+    boolean xps;
+
+    @Option(names = "--force", description = "Apply even though irqbalance is running (it will move the IRQs again).")
+    boolean force;
+
+    @Override
+    public void run() {
+        PrintWriter out = spec.commandLine().getOut();
+        NicOptions.NicPlan nicPlan = nicOptions.planToWrite();
+        KernelPaths paths = nicPlan.paths();
+        Nic nic = nicPlan.nic();
+        nicPlan.report().printHeader(out);
+        out.println();
+        List<Setting> settings = IrqPlan.settings(nic, nicPlan.plan(), xps);
+        if (!dryRun && !force) {
+            Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
+        }
+        Path state = stateFile == null ? StateFile.defaultPath(nic.name()) : stateFile;
+        AffinityApplier applier = new AffinityApplier(paths, files(), SysfsTree.at(paths.sysfsRoot()).maskBits());
+        List<AffinityApplier.Result> results = applier.apply(nic.name(), settings, state, dryRun);
+        printResults(out, results);
+        out.println();
+        boolean changed = results.stream().anyMatch(r -> r.status() == AffinityApplier.Status.CHANGED);
+        if (dryRun) {
+            out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name()
+                    + " (as root; undo with: numaspread restore --nic " + nic.name() + ")");
+        } else if (changed) {
+            nicPlan.report().printTable(out);
+            out.println();
+            out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
+                    + " the previous values are in " + state + ". Undo with: numaspread restore"
+                    + (stateFile == null ? " --nic " + nic.name() : " --state " + state));
+        } else {
+            out.println("nothing to change");
+        }
+        out.flush();
+    }
+
+    static void printResults(PrintWriter out, List<AffinityApplier.Result> results) {
+        int width = results.stream().mapToInt(r -> r.target().label().length()).max().orElse(10);
+        for (AffinityApplier.Result result : results) {
+            String before = result.before().isEmpty() ? "?" : describe(result.target(), result.before());
+            String line = String.format("%-" + width + "s  %s -> %s  %s", result.target().label(), before,
+                    result.planned(), result.status().name().toLowerCase().replace('_', ' '));
+            out.println(result.detail().isEmpty() ? line : line + " (" + result.detail() + ")");
+        }
+    }
+
+    /** XPS masks are shown as cpulists beside the planned cpulist, so that the arrow compares like with like. */
+    private static String describe(Target target, String raw) {
+        try {
+            CpuSet cpus = target.parse(raw);
+            return target.kind() == Target.Kind.XPS ? cpus.toString() + " (" + raw + ")" : cpus.toString();
+        } catch (IllegalArgumentException e) {
+            return raw;
+        }
+    }
+
+    /**
+     * The real files; under the test hook {@value #TEST_FAULT}, files that misbehave at write N: "halt:N" does
+     * write N and then stops dead (a test kills the process there), "einval:N" fails write N with EINVAL.
+     */
+    private KernelFiles files() {
+        String fault = System.getenv(TEST_FAULT);
+        if (fault == null) {
+            return KernelFiles.DIRECT;
+        }
+        String[] modeAndWrite = fault.split(":", 2);
+        int at = Integer.parseInt(modeAndWrite[1]);
+        boolean halt = modeAndWrite[0].equals("halt");
+        PrintWriter err = spec.commandLine().getErr();
+        return new KernelFiles() {
+            private int writes;
+
+            @Override
+            public String read(Path file) throws IOException {
+                return KernelFiles.DIRECT.read(file);
+            }
+
+            @Override
+            public void write(Path file, String value) throws IOException {
+                if (++writes == at && !halt) {
+                    throw new IOException("Invalid argument");
+                }
+                KernelFiles.DIRECT.write(file, value);
+                if (writes == at) {
+                    err.println("numaspread: test hook: halted after write " + writes);
+                    err.flush();
+                    haltForever();
+                }
+            }
+
+            @Override
+            public void probeWritable(Path file) throws IOException {
+                KernelFiles.DIRECT.probeWritable(file);
+            }
+        };
+    }
+
+    private static void haltForever() {
+        while (true) {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

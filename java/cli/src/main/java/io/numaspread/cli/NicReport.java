@@ -1,0 +1,137 @@
+package io.numaspread.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaspread.CpuSet;
+import io.numaspread.irq.InterruptTable;
+import io.numaspread.irq.IrqState;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicVector;
+import io.numaspread.irq.QueueNaming;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** A NIC's vectors next to the plan: what each IRQ is, where it is allowed and delivered, and where it should be. */
+final class NicReport {
+    /** One vector's row. */
+    record Row(NicVector vector, IrqState state, Optional<CpuSet> planned) {
+        String verdict() {
+            return switch (vector.role()) {
+                case QUEUE -> planned.isPresent() && planned.get().equals(state.affinity()) ? "matches" : "differs";
+                case CONTROL -> "control";
+                case OTHER -> "other";
+            };
+        }
+    }
+
+    private final Topology topology;
+    private final Nic nic;
+    private final SpreadPlan plan;
+    private final List<Row> rows;
+
+    NicReport(Topology topology, Nic nic, SpreadPlan plan, KernelPaths paths) {
+        this.topology = topology;
+        this.nic = nic;
+        this.plan = plan;
+        InterruptTable interrupts = InterruptTable.read(paths);
+        List<Row> built = new ArrayList<>();
+        for (NicVector vector : nic.vectors()) {
+            Optional<CpuSet> planned = vector.isQueue()
+                    ? Optional.of(plan.get(nic.planIndex(vector.queue())).cpus())
+                    : Optional.empty();
+            built.add(new Row(vector, IrqState.read(paths, interrupts, vector.irq()), planned));
+        }
+        this.rows = List.copyOf(built);
+    }
+
+    List<Row> rows() {
+        return rows;
+    }
+
+    void printHeader(PrintWriter out) {
+        out.println(nic.name() + ": driver " + (nic.driver().isEmpty() ? "unknown" : nic.driver()) + ", PCI "
+                + nic.pciAddress() + ", " + nic.originReason(topology));
+        long control = nic.vectors().stream().filter(v -> !v.isQueue()).count();
+        String naming = nic.grouping().recognised()
+                ? "queue naming " + nic.grouping().scheme()
+                : "queue naming not recognised: every vector is treated as a queue, in vector order";
+        out.println(naming + "; " + nic.queues().size() + " queue" + (nic.queues().size() == 1 ? "" : "s") + ", "
+                + nic.queueVectors().size() + " queue vector" + (nic.queueVectors().size() == 1 ? "" : "s") + ", "
+                + control + " control or other vector" + (control == 1 ? "" : "s") + " (left alone)");
+        out.println("plan: " + plan.size() + " queue" + (plan.size() == 1 ? "" : "s") + " over CPUs "
+                + plan.candidates() + ", " + (plan.request().mode().name().equals("CPU") ? "one CPU each" : "SMT sibling groups")
+                + (plan.request().origins().isEmpty() ? ", no origin node" : ", near node " + plan.request().origins().get(0)));
+    }
+
+    void printTable(PrintWriter out) {
+        int nameWidth = Math.max(4, rows.stream().mapToInt(r -> r.vector().name().length()).max().orElse(4));
+        String format = "%5s  %-" + nameWidth + "s  %5s  %-17s  %-9s  %-8s  %-8s  %s%n";
+        out.printf(format, "IRQ", "name", "queue", "smp_affinity_list", "effective", "planned", "state",
+                "interrupts per CPU");
+        for (Row row : rows) {
+            out.printf(format, row.vector().irq(), row.vector().name(),
+                    row.vector().isQueue() ? Integer.toString(row.vector().queue()) : "-",
+                    row.state().affinity(), row.state().effective().map(CpuSet::toString).orElse("?"),
+                    row.planned().map(CpuSet::toString).orElse("-"), row.verdict(), counts(row.state()));
+        }
+    }
+
+    ObjectNode toJson() {
+        ObjectNode root = Json.object();
+        root.put("interface", nic.name().value());
+        root.put("driver", nic.driver());
+        root.put("pci", nic.pciAddress());
+        root.put("numa_node", nic.numaNode());
+        root.set("local_cpulist", Json.cpus(nic.localCpus()));
+        Optional<Integer> origin = nic.origin(topology);
+        if (origin.isPresent()) {
+            root.put("origin", origin.get());
+        } else {
+            root.putNull("origin");
+        }
+        root.put("naming", nic.grouping().scheme());
+        root.put("naming_recognised", nic.grouping().recognised());
+        root.put("queues", nic.queues().size());
+        root.put("mode", plan.request().mode().name().equals("CPU") ? "cpu" : "siblings");
+        ArrayNode irqs = root.putArray("irqs");
+        for (Row row : rows) {
+            ObjectNode entry = irqs.addObject();
+            entry.put("irq", row.vector().irq());
+            entry.put("name", row.vector().name());
+            entry.put("role", row.vector().role().name().toLowerCase());
+            if (row.vector().isQueue()) {
+                entry.put("queue", row.vector().queue());
+            } else {
+                entry.putNull("queue");
+            }
+            entry.set("smp_affinity_list", Json.cpus(row.state().affinity()));
+            if (row.state().effective().isPresent()) {
+                entry.set("effective_affinity_list", Json.cpus(row.state().effective().get()));
+            } else {
+                entry.putNull("effective_affinity_list");
+            }
+            ObjectNode counts = entry.putObject("counts");
+            row.state().counts().forEach((cpu, count) -> counts.put(Integer.toString(cpu), count));
+            if (row.planned().isPresent()) {
+                entry.set("planned", Json.cpus(row.planned().get()));
+            } else {
+                entry.putNull("planned");
+            }
+            entry.put("state", row.verdict());
+        }
+        return root;
+    }
+
+    /** "0:12 1:6644" for the CPUs that took any; "none" when none did. */
+    private static String counts(IrqState state) {
+        String taken = state.counts().entrySet().stream().filter(e -> e.getValue() > 0)
+                .map(e -> e.getKey() + ":" + e.getValue()).collect(Collectors.joining(" "));
+        return taken.isEmpty() ? "none" : taken;
+    }
+}

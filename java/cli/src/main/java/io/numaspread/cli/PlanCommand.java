@@ -1,0 +1,149 @@
+package io.numaspread.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicDiscovery;
+import io.numaspread.plan.Assignment;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.Priorities;
+import io.numaspread.plan.PriorityCheck;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import java.io.PrintWriter;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+@Command(name = "plan", mixinStandardHelpOptions = true,
+        description = {"Show where a NIC's queues go: one queue per CPU while CPUs are free, nearest nodes first, "
+                + "SMT siblings apart. Changes nothing.",
+            "Several --node values (--node 0,1) plan --count queues for each, sharing the CPUs.",
+            "--nic IFACE plans for that NIC: its node and its number of queues."})
+final class PlanCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    MachineOptions machine = new MachineOptions();
+
+    @Mixin
+    PlanOptions options = new PlanOptions();
+
+    @Option(names = "--node", paramLabel = "N", split = ",",
+            description = "The origin node(s), e.g. the NIC's numa_node; -1 or none for no origin.")
+    List<Integer> nodes = List.of();
+
+    @Option(names = "--count", paramLabel = "K", description = "Queues per origin.")
+    Integer count;
+
+    @Option(names = "--nic", paramLabel = "IFACE", description = "Plan for this NIC: the origin is the node of its"
+            + " PCI function (numa_node, else local_cpulist), the count its number of queues.")
+    String nic;
+
+    @Mixin
+    ProcRootOptions proc = new ProcRootOptions();
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Override
+    public void run() {
+        Topology topology = machine.topology();
+        SpreadPlan plan;
+        Nic found = null;
+        if (nic != null) {
+            if (count != null || !nodes.isEmpty()) {
+                throw new CliException(CliException.BAD_INPUT,
+                        "--nic takes the origin and the count from the NIC: leave out --node and --count");
+            }
+            found = NicDiscovery.discover(new InterfaceName(nic), proc.paths(machine));
+            plan = NicOptions.planFor(topology, found, options);
+        } else if (count == null) {
+            throw new CliException(CliException.BAD_INPUT, "give --nic IFACE, or --count K (with --node N)");
+        } else {
+            plan = PlanOptions.plan(topology, options.request(nodes, count, Purpose.IRQS));
+        }
+        List<PriorityCheck> checks = Priorities.check(topology, plan);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            ObjectNode root = toJson(plan, checks);
+            if (found != null) {
+                root.put("interface", found.name().value());
+                root.put("pci", found.pciAddress());
+                root.put("numa_node", found.numaNode());
+            }
+            out.println(Json.write(root));
+        } else {
+            if (found != null) {
+                out.println(found.name() + ": PCI " + found.pciAddress() + ", " + found.originReason(topology) + "; "
+                        + found.queues().size() + " queue" + (found.queues().size() == 1 ? "" : "s") + " ("
+                        + (found.grouping().recognised() ? found.grouping().scheme() + " naming"
+                                : "naming not recognised: one per vector") + ")");
+            }
+            printText(out, plan, checks);
+        }
+        out.flush();
+    }
+
+    static ObjectNode toJson(SpreadPlan plan, List<PriorityCheck> checks) {
+        ObjectNode root = Json.object();
+        ArrayNode origin = root.putArray("origin");
+        plan.request().origins().forEach(origin::add);
+        root.put("count", plan.request().count());
+        root.put("mode", plan.request().mode() == Mode.SIBLINGS ? "siblings" : "cpu");
+        root.put("policy", plan.request().policy().id());
+        root.put("skip_first", plan.request().skipFirst());
+        root.set("candidates", Json.cpus(plan.candidates()));
+        ArrayNode assignments = root.putArray("assignments");
+        for (Assignment a : plan.assignments()) {
+            ObjectNode entry = assignments.addObject();
+            entry.put("index", a.index());
+            if (a.origin().isPresent()) {
+                entry.put("origin", a.origin().getAsInt());
+            } else {
+                entry.putNull("origin");
+            }
+            entry.set("cpus", Json.cpus(a.cpus()));
+            entry.put("cpu", a.cpu());
+            entry.put("node", a.node());
+            if (a.distance().isPresent()) {
+                entry.put("distance", a.distance().getAsInt());
+            } else {
+                entry.putNull("distance");
+            }
+            entry.put("level", a.level());
+            entry.put("pass", a.pass());
+        }
+        ArrayNode priorities = root.putArray("priorities");
+        for (PriorityCheck check : checks) {
+            ObjectNode entry = priorities.addObject();
+            entry.put("priority", check.priority().rank());
+            entry.put("name", check.priority().title());
+            entry.put("status", check.status().id());
+            entry.put("detail", check.detail());
+        }
+        return root;
+    }
+
+    static void printText(PrintWriter out, SpreadPlan plan, List<PriorityCheck> checks) {
+        boolean several = plan.request().origins().size() > 1;
+        out.println("candidates " + plan.candidates() + "   policy " + plan.request().policy().id() + "   mode "
+                + (plan.request().mode() == Mode.SIBLINGS ? "siblings" : "per-cpu")
+                + (plan.request().skipFirst() ? "   first slot skipped" : ""));
+        out.println((several ? "origin  " : "") + "queue  cpus              slot  node  distance  level  pass");
+        for (Assignment a : plan.assignments()) {
+            String origin = several ? String.format("%6s  ", a.origin().isPresent() ? a.origin().getAsInt() : "-")
+                    : "";
+            out.printf("%s%5d  %-16s %5d %5d %9s %6d %5d%n", origin, a.index(), a.cpus(), a.cpu(), a.node(),
+                    a.distance().isPresent() ? Integer.toString(a.distance().getAsInt()) : "-", a.level(), a.pass());
+        }
+        out.println();
+        checks.forEach(out::println);
+    }
+}

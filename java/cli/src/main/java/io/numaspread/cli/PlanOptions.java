@@ -1,0 +1,82 @@
+package io.numaspread.cli;
+
+import io.numaspread.CpuSet;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Policy;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * The planning flags shared by {@code plan} and {@code apply}. Where the origin and count come from is the
+ * command's business ({@code --node/--count} here, a NIC elsewhere): {@link #request} takes them.
+ */
+final class PlanOptions {
+    @Option(names = "--per-cpu", description = "Give each queue its slot CPU alone instead of its sibling group.")
+    boolean perCpu;
+
+    @Option(names = "--cpus", paramLabel = "LIST",
+            description = "Plan over these CPUs (a cpulist such as 0-3,8) instead of the default set.")
+    String cpus;
+
+    @Option(names = "--exclude", paramLabel = "LIST", description = "Never plan on these CPUs (a cpulist).")
+    String exclude;
+
+    @Option(names = "--skip-first",
+            description = "Compute the first slot but give it no queue (left to a control IRQ, as mana does).")
+    boolean skipFirst;
+
+    @Option(names = "--policy", paramLabel = "P", defaultValue = "kernel",
+            description = "kernel (default: one queue per CPU, then nearest nodes, then siblings apart), "
+                    + "cores (every core before any sibling, even on farther nodes), "
+                    + "local (only the nearest node(s); CPUs take several queues before any queue crosses).")
+    String policy;
+
+    /**
+     * The request for {@code count} queues per origin; an empty origin list means no origin.
+     *
+     * @throws CliException (bad input) naming the flag for a malformed cpulist, unknown policy or bad count
+     */
+    PlanRequest request(List<Integer> origins, int count, Purpose purpose) {
+        if (count < 1) {
+            throw new CliException(CliException.BAD_INPUT, "--count must be at least 1, not " + count);
+        }
+        try {
+            return new PlanRequest(origins, count, perCpu ? Mode.CPU : Mode.SIBLINGS, purpose,
+                    Optional.ofNullable(cpus).map(list -> cpuList("--cpus", list)),
+                    exclude == null ? CpuSet.EMPTY : cpuList("--exclude", exclude), skipFirst, policy());
+        } catch (IllegalArgumentException e) {
+            throw new CliException(CliException.BAD_INPUT, e.getMessage());
+        }
+    }
+
+    /** Plans, turning the planner's refusals (unknown node, no candidate CPU) into bad-input errors. */
+    static SpreadPlan plan(Topology topology, PlanRequest request) {
+        try {
+            return Planner.plan(topology, request);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(CliException.BAD_INPUT, e.getMessage());
+        }
+    }
+
+    private Policy policy() {
+        try {
+            return Policy.of(policy);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(CliException.BAD_INPUT, "--policy: " + e.getMessage());
+        }
+    }
+
+    private static CpuSet cpuList(String flag, String list) {
+        try {
+            return CpuSet.parse(list);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(CliException.BAD_INPUT, flag + ": " + e.getMessage());
+        }
+    }
+}

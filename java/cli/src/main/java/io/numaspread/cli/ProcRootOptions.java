@@ -1,0 +1,29 @@
+package io.numaspread.cli;
+
+import io.numaspread.irq.KernelPaths;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** Where {@code /proc} is; with {@link MachineOptions}' {@code --sysfs-root}, where the kernel's files are. */
+final class ProcRootOptions {
+    @Option(names = "--proc-root", paramLabel = "DIR",
+            description = "Read and write this tree instead of /proc (for tests; it changes nothing else).")
+    Path procRoot;
+
+    /**
+     * The paths for a command that writes: a copied tree on one side and the live kernel on the other would
+     * write the live IRQs of a NIC described by a copy, so both roots or neither.
+     */
+    KernelPaths writablePaths(MachineOptions machine) {
+        if ((procRoot == null) != (machine.sysfsRoot == null)) {
+            throw new CliException(CliException.BAD_INPUT, "give both --proc-root and --sysfs-root or neither:"
+                    + " with one alone, the live kernel's files would be written for a copied tree's NIC");
+        }
+        return paths(machine);
+    }
+
+    KernelPaths paths(MachineOptions machine) {
+        return new KernelPaths(procRoot == null ? KernelPaths.LIVE.procRoot() : procRoot,
+                machine.sysfsRoot == null ? KernelPaths.LIVE.sysfsRoot() : machine.sysfsRoot);
+    }
+}

@@ -1,0 +1,46 @@
+package io.numaspread.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The CLI in a JVM of its own, for what an in-process run cannot do: be killed, or run as another user. */
+final class ForkedCli {
+    private ForkedCli() {
+    }
+
+    /** The test class path: surefire's property holds it whole; java.class.path may be a manifest-only jar. */
+    static String classPath() {
+        return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    }
+
+    static Path java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java");
+    }
+
+    /** Starts {@code prefix java -cp CLASSPATH Main args} with {@code env} added to this environment. */
+    static Process start(List<String> prefix, String classPath, Map<String, String> env, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        // No perf data: a JVM run as another user would leave /tmp/hsperfdata_USER behind.
+        command.addAll(List.of(java().toString(), "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED",
+                "-cp", classPath, Main.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(env);
+        return builder.start();
+    }
+
+    /** Runs to the end and returns exit code and output. */
+    static CliRun run(List<String> prefix, String classPath, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
+        Process process = start(prefix, classPath, env, args);
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        return new CliRun(process.waitFor(), out, err);
+    }
+}

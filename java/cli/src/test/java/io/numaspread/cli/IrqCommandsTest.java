@@ -1,0 +1,231 @@
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.NicFixture;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code irqs}, {@code apply} and {@code restore} on fake kernel trees: a four-queue i40e NIC on the mana machine. */
+class IrqCommandsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path sys;
+
+    @TempDir
+    Path proc;
+
+    @TempDir
+    Path run;
+
+    private Path state;
+    private Map<Path, String> before;
+
+    @BeforeEach
+    void nic() {
+        NicFixture.i40eOnMana(sys, proc);
+        state = run.resolve("eth0.json");
+        before = NicFixture.snapshot(proc, sys);
+    }
+
+    private String[] args(String command, String... more) {
+        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString()));
+        if (!command.equals("irqs")) {
+            args.addAll(List.of("--state", state.toString()));
+        }
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    private String affinity(int irq) throws Exception {
+        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
+    }
+
+    @Test
+    void irqsShowsEachVectorBesideThePlan() throws Exception {
+        CliRun text = CliRun.of(args("irqs", "--nic", "eth0"));
+        assertEquals(0, text.exitCode(), text.err());
+        assertTrue(text.out().contains("eth0: driver i40e, PCI 0000:3b:00.0, numa_node 0"), text.out());
+        assertTrue(text.out().contains("4 queues, 4 queue vectors, 1 control or other vector"), text.out());
+        assertTrue(text.out().matches("(?s).*50  i40e-eth0-TxRx-0\\s+0  0-7\\s+0\\s+0-1\\s+differs\\s+0:5000 1:5001.*"),
+                text.out());
+
+        CliRun json = CliRun.of(args("irqs", "--nic", "eth0", "--json"));
+        assertEquals(0, json.exitCode(), json.err());
+        JsonNode root = JSON.readTree(json.out());
+        assertEquals(0, root.get("origin").asInt());
+        assertEquals(4, root.get("queues").asInt());
+        JsonNode misc = root.at("/irqs/0");
+        assertEquals("control", misc.get("role").asText());
+        assertTrue(misc.get("planned").isNull());
+        JsonNode queue2 = root.at("/irqs/3");
+        assertEquals(52, queue2.get("irq").asInt());
+        assertEquals(2, queue2.get("queue").asInt());
+        assertEquals("[0,1,2,3,4,5,6,7]", queue2.get("smp_affinity_list").toString());
+        assertEquals("[0]", queue2.get("effective_affinity_list").toString());
+        assertEquals("[0,1]", queue2.get("planned").toString());
+        assertEquals(5201, queue2.at("/counts/1").asLong());
+        assertEquals("differs", queue2.get("state").asText());
+    }
+
+    @Test
+    void planForTheNicTakesItsNodeAndQueueCount() throws Exception {
+        CliRun plan = CliRun.of("plan", "--nic", "eth0", "--json", "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString());
+        assertEquals(0, plan.exitCode(), plan.err());
+        JsonNode root = JSON.readTree(plan.out());
+        assertEquals("[0]", root.get("origin").toString());
+        assertEquals(4, root.get("count").asInt());
+        assertEquals("0000:3b:00.0", root.get("pci").asText());
+        List<String> cpus = new ArrayList<>();
+        root.get("assignments").forEach(a -> cpus.add(a.get("cpus").toString()));
+        assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]"), cpus, "the mana patch's first four queues");
+
+        CliRun text = CliRun.of("plan", "--nic", "eth0", "--per-cpu", "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString());
+        assertTrue(text.out().startsWith("eth0: PCI 0000:3b:00.0, numa_node 0; 4 queues (interface-named"), text.out());
+
+        CliRun both = CliRun.of("plan", "--nic", "eth0", "--count", "2", "--sysfs-root", sys.toString());
+        assertEquals(CliException.BAD_INPUT, both.exitCode());
+        assertTrue(both.err().contains("leave out --node and --count"), both.err());
+        assertEquals(CliException.BAD_INPUT, CliRun.of("plan").exitCode());
+    }
+
+    @Test
+    void unknownNamingIsSaidAndEveryVectorIsAQueue(@TempDir Path otherSys, @TempDir Path otherProc) {
+        NicFixture.at(otherSys, otherProc, MachineShape.mana()).iface("ens3").pci("0000:07:00.0").driver("acme")
+                .numaNode(1).vector(90, "acme-rq-a").vector(91, "acme-rq-b").vector(92, "acme-rq-c").write();
+        CliRun irqs = CliRun.of("irqs", "--nic", "ens3", "--sysfs-root", otherSys.toString(), "--proc-root",
+                otherProc.toString());
+        assertEquals(0, irqs.exitCode(), irqs.err());
+        assertTrue(irqs.out().contains("queue naming not recognised: every vector is treated as a queue, in vector order;"
+                + " 3 queues"), irqs.out());
+        assertTrue(irqs.out().contains("near node 1"), irqs.out());
+        assertTrue(irqs.out().matches("(?s).*92  acme-rq-c\\s+2\\s.*"), irqs.out());
+    }
+
+    @Test
+    void applyThenRestoreReturnsEveryFileExactly() throws Exception {
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--xps"));
+        assertEquals(0, apply.exitCode(), apply.err());
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
+        assertEquals("0000000c", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip());
+        assertEquals("0-7", affinity(49));
+        assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0-1  changed"), apply.out());
+        assertTrue(apply.out().contains("Undo with: numaspread restore --state " + state), apply.out());
+        assertTrue(Files.exists(state));
+
+        CliRun matches = CliRun.of(args("irqs", "--nic", "eth0", "--json"));
+        assertEquals("matches", JSON.readTree(matches.out()).at("/irqs/1/state").asText());
+
+        CliRun restore = CliRun.of(args("restore"));
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertTrue(restore.out().contains("restored 8 values"), restore.out());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void dryRunChangesNothingAndSaysHowToApply() {
+        CliRun dry = CliRun.of(args("apply", "--nic", "eth0", "--dry-run", "--per-cpu"));
+        assertEquals(0, dry.exitCode(), dry.err());
+        assertTrue(dry.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2  would change"), dry.out());
+        assertTrue(dry.out().contains("dry run: nothing was changed. To apply: numaspread apply --nic eth0"), dry.out());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aRunningIrqbalanceIsRefusedUnlessForced() throws Exception {
+        NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
+        before = NicFixture.snapshot(proc, sys);
+        CliRun refused = CliRun.of(args("apply", "--nic", "eth0"));
+        assertEquals(CliException.REFUSED, refused.exitCode());
+        assertTrue(refused.err().startsWith("numaspread: irqbalance is running (pid 700)"), refused.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+
+        CliRun forced = CliRun.of(args("apply", "--nic", "eth0", "--force"));
+        assertEquals(0, forced.exitCode(), forced.err());
+        assertEquals("2-3", affinity(51));
+    }
+
+    @Test
+    void badInterfacesAndFlagsExitTwoNamingTheCulprit() {
+        for (String[] bad : List.of(new String[] {"--nic", "../eth0"}, new String[] {"--nic", "eth9"},
+                new String[] {"--nic", "eth0", "--cpus", "0-"}, new String[] {"--nic", "eth0", "--cpus", "64"})) {
+            CliRun result = CliRun.of(args("apply", bad));
+            assertEquals(CliException.BAD_INPUT, result.exitCode(), String.join(" ", bad) + ": " + result.err());
+            assertTrue(result.err().startsWith("numaspread: ") && result.err().lines().count() == 1, result.err());
+            assertFalse(result.err().contains("Exception"), result.err());
+        }
+        assertTrue(CliRun.of(args("apply", "--nic", "eth9")).err().contains("no such interface eth9"));
+        assertTrue(CliRun.of(args("apply", "--nic", "eth0", "--cpus", "64")).err().contains("no candidate CPUs"));
+        CliRun restore = CliRun.of(args("restore"));
+        assertEquals(CliException.BAD_INPUT, restore.exitCode());
+        assertTrue(restore.err().contains("no state file " + state), restore.err());
+        assertEquals(CliException.BAD_INPUT, CliRun.of("restore").exitCode());
+        CliRun halfFake = CliRun.of("apply", "--nic", "eth0", "--sysfs-root", sys.toString());
+        assertEquals(CliException.BAD_INPUT, halfFake.exitCode());
+        assertTrue(halfFake.err().contains("both --proc-root and --sysfs-root or neither"), halfFake.err());
+    }
+
+    @Test
+    void helpDocumentsTheExitCodes() {
+        CliRun help = CliRun.of("apply", "--help");
+        assertEquals(0, help.exitCode());
+        for (String code : List.of("0   applied", "2   bad input", "3   refused for safety", "4   a write failed part way")) {
+            assertTrue(help.out().contains(code), help.out());
+        }
+        assertTrue(CliRun.of("--help").out().contains("4   partial failure"));
+    }
+
+    @Test
+    void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
+        CliRun failed = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "einval:3"),
+                args("apply", "--nic", "eth0"));
+        assertEquals(CliException.ROLLED_BACK, failed.exitCode(), failed.err());
+        assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
+        assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aKillBetweenWritesIsUndoneByRestore() throws Exception {
+        Process apply = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "halt:3"),
+                args("apply", "--nic", "eth0", "--xps"));
+        try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
+            String line = err.readLine();
+            assertEquals("numaspread: test hook: halted after write 3", line);
+            CliRun concurrent = CliRun.of(args("apply", "--nic", "eth0", "--per-cpu"));
+            assertEquals(CliException.REFUSED, concurrent.exitCode(), concurrent.err());
+            assertTrue(concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
+                    concurrent.err());
+            apply.destroyForcibly().waitFor();
+        }
+        assertEquals(List.of("0-1", "2-3", "0-1", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
+                "killed after three writes");
+        assertTrue(Files.exists(state));
+
+        CliRun restore = CliRun.of(args("restore", "--nic", "eth0"));
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+}

@@ -1,0 +1,192 @@
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.KernelFiles;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicDiscovery;
+import io.numaspread.irq.NicVector;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real kernel: this machine's eth0 (virtio: virtioN-input.0 and virtioN-output.0). Every IRQ's
+ * smp_affinity_list is saved first and written back afterwards whatever happens (after each test, and by a
+ * shutdown hook should the JVM be stopped), independently of the code under test.
+ */
+class LiveIrqTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path PROC_IRQ = Path.of("/proc/irq");
+    private static Map<Integer, String> original;
+    private static Thread safetyNet;
+
+    @TempDir
+    Path run;
+
+    @BeforeAll
+    static void saveEveryIrq() {
+        original = everyAffinity();
+        safetyNet = new Thread(LiveIrqTest::putBackEveryIrq, "numaspread-live-irq-safety-net");
+        Runtime.getRuntime().addShutdownHook(safetyNet);
+    }
+
+    @AfterAll
+    static void checkEveryIrqIsBack() {
+        List<String> fixed = putBackEveryIrq();
+        Runtime.getRuntime().removeShutdownHook(safetyNet);
+        assertEquals(List.of(), fixed, "the safety net had to put these back, so numaspread restore did not");
+        assertEquals(original, everyAffinity());
+    }
+
+    /** Writes back every IRQ that differs from what was saved; returns those it had to write. */
+    private static List<String> putBackEveryIrq() {
+        List<String> fixed = new ArrayList<>();
+        everyAffinity().forEach((irq, now) -> {
+            String was = original.get(irq);
+            if (was != null && !was.equals(now)) {
+                try {
+                    KernelFiles.DIRECT.write(PROC_IRQ.resolve(irq + "/smp_affinity_list"), was);
+                    fixed.add(irq + ": " + now + " -> " + was);
+                } catch (IOException e) {
+                    fixed.add(irq + ": " + now + " could not be put back to " + was + ": " + e.getMessage());
+                }
+            }
+        });
+        return fixed;
+    }
+
+    private static Map<Integer, String> everyAffinity() {
+        Map<Integer, String> affinity = new TreeMap<>();
+        try (Stream<Path> irqs = Files.list(PROC_IRQ)) {
+            for (Path dir : irqs.filter(p -> Files.exists(p.resolve("smp_affinity_list"))).toList()) {
+                affinity.put(Integer.parseInt(dir.getFileName().toString()),
+                        Files.readString(dir.resolve("smp_affinity_list")).strip());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return affinity;
+    }
+
+    private static List<Integer> eth0QueueIrqs() {
+        Nic eth0 = NicDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE);
+        assertEquals("virtio", eth0.grouping().scheme(), "this test is for the virtio eth0 of the project's machines");
+        return eth0.queueVectors().stream().map(NicVector::irq).toList();
+    }
+
+    @Test
+    void applyReadBackAndRestoreOnTheRealKernel() throws Exception {
+        List<Integer> queueIrqs = eth0QueueIrqs();
+        assertFalse(queueIrqs.isEmpty());
+        int cpu = Runtime.getRuntime().availableProcessors() - 1;
+        Path state = run.resolve("eth0.json");
+        try {
+            CliRun apply = CliRun.of("apply", "--nic", "eth0", "--cpus", Integer.toString(cpu), "--state",
+                    state.toString());
+            assertEquals(0, apply.exitCode(), apply.err() + apply.out());
+            for (int irq : queueIrqs) {
+                assertEquals(Integer.toString(cpu), everyAffinity().get(irq), "IRQ " + irq + " after apply");
+            }
+            JsonNode irqs = JSON.readTree(CliRun.of("irqs", "--nic", "eth0", "--cpus", Integer.toString(cpu),
+                    "--json").out());
+            for (JsonNode irq : irqs.get("irqs")) {
+                if (irq.get("role").asText().equals("queue")) {
+                    assertEquals("matches", irq.get("state").asText(), irq.toString());
+                    assertTrue(irq.get("effective_affinity_list").isArray(), "reported, not asserted");
+                }
+            }
+
+            CliRun second = CliRun.of("apply", "--nic", "eth0", "--per-cpu", "--exclude", Integer.toString(cpu),
+                    "--state", state.toString());
+            assertEquals(0, second.exitCode(), second.err() + second.out());
+            assertTrue(Files.readString(state).contains("\"value\": \"" + original.get(queueIrqs.get(0)) + "\""),
+                    "the state keeps the original value, not the intermediate one");
+
+            CliRun restore = CliRun.of("restore", "--nic", "eth0", "--state", state.toString());
+            assertEquals(0, restore.exitCode(), restore.err() + restore.out());
+            assertEquals(original, everyAffinity(), "every IRQ is back");
+            assertFalse(Files.exists(state));
+        } finally {
+            putBackEveryIrq();
+        }
+    }
+
+    @Test
+    void anUnprivilegedUserIsRefusedBeforeAnythingChanges() throws Exception {
+        eth0QueueIrqs();
+        String readable = copyForEveryone(ForkedCli.classPath());
+        Path state = run.resolve("unprivileged.json");
+        try {
+            CliRun refused = ForkedCli.run(List.of("runuser", "-u", "nobody", "--"), readable, Map.of(),
+                    "apply", "--nic", "eth0", "--cpus", "0", "--state", state.toString());
+            assertEquals(CliException.REFUSED, refused.exitCode(), refused.err() + refused.out());
+            assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root"),
+                    refused.err());
+            assertEquals(original, everyAffinity(), "nothing changed");
+            assertFalse(Files.exists(state));
+        } finally {
+            putBackEveryIrq();
+        }
+    }
+
+    @Test
+    void withNoArgumentsItShowsTheDefaultRoutesPlanAsADryRun() {
+        CliRun view = CliRun.of();
+        assertEquals(0, view.exitCode(), view.err());
+        assertTrue(view.out().contains("=== DRY RUN: the plan for eth0 (the default route's interface); nothing is changed"),
+                view.out());
+        assertTrue(view.out().contains("virtio") && view.out().contains("input.0"), view.out());
+        assertTrue(view.out().contains("To apply it (as root): numaspread apply --nic eth0"), view.out());
+        assertEquals(original, everyAffinity());
+    }
+
+    /** The class path copied where user nobody can read it (the Maven repository is root's alone). */
+    private String copyForEveryone(String classPath) throws IOException {
+        Path dir = Files.createDirectory(run.resolve("cp"));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String entry : classPath.split(File.pathSeparator)) {
+            Path source = Path.of(entry);
+            if (!Files.exists(source)) {
+                continue;
+            }
+            Path target = dir.resolve(n++ + "-" + source.getFileName());
+            try (Stream<Path> tree = Files.walk(source)) {
+                for (Path file : tree.toList()) {
+                    Path copy = target.resolve(source.relativize(file).toString());
+                    if (Files.isDirectory(file)) {
+                        Files.createDirectories(copy);
+                    } else {
+                        Files.createDirectories(copy.getParent());
+                        Files.copy(file, copy);
+                    }
+                    Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString(
+                            Files.isDirectory(copy) ? "rwxr-xr-x" : "rw-r--r--"));
+                }
+            }
+            entries.add(target.toString());
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+}

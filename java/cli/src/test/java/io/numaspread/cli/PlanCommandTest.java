@@ -1,0 +1,113 @@
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.SysfsFixture;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code numaspread plan} against sysfs fixture trees. */
+class PlanCommandTest {
+    @TempDir
+    Path root;
+
+    private CliRun run(MachineShape shape, String... args) {
+        SysfsFixture.write(shape, root);
+        List<String> all = new ArrayList<>(List.of("plan", "--sysfs-root", root.toString()));
+        all.addAll(List.of(args));
+        return CliRun.of(all.toArray(String[]::new));
+    }
+
+    @Test
+    void jsonForTheManaExample() throws Exception {
+        CliRun run = run(MachineShape.mana(), "--node", "0", "--count", "8", "--json");
+        assertEquals(0, run.exitCode(), run.err());
+        JsonNode plan = new ObjectMapper().readTree(run.out());
+        assertEquals("[0]", plan.get("origin").toString());
+        assertEquals(8, plan.get("count").asInt());
+        assertEquals("siblings", plan.get("mode").asText());
+        JsonNode first = plan.get("assignments").get(0);
+        assertEquals("[0,1]", first.get("cpus").toString());
+        assertEquals(0, first.get("cpu").asInt());
+        assertEquals(0, first.get("node").asInt());
+        assertEquals(10, first.get("distance").asInt());
+        List<String> cpus = new ArrayList<>();
+        plan.get("assignments").forEach(a -> cpus.add(a.get("cpus").toString()));
+        assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]", "[4,5]", "[6,7]", "[4,5]", "[6,7]"), cpus);
+        assertEquals(21, plan.get("assignments").get(4).get("distance").asInt());
+        assertEquals("held", plan.get("priorities").get(0).get("status").asText());
+        assertEquals("not-possible", plan.get("priorities").get(2).get("status").asText());
+    }
+
+    @Test
+    void perCpuWithoutOriginHasNullDistances() throws Exception {
+        CliRun run = run(MachineShape.mana(), "--count", "4", "--per-cpu", "--json");
+        assertEquals(0, run.exitCode(), run.err());
+        JsonNode plan = new ObjectMapper().readTree(run.out());
+        assertEquals("cpu", plan.get("mode").asText());
+        assertEquals("[]", plan.get("origin").toString());
+        assertTrue(plan.get("assignments").get(0).get("distance").isNull());
+        assertEquals("[0]", plan.get("assignments").get(0).get("cpus").toString());
+    }
+
+    @Test
+    void humanViewIsATableWithOneLinePerPriority() {
+        CliRun run = run(MachineShape.kunpeng920(), "--node", "2", "--count", "100", "--per-cpu", "--exclude", "0-23");
+        assertEquals(0, run.exitCode(), run.err());
+        String[] lines = run.out().split("\n");
+        assertEquals("candidates 24-95   policy kernel   mode per-cpu", lines[0]);
+        assertTrue(lines[1].startsWith("queue  cpus"), lines[1]);
+        assertEquals("    0  48                  48     2        10      0     0", lines[2]);
+        assertEquals("   24  72                  72     3        16      1     0", lines[26]);
+        assertTrue(run.out().contains("1 one queue per CPU: not-possible (100 queues for 72 candidate CPUs"),
+                run.out());
+        assertTrue(run.out().contains("2 NUMA locality: held"), run.out());
+        assertTrue(run.out().contains("3 sibling dislocality: held"), run.out());
+    }
+
+    @Test
+    void severalNodesShareTheCpus() throws Exception {
+        CliRun run = run(MachineShape.mana(), "--node", "0,1", "--count", "2", "--per-cpu", "--policy", "cores",
+                "--json");
+        assertEquals(0, run.exitCode(), run.err());
+        JsonNode plan = new ObjectMapper().readTree(run.out());
+        assertEquals("[0,1]", plan.get("origin").toString());
+        assertEquals(4, plan.get("assignments").size());
+        assertEquals(1, plan.get("assignments").get(2).get("origin").asInt());
+        assertEquals(4, plan.get("assignments").get(2).get("cpu").asInt());
+    }
+
+    @Test
+    void badInputIsOneLineAndExitTwo() {
+        assertBadInput(run(MachineShape.mana(), "--node", "5", "--count", "2"),
+                "numaspread: node 5 does not exist; the nodes are [0, 1]");
+        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "0"),
+                "numaspread: --count must be at least 1, not 0");
+        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "-3"),
+                "numaspread: --count must be at least 1, not -3");
+        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--cpus", "5-3"),
+                "numaspread: --cpus: malformed cpulist \"5-3\": range \"5-3\" ends before it starts");
+        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "x"),
+                "numaspread: --exclude: malformed cpulist \"x\": \"x\" is not a CPU number");
+        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--policy", "fast"),
+                "numaspread: --policy: unknown policy \"fast\"; the policies are kernel, cores, local");
+        CliRun empty = run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "0-7");
+        assertEquals(2, empty.exitCode());
+        assertTrue(empty.err().startsWith("numaspread: no candidate CPUs"), empty.err());
+        assertEquals(2, run(MachineShape.mana(), "--node", "0").exitCode(), "--count is required");
+    }
+
+    private static void assertBadInput(CliRun run, String message) {
+        assertEquals(2, run.exitCode(), run.out());
+        assertEquals(message, run.err().strip());
+        assertFalse(run.err().contains("\tat "), run.err());
+    }
+}

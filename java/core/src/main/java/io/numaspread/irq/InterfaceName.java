@@ -1,0 +1,44 @@
+package io.numaspread.irq;
+
+/**
+ * A network interface name, checked by the kernel's own rule ({@code dev_valid_name()}) before any path is
+ * built from it, so that "../../x" can never reach the filesystem.
+ */
+public record InterfaceName(String value) {
+    /** {@code IFNAMSIZ} less the terminating NUL. */
+    private static final int MAX_LENGTH = 15;
+
+    /**
+     * @throws IrqException (bad input) naming the interface and what is wrong with it
+     */
+    public InterfaceName {
+        String why = invalidBecause(value);
+        if (why != null) {
+            throw IrqException.badInput("invalid interface name \"" + value + "\": " + why);
+        }
+    }
+
+    private static String invalidBecause(String name) {
+        if (name == null || name.isEmpty()) {
+            return "it is empty";
+        }
+        if (name.equals(".") || name.equals("..")) {
+            return "it is a directory reference";
+        }
+        if (name.length() > MAX_LENGTH) {
+            return "it is longer than " + MAX_LENGTH + " characters";
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '/' || c == ':' || c == '\0' || Character.isWhitespace(c) || c < 0x20 || c > 0x7e) {
+                return "it contains '" + (c < 0x20 || c > 0x7e ? String.format("\\u%04x", (int) c) : c) + "'";
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

@@ -1,0 +1,113 @@
+package io.numaspread.irq;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * {@code /proc/interrupts}, parsed by IRQ number. Only the numbered lines matter here. The columns between the
+ * counts and the name differ between kernels and architectures ({@code PCI-MSIX-0000:00:03.0 1-edge},
+ * {@code PCI-MSI 67633153-edge}, {@code IR-PCI-MSI 524288-edge}, {@code ITS-MSI 524288 Edge}, the old
+ * {@code PCI-MSI-edge}), so the name is taken as what follows the trigger-type column.
+ */
+public final class InterruptTable {
+    private static final Pattern TRIGGER = Pattern.compile("(?i)(?:\\S*-)?(?:edge|level|fasteoi|simple)");
+
+    /** One IRQ line: its name(s) as the kernel prints them, and its count per CPU column. */
+    public record Line(int irq, String name, Map<Integer, Long> countsByCpu) {
+        public Line {
+            countsByCpu = Collections.unmodifiableMap(new LinkedHashMap<>(countsByCpu));
+        }
+
+        public long total() {
+            return countsByCpu.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    private final Map<Integer, Line> lines;
+
+    private InterruptTable(Map<Integer, Line> lines) {
+        this.lines = lines;
+    }
+
+    /**
+     * @throws IllegalArgumentException if the header has no CPU columns or a numbered line is malformed,
+     *     naming the line
+     */
+    public static InterruptTable parse(String text) {
+        String[] rows = text.split("\n");
+        if (rows.length == 0 || rows[0].isBlank()) {
+            throw new IllegalArgumentException("empty /proc/interrupts");
+        }
+        List<Integer> cpus = new ArrayList<>();
+        for (String column : rows[0].trim().split("\\s+")) {
+            if (!column.startsWith("CPU")) {
+                throw new IllegalArgumentException("/proc/interrupts header column \"" + column + "\" is not CPUn");
+            }
+            cpus.add(Integer.parseInt(column.substring(3)));
+        }
+        Map<Integer, Line> lines = new LinkedHashMap<>();
+        for (int r = 1; r < rows.length; r++) {
+            String row = rows[r].trim();
+            int colon = row.indexOf(':');
+            if (colon <= 0 || !row.substring(0, colon).chars().allMatch(Character::isDigit)) {
+                continue; // NMI:, LOC:, ERR: and other architecture summaries
+            }
+            int irq = Integer.parseInt(row.substring(0, colon));
+            String[] tokens = row.substring(colon + 1).trim().split("\\s+");
+            Map<Integer, Long> counts = new LinkedHashMap<>();
+            int column = 0;
+            while (column < cpus.size() && column < tokens.length && isCount(tokens[column])) {
+                counts.put(cpus.get(column), Long.parseLong(tokens[column]));
+                column++;
+            }
+            if (column < cpus.size()) {
+                throw new IllegalArgumentException("/proc/interrupts line for IRQ " + irq + " has "
+                        + column + " counts for " + cpus.size() + " CPU columns: \"" + row + "\"");
+            }
+            lines.put(irq, new Line(irq, nameOf(tokens, column), counts));
+        }
+        return new InterruptTable(lines);
+    }
+
+    private static boolean isCount(String token) {
+        return !token.isEmpty() && token.chars().allMatch(Character::isDigit);
+    }
+
+    /** The text after the first trigger-type column; without one, the last column. */
+    private static String nameOf(String[] tokens, int firstAfterCounts) {
+        for (int i = firstAfterCounts; i < tokens.length; i++) {
+            if (TRIGGER.matcher(tokens[i]).matches()) {
+                return String.join(" ", List.of(tokens).subList(i + 1, tokens.length));
+            }
+        }
+        return tokens.length - firstAfterCounts >= 2 ? tokens[tokens.length - 1] : "";
+    }
+
+    /**
+     * @throws IrqException (bad input) if the file is missing, unreadable or malformed, naming it
+     */
+    public static InterruptTable read(KernelPaths paths) {
+        Path file = paths.interrupts();
+        String text = NicDiscovery.readOptional(file).orElseThrow(() -> IrqException.badInput("missing file " + file));
+        try {
+            return parse(text);
+        } catch (IllegalArgumentException e) {
+            throw IrqException.badInput(file + ": " + e.getMessage());
+        }
+    }
+
+    public Optional<Line> line(int irq) {
+        return Optional.ofNullable(lines.get(irq));
+    }
+
+    /** The name of {@code irq}, or the empty string when the kernel prints none (no handler requested). */
+    public String name(int irq) {
+        return line(irq).map(Line::name).orElse("");
+    }
+}

@@ -1,0 +1,175 @@
+package io.numaspread.irq;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Just enough JSON for the state file: the core library carries no JSON dependency because it is loaded into
+ * other people's servers. Objects become maps, arrays lists, integers longs.
+ */
+final class MiniJson {
+    private final String text;
+    private int at;
+
+    private MiniJson(String text) {
+        this.text = text;
+    }
+
+    static Object parse(String text) {
+        MiniJson parser = new MiniJson(text);
+        Object value = parser.value();
+        parser.skipSpace();
+        if (parser.at != text.length()) {
+            throw parser.error("trailing text");
+        }
+        return value;
+    }
+
+    static String quote(String value) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char c : value.toCharArray()) {
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        return out.append('"').toString();
+    }
+
+    private Object value() {
+        skipSpace();
+        if (at >= text.length()) {
+            throw error("unexpected end");
+        }
+        char c = text.charAt(at);
+        if (c == '{') {
+            return object();
+        }
+        if (c == '[') {
+            return array();
+        }
+        if (c == '"') {
+            return string();
+        }
+        if (c == '-' || Character.isDigit(c)) {
+            int start = at++;
+            while (at < text.length() && Character.isDigit(text.charAt(at))) {
+                at++;
+            }
+            try {
+                return Long.parseLong(text.substring(start, at));
+            } catch (NumberFormatException e) {
+                throw error("bad number");
+            }
+        }
+        for (String word : new String[] {"true", "false", "null"}) {
+            if (text.startsWith(word, at)) {
+                at += word.length();
+                return word.equals("null") ? null : Boolean.valueOf(word);
+            }
+        }
+        throw error("unexpected '" + c + "'");
+    }
+
+    private Map<String, Object> object() {
+        Map<String, Object> map = new LinkedHashMap<>();
+        at++;
+        skipSpace();
+        if (consume('}')) {
+            return map;
+        }
+        do {
+            skipSpace();
+            if (!peek('"')) {
+                throw error("expected a key");
+            }
+            String key = string();
+            skipSpace();
+            expect(':');
+            map.put(key, value());
+            skipSpace();
+        } while (consume(','));
+        expect('}');
+        return map;
+    }
+
+    private List<Object> array() {
+        List<Object> list = new ArrayList<>();
+        at++;
+        skipSpace();
+        if (consume(']')) {
+            return list;
+        }
+        do {
+            list.add(value());
+            skipSpace();
+        } while (consume(','));
+        expect(']');
+        return list;
+    }
+
+    private String string() {
+        at++;
+        StringBuilder out = new StringBuilder();
+        while (at < text.length() && text.charAt(at) != '"') {
+            char c = text.charAt(at++);
+            if (c == '\\' && at < text.length()) {
+                char escaped = text.charAt(at++);
+                switch (escaped) {
+                    case 'n' -> out.append('\n');
+                    case 't' -> out.append('\t');
+                    case 'u' -> {
+                        if (at + 4 > text.length()) {
+                            throw error("bad escape");
+                        }
+                        out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
+                        at += 4;
+                    }
+                    default -> out.append(escaped);
+                }
+            } else {
+                out.append(c);
+            }
+        }
+        expect('"');
+        return out.toString();
+    }
+
+    private void skipSpace() {
+        while (at < text.length() && Character.isWhitespace(text.charAt(at))) {
+            at++;
+        }
+    }
+
+    private boolean peek(char c) {
+        return at < text.length() && text.charAt(at) == c;
+    }
+
+    private boolean consume(char c) {
+        if (peek(c)) {
+            at++;
+            return true;
+        }
+        return false;
+    }
+
+    private void expect(char c) {
+        if (!consume(c)) {
+            throw error("expected '" + c + "'");
+        }
+    }
+
+    private IllegalArgumentException error(String why) {
+        return new IllegalArgumentException("malformed JSON at character " + at + ": " + why);
+    }
+}

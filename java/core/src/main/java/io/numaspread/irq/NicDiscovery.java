@@ -1,0 +1,175 @@
+package io.numaspread.irq;
+
+import io.numaspread.CpuSet;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+/** Finds a NIC's PCI function, vectors and queues in a sysfs tree and a proc tree. Reads only. */
+public final class NicDiscovery {
+    private NicDiscovery() {
+    }
+
+    /**
+     * @throws IrqException (bad input) when the interface does not exist, is virtual, has no MSI vectors,
+     *     or a file is unreadable or malformed, naming it
+     */
+    public static Nic discover(InterfaceName iface, KernelPaths paths) {
+        Path netDir = paths.netDevice(iface);
+        if (!Files.isDirectory(netDir)) {
+            throw IrqException.badInput("no such interface " + iface + " (" + paths.netClass() + " has "
+                    + String.join(", ", interfaces(paths)) + ")");
+        }
+        Path device = netDir.resolve("device");
+        if (!Files.exists(device)) {
+            throw IrqException.badInput(iface + " is a virtual interface (" + device
+                    + " does not exist): it has no queue IRQs");
+        }
+        Path pciFunction = msiOwner(iface, device, paths);
+        List<Integer> irqs = numbersIn(pciFunction.resolve("msi_irqs"), "");
+        InterruptTable interrupts = InterruptTable.read(paths);
+        Map<Integer, String> named = new LinkedHashMap<>();
+        List<NicVector> unnamed = new ArrayList<>();
+        for (int irq : irqs) {
+            String name = interrupts.name(irq);
+            if (name.isEmpty()) {
+                unnamed.add(new NicVector(irq, "", VectorRole.OTHER, -1));
+            } else {
+                named.put(irq, name);
+            }
+        }
+        if (named.isEmpty()) {
+            throw IrqException.badInput(iface + "'s " + irqs.size() + " vectors (IRQs " + irqs + ") have no handler in "
+                    + paths.interrupts() + ": is " + iface + " up?");
+        }
+        QueueNaming.Grouping grouping = QueueNaming.group(iface, named);
+        if (!unnamed.isEmpty()) {
+            List<NicVector> all = new ArrayList<>(grouping.vectors());
+            all.addAll(unnamed);
+            grouping = new QueueNaming.Grouping(grouping.scheme(), grouping.recognised(), all);
+        }
+        int numaNode = readOptional(pciFunction.resolve("numa_node")).map(text -> parseInt(pciFunction.resolve("numa_node"), text))
+                .orElse(-1);
+        CpuSet localCpus = readOptional(pciFunction.resolve("local_cpulist"))
+                .map(text -> parseCpuList(pciFunction.resolve("local_cpulist"), text)).orElse(CpuSet.EMPTY);
+        return new Nic(iface, driverOf(device), pciFunction, numaNode, localCpus, grouping,
+                numbersIn(netDir.resolve("queues"), "tx-"));
+    }
+
+    /**
+     * The interface of the default route in {@code /proc/net/route} (destination and mask 0, flag RTF_UP),
+     * lowest metric first.
+     */
+    public static Optional<InterfaceName> defaultRouteInterface(KernelPaths paths) {
+        Optional<String> table = readOptional(paths.defaultRoutes());
+        if (table.isEmpty()) {
+            return Optional.empty();
+        }
+        String best = null;
+        long bestMetric = Long.MAX_VALUE;
+        for (String line : table.get().split("\n")) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length < 8 || fields[0].equals("Iface")) {
+                continue;
+            }
+            try {
+                boolean up = (Integer.parseInt(fields[3], 16) & 1) != 0;
+                long metric = Long.parseLong(fields[6]);
+                if (up && fields[1].equals("00000000") && fields[7].equals("00000000") && metric < bestMetric) {
+                    best = fields[0];
+                    bestMetric = metric;
+                }
+            } catch (NumberFormatException e) {
+                throw IrqException.badInput(paths.defaultRoutes() + ": malformed line \"" + line.trim() + "\"");
+            }
+        }
+        return Optional.ofNullable(best).map(InterfaceName::new);
+    }
+
+    /** Walks up from the interface's device to the PCI function that owns the vectors (for virtio, a parent). */
+    private static Path msiOwner(InterfaceName iface, Path device, KernelPaths paths) {
+        Path start;
+        Path top;
+        try {
+            start = device.toRealPath();
+            top = paths.sysfsRoot().toRealPath();
+        } catch (IOException e) {
+            throw IrqException.badInput("cannot resolve " + device + ": " + Errno.describe(e));
+        }
+        for (Path dir = start; dir != null && dir.startsWith(top) && !dir.equals(top); dir = dir.getParent()) {
+            if (Files.isDirectory(dir.resolve("msi_irqs"))) {
+                return dir;
+            }
+        }
+        throw IrqException.badInput(iface + "'s device " + start + " and its parents have no msi_irqs/: "
+                + iface + " has no MSI/MSI-X vectors to place");
+    }
+
+    private static String driverOf(Path device) {
+        Path driver = device.resolve("driver");
+        try {
+            return Files.exists(driver) ? driver.toRealPath().getFileName().toString() : "";
+        } catch (IOException e) {
+            throw IrqException.badInput("cannot resolve " + driver + ": " + Errno.describe(e));
+        }
+    }
+
+    /** The numbers N of the entries named PREFIX+N in {@code dir}, ascending; none when it is absent. */
+    private static List<Integer> numbersIn(Path dir, String prefix) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        TreeSet<Integer> numbers = new TreeSet<>();
+        try (Stream<Path> entries = Files.list(dir)) {
+            entries.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith(prefix) && n.length() > prefix.length() && n.length() < prefix.length() + 10
+                            && n.substring(prefix.length()).chars().allMatch(Character::isDigit))
+                    .forEach(n -> numbers.add(Integer.parseInt(n.substring(prefix.length()))));
+        } catch (IOException e) {
+            throw IrqException.badInput("cannot list " + dir + ": " + Errno.describe(e));
+        }
+        return List.copyOf(numbers);
+    }
+
+    private static List<String> interfaces(KernelPaths paths) {
+        try (Stream<Path> entries = Files.list(paths.netClass())) {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        } catch (IOException e) {
+            return List.of("no interfaces");
+        }
+    }
+
+    static Optional<String> readOptional(Path file) {
+        try {
+            return Optional.of(Files.readString(file).strip());
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw IrqException.badInput("cannot read " + file + ": " + Errno.describe(e));
+        }
+    }
+
+    private static int parseInt(Path file, String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw IrqException.badInput(file + ": \"" + text + "\" is not an integer");
+        }
+    }
+
+    static CpuSet parseCpuList(Path file, String text) {
+        try {
+            return CpuSet.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw IrqException.badInput(file + ": " + e.getMessage());
+        }
+    }
+}
