@@ -1,5 +1,10 @@
 package io.numaspread.agent;
 
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.IrqException;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicDiscovery;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
@@ -7,6 +12,7 @@ import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
@@ -68,7 +74,15 @@ public final class NumaspreadAgent {
         }
         SysfsTree sysfs = SysfsTree.live();
         Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
-        SpreadPlan plan = Planner.plan(topology, request(options));
+        Optional<Nic> nic = options.nic().map(name -> NicDiscovery.discover(new InterfaceName(name), KernelPaths.LIVE));
+        SpreadPlan plan = Planner.plan(topology, nic
+                .map(found -> NicIrqs.request(found, topology, options.mode(), Purpose.THREADS,
+                        options.count().orElse(found.queues().size())))
+                .orElseGet(() -> PlanRequest.threads(options.node().orElseThrow(), options.count().orElseThrow())
+                        .withMode(options.mode())));
+        if (options.applyIrqs()) {
+            applyIrqs(nic.orElseThrow(), topology, options, sysfs.maskBits());
+        }
         int bits = sysfs.maskBits();
         int words = (bits + 63) / 64;
         long[] masks = new long[plan.assignments().size() * words];
@@ -102,8 +116,16 @@ public final class NumaspreadAgent {
         }
     }
 
-    private static PlanRequest request(AgentOptions options) {
-        int node = options.node().orElseThrow();
-        return PlanRequest.threads(node, options.count().orElseThrow()).withMode(options.mode());
+    /** A refusal (no privilege, irqbalance) leaves the IRQs alone and the threads still pinned, unless strict. */
+    private static void applyIrqs(Nic nic, Topology topology, AgentOptions options, int maskBits) {
+        try {
+            System.err.println(PREFIX + NicIrqs.apply(nic, topology, options.mode(), maskBits));
+        } catch (IrqException e) {
+            if (options.strict()) {
+                throw new AgentException("IRQs of " + nic.name() + " not applied: " + e.getMessage());
+            }
+            System.err.println(PREFIX + "IRQs of " + nic.name() + " not applied: " + e.getMessage()
+                    + "; pinning threads only");
+        }
     }
 }

@@ -5,10 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.cli.Main;
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicDiscovery;
+import io.numaspread.irq.NicVector;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
@@ -17,9 +23,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -31,6 +39,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Forks real JVMs (JDK 25 and JDK 17) with the agent and checks where their threads run from their first line. */
 class AgentForkTest {
+    /** This host's NIC: virtio, with queue vectors (the irq tests apply to it too). */
+    private static final String LIVE_NIC = "eth0";
+
     static Stream<Path> jdks() {
         return Stream.of(ForkedJvm.JDK_25, ForkedJvm.JDK_17);
     }
@@ -65,6 +76,53 @@ class AgentForkTest {
         }
         for (int k = 0; k < 4; k++) {
             assertEquals(unpinned(), result.cpusOf("", "other-" + k), result.describe());
+        }
+    }
+
+    /** The threads' plan for this host's eth0, as the CLI makes it: near its node, one per queue. */
+    private static SpreadPlan ethPlan(Mode mode) throws Exception {
+        Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
+        return Planner.plan(topology(), NicIrqs.request(nic, topology(), mode, Purpose.THREADS, nic.queues().size()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void nicPlansNearTheNicWithOneAssignmentPerQueue(Path jdk) throws Exception {
+        SpreadPlan plan = ethPlan(Mode.CPU);
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,nic=" + LIVE_NIC + ",mode=cpu", "sequential", "io:4");
+        assertEquals(List.of(), result.stderr(), result.describe());
+        for (int k = 0; k < 4; k++) {
+            assertEquals(plan.get(k % plan.size()).cpus().toString(), result.cpusOf("", "io-" + k), result.describe());
+        }
+    }
+
+    /** As root on the live host: the agent applies eth0's IRQ plan as `numaspread apply` would; restored after. */
+    @Test
+    void irqsApplyWritesTheNicsQueueIrqsAndRestoreUndoesIt() throws Exception {
+        Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
+        Map<Integer, String> before = new TreeMap<>();
+        for (NicVector vector : nic.queueVectors()) {
+            before.put(vector.irq(), Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip());
+        }
+        SpreadPlan irqPlan = Planner.plan(topology(), NicIrqs.request(nic, topology(), Mode.CPU, Purpose.IRQS,
+                nic.queues().size()));
+        try {
+            ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.JDK_25, "threads=io-*,nic=" + LIVE_NIC
+                    + ",mode=cpu,irqs=apply,strict=true", "sequential", "io:1");
+            assertEquals(0, result.exitCode(), result.describe());
+            assertTrue(result.stderr().get(0).startsWith("numaspread agent: applied the IRQ plan of " + LIVE_NIC),
+                    result.describe());
+            for (NicVector vector : nic.queueVectors()) {
+                assertEquals(irqPlan.get(nic.planIndex(vector.queue())).cpus().toString(),
+                        Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip(), "IRQ " + vector.irq());
+            }
+        } finally {
+            StringWriter err = new StringWriter();
+            assertEquals(0, Main.run(new String[] {"restore", "--nic", LIVE_NIC}, new PrintWriter(new StringWriter()),
+                    new PrintWriter(err)), err.toString());
+        }
+        for (Map.Entry<Integer, String> irq : before.entrySet()) {
+            assertEquals(irq.getValue(), Files.readString(KernelPaths.LIVE.smpAffinityList(irq.getKey())).strip());
         }
     }
 
@@ -168,7 +226,8 @@ class AgentForkTest {
                 "threads=io-*,node=0,count=2,colour=red", "unknown option \"colour\"",
                 "threads=io-[,node=0,count=2", "bad glob \"io-[\"",
                 "threads=io-*,node=7,count=2", "node 7 does not exist",
-                "threads=io-*,node=0", "node=0 needs count=K");
+                "threads=io-*,node=0", "node=0 needs count=K",
+                "threads=io-*,nic=nosuch0", "no such interface nosuch0");
         for (Map.Entry<String, String> problem : problems.entrySet()) {
             ForkedJvm.Result result = ForkedJvm.run(jdk, problem.getKey(), "sequential", "io:2");
             assertEquals(0, result.exitCode(), result.describe());
