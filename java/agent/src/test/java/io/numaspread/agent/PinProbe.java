@@ -23,6 +23,8 @@ import java.util.concurrent.CyclicBarrier;
  *   <li>{@code named NAME...}: the same with the given names, URL-encoded.
  *   <li>{@code idle PREFIX:N...}: starts and joins the threads one after another; they do nothing and print
  *       nothing (for timing thread start-up with and without the agent: scripts/bench-agent).
+ *   <li>{@code time PREFIX N}: the same for PREFIX-0..N-1, timing each start and join, and prints the median
+ *       and 90th percentile in microseconds (robust where other work shares the machine).
  *   <li>{@code burst N STARTERS}: N threads burst-0..N-1, started at once from STARTERS threads.
  *   <li>{@code attach PREFIX:N...}: starts the threads, prints "ready", waits for a line on stdin, then each
  *       thread prints its affinity again (prefixed "after").
@@ -38,6 +40,7 @@ public final class PinProbe {
             case "named" -> sequential(List.of(args).subList(1, args.length).stream()
                     .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
             case "idle" -> idle(names(List.of(args).subList(1, args.length)));
+            case "time" -> time(args[1], Integer.parseInt(args[2]));
             case "burst" -> burst(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "attach" -> attach(List.of(args).subList(1, args.length));
             default -> throw new IllegalArgumentException(args[0]);
@@ -59,6 +62,19 @@ public final class PinProbe {
             thread.start();
             thread.join();
         }
+    }
+
+    private static void time(String prefix, int count) throws InterruptedException {
+        long[] nanos = new long[count];
+        for (int i = 0; i < count; i++) {
+            long start = System.nanoTime();
+            Thread thread = new Thread(() -> { }, prefix + "-" + i);
+            thread.start();
+            thread.join();
+            nanos[i] = System.nanoTime() - start;
+        }
+        java.util.Arrays.sort(nanos);
+        System.out.printf("start+join median %.1f us, p90 %.1f us%n", nanos[count / 2] / 1e3, nanos[count * 9 / 10] / 1e3);
     }
 
     private static void burst(int count, int starters) throws Exception {
