@@ -1,0 +1,64 @@
+package io.numaspread.agent;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Prints what the native hook did, from a daemon thread: failed pins always, successful ones when verbose.
+ * The hook itself never prints, since it runs on the application's starting threads; it queues a report and,
+ * when the queue was empty, calls {@link #wake()}. The thread parks in Java rather than waiting in native
+ * code, because the JVM's exit waits up to 300 ms for threads that are in native code.
+ */
+final class PinReports {
+    private static volatile boolean verbose;
+    private static volatile Thread reader;
+
+    private PinReports() {
+    }
+
+    static synchronized void start(boolean printPins) {
+        verbose = printPins;
+        if (reader == null) {
+            Thread thread = new Thread(PinReports::drain, "numaspread-agent-reports");
+            thread.setDaemon(true);
+            reader = thread;
+            thread.start();
+        }
+    }
+
+    /** Called by the native library when the first report enters an empty queue. */
+    static void wake() {
+        Thread thread = reader;
+        if (thread != null) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private static void drain() {
+        while (true) {
+            String[] reports = NativeAgent.takeReports();
+            if (reports.length == 0) {
+                LockSupport.park(PinReports.class);
+            }
+            for (String report : reports) {
+                String line = line(report);
+                if (line != null) {
+                    System.err.println(NumaspreadAgent.PREFIX + line);
+                }
+            }
+        }
+    }
+
+    /** The message for one report, or null when it is a success and not verbose. */
+    static String line(String report) {
+        String[] fields = report.split("\t", 5);
+        int errno = Integer.parseInt(fields[0]);
+        if (errno < 0) {
+            return fields[4] + " pin reports were dropped";
+        }
+        String thread = "thread \"" + fields[4] + "\" (tid " + fields[2] + ")";
+        if (errno == 0) {
+            return verbose ? "pinned " + thread + " to CPUs " + fields[3] : null;
+        }
+        return "cannot pin " + thread + " to CPUs " + fields[3] + ": " + fields[1] + " (errno " + errno + ")";
+    }
+}

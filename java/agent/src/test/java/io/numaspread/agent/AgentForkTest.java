@@ -1,0 +1,259 @@
+package io.numaspread.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.cli.Main;
+import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.Nic;
+import io.numaspread.irq.NicDiscovery;
+import io.numaspread.irq.NicVector;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.SysfsTree;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Forks real JVMs (JDK 25 and JDK 17) with the agent and checks where their threads run from their first line. */
+class AgentForkTest {
+    /** This host's NIC: virtio, with queue vectors (the irq tests apply to it too). */
+    private static final String LIVE_NIC = "eth0";
+
+    static Stream<Path> jdks() {
+        return Stream.of(ForkedJvm.JDK_25, ForkedJvm.JDK_17);
+    }
+
+    private static Topology topology() throws Exception {
+        return TopologyDiscovery.discover(Backends.live().backend(), SysfsTree.live());
+    }
+
+    private static SpreadPlan plan(int count, Mode mode) throws Exception {
+        return Planner.plan(topology(), PlanRequest.threads(0, count).withMode(mode));
+    }
+
+    private static String unpinned() throws Exception {
+        return topology().allowed().toString();
+    }
+
+    static Stream<Arguments> jdksAndModes() {
+        return jdks().flatMap(jdk -> Stream.of(Arguments.of(jdk, Mode.CPU), Arguments.of(jdk, Mode.SIBLINGS)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdksAndModes")
+    void everyMatchingThreadIsPinnedAtItsFirstLine(Path jdk, Mode mode) throws Exception {
+        SpreadPlan plan = plan(2, mode);
+        assertNotEquals(plan.get(0).cpus(), plan.get(1).cpus(), "two sets are needed to see the rotation");
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,mode=" + (mode == Mode.CPU ? "cpu" : "siblings"),
+                "sequential", "io:8", "other:4");
+        assertEquals(0, result.exitCode(), result.describe());
+        assertEquals(List.of(), result.stderr(), result.describe());
+        for (int k = 0; k < 8; k++) {
+            assertEquals(plan.get(k % 2).cpus().toString(), result.cpusOf("", "io-" + k), result.describe());
+        }
+        for (int k = 0; k < 4; k++) {
+            assertEquals(unpinned(), result.cpusOf("", "other-" + k), result.describe());
+        }
+    }
+
+    /** The threads' plan for this host's eth0, as the CLI makes it: near its node, one per queue. */
+    private static SpreadPlan ethPlan(Mode mode) throws Exception {
+        Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
+        return Planner.plan(topology(), NicIrqs.request(nic, topology(), mode, Purpose.THREADS, nic.queues().size()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void nicPlansNearTheNicWithOneAssignmentPerQueue(Path jdk) throws Exception {
+        SpreadPlan plan = ethPlan(Mode.CPU);
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,nic=" + LIVE_NIC + ",mode=cpu", "sequential", "io:4");
+        assertEquals(List.of(), result.stderr(), result.describe());
+        for (int k = 0; k < 4; k++) {
+            assertEquals(plan.get(k % plan.size()).cpus().toString(), result.cpusOf("", "io-" + k), result.describe());
+        }
+    }
+
+    /** As root on the live host: the agent applies eth0's IRQ plan as `numaspread apply` would; restored after. */
+    @Test
+    void irqsApplyWritesTheNicsQueueIrqsAndRestoreUndoesIt() throws Exception {
+        Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
+        Map<Integer, String> before = new TreeMap<>();
+        for (NicVector vector : nic.queueVectors()) {
+            before.put(vector.irq(), Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip());
+        }
+        SpreadPlan irqPlan = Planner.plan(topology(), NicIrqs.request(nic, topology(), Mode.CPU, Purpose.IRQS,
+                nic.queues().size()));
+        try {
+            ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.JDK_25, "threads=io-*,nic=" + LIVE_NIC
+                    + ",mode=cpu,irqs=apply,strict=true", "sequential", "io:1");
+            assertEquals(0, result.exitCode(), result.describe());
+            assertTrue(result.stderr().get(0).startsWith("numaspread agent: applied the IRQ plan of " + LIVE_NIC),
+                    result.describe());
+            for (NicVector vector : nic.queueVectors()) {
+                assertEquals(irqPlan.get(nic.planIndex(vector.queue())).cpus().toString(),
+                        Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip(), "IRQ " + vector.irq());
+            }
+        } finally {
+            StringWriter err = new StringWriter();
+            assertEquals(0, Main.run(new String[] {"restore", "--nic", LIVE_NIC}, new PrintWriter(new StringWriter()),
+                    new PrintWriter(err)), err.toString());
+        }
+        for (Map.Entry<Integer, String> irq : before.entrySet()) {
+            assertEquals(irq.getValue(), Files.readString(KernelPaths.LIVE.smpAffinityList(irq.getKey())).strip());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void fiveHundredThreadsStartedAtOnceAreAllPinnedInRotation(Path jdk) throws Exception {
+        SpreadPlan plan = plan(2, Mode.CPU);
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=burst-*,node=0,count=2,mode=cpu", "burst", "500", "4");
+        assertEquals(0, result.exitCode(), result.describe());
+        Map<String, Long> threadsPerCpuSet = IntStream.range(0, 500)
+                .mapToObj(i -> result.cpusOf("", "burst-" + i))
+                .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+        assertEquals(Map.of(plan.get(0).cpus().toString(), 250L, plan.get(1).cpus().toString(), 250L),
+                threadsPerCpuSet);
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void globsMatchWholeNamesByCharacter(Path jdk) throws Exception {
+        String pinned = plan(1, Mode.CPU).get(0).cpus().toString();
+        List<String> matching = List.of("abcz", "az", "bxc", "b\u65e5c", "yq", "\u65e5n", "]n", "lit*", "x-y");
+        List<String> other = List.of("abc", "bxxc", "aq", "5n", "litx", "Az", "x-yz");
+        String names = Stream.concat(matching.stream(), other.stream())
+                .map(name -> URLEncoder.encode(name, StandardCharsets.UTF_8))
+                .collect(Collectors.joining(" "));
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=a*z|b?c|[x-z]q|[!0-9]n|lit\\*|x[-]y,node=0,count=1,mode=cpu",
+                ("named " + names).split(" "));
+        assertEquals(0, result.exitCode(), result.describe());
+        for (String name : matching) {
+            assertEquals(pinned, result.cpusOf("", name), name + ": " + result.describe());
+        }
+        for (String name : other) {
+            assertEquals(unpinned(), result.cpusOf("", name), name + ": " + result.describe());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void attachPinsThreadsThatAlreadyRun(Path jdk) throws Exception {
+        SpreadPlan plan = plan(2, Mode.CPU);
+        try (ForkedJvm jvm = ForkedJvm.start(jdk, null, "attach", "io:4", "other:2")) {
+            jvm.readUntil("ready");
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()), "threads=io-*,node=0,count=2,mode=cpu"},
+                    new PrintWriter(out), new PrintWriter(err));
+            assertEquals(0, exit, out + " / " + err);
+            jvm.sendLine();
+            ForkedJvm.Result result = jvm.finish();
+            assertEquals(0, result.exitCode(), result.describe());
+            for (int k = 0; k < 4; k++) {
+                assertEquals(unpinned(), result.cpusOf("", "io-" + k), "before attach: " + result.describe());
+            }
+            Map<String, Long> ioPerCpuSet = IntStream.range(0, 4).mapToObj(k -> result.cpusOf("after ", "io-" + k))
+                    .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+            assertEquals(Map.of(plan.get(0).cpus().toString(), 2L, plan.get(1).cpus().toString(), 2L), ioPerCpuSet,
+                    result.describe());
+            assertEquals(unpinned(), result.cpusOf("after ", "other-0"), result.describe());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void attachWithBadOptionsFailsAndLeavesTheJvmRunning(Path jdk) throws Exception {
+        try (ForkedJvm jvm = ForkedJvm.start(jdk, null, "attach", "io:2")) {
+            jvm.readUntil("ready");
+            StringWriter err = new StringWriter();
+            int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()), "threads=io-[,node=0,count=2"},
+                    new PrintWriter(new StringWriter()), new PrintWriter(err));
+            assertEquals(2, exit, err.toString());
+            assertTrue(err.toString().startsWith("numaspread: the agent in JVM " + jvm.pid() + " refused the options"),
+                    err.toString());
+            jvm.sendLine();
+            ForkedJvm.Result result = jvm.finish();
+            assertEquals(0, result.exitCode(), result.describe());
+            assertEquals(unpinned(), result.cpusOf("after ", "io-0"), result.describe());
+            assertTrue(result.stderr().contains("numaspread agent: bad glob \"io-[\" in threads=: it has a '[' without"
+                    + " its ']'"), result.describe());
+        }
+    }
+
+    @Test
+    void attachRefusesAProcessThatIsNoJvmWithoutHarmingIt() throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "60").start();
+        try {
+            StringWriter err = new StringWriter();
+            int exit = Main.run(new String[] {"attach", Long.toString(sleeper.pid()), "threads=io-*,node=0,count=1"},
+                    new PrintWriter(new StringWriter()), new PrintWriter(err));
+            assertEquals(2, exit, err.toString());
+            assertTrue(err.toString().startsWith("numaspread: cannot attach to JVM " + sleeper.pid()), err.toString());
+            assertTrue(sleeper.isAlive(), "attach must not signal a process that is no JVM");
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void badOptionsPrintOneLineAndTheJvmRunsWithoutPinning(Path jdk) throws Exception {
+        Map<String, String> problems = Map.of(
+                "threads=io-*,node=0,count=2,colour=red", "unknown option \"colour\"",
+                "threads=io-[,node=0,count=2", "bad glob \"io-[\"",
+                "threads=io-*,node=7,count=2", "node 7 does not exist",
+                "threads=io-*,node=0", "node=0 needs count=K",
+                "threads=io-*,nic=nosuch0", "no such interface nosuch0");
+        for (Map.Entry<String, String> problem : problems.entrySet()) {
+            ForkedJvm.Result result = ForkedJvm.run(jdk, problem.getKey(), "sequential", "io:2");
+            assertEquals(0, result.exitCode(), result.describe());
+            assertEquals(1, result.stderr().size(), result.describe());
+            String line = result.stderr().get(0);
+            assertTrue(line.startsWith("numaspread agent: ") && line.contains(problem.getValue())
+                    && line.endsWith("; running without pinning"), line);
+            assertEquals(unpinned(), result.cpusOf("", "io-1"), result.describe());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void strictBadOptionsStopTheJvm(Path jdk) throws Exception {
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,colour=red,strict=true",
+                "sequential", "io:2");
+        assertEquals(1, result.exitCode(), result.describe());
+        assertEquals(List.of(), result.stdout(), result.describe());
+        assertEquals(List.of("numaspread agent: unknown option \"colour\"; the options are "
+                + "[threads, nic, node, count, mode, irqs, strict, verbose]"), result.stderr(), result.describe());
+    }
+
+    @Test
+    void agentPathNamesTheBuiltJar() throws Exception {
+        StringWriter out = new StringWriter();
+        assertEquals(0, Main.run(new String[] {"agent-path"}, new PrintWriter(out), new PrintWriter(new StringWriter())));
+        assertEquals(ForkedJvm.AGENT_JAR.toRealPath(), Path.of(out.toString().strip()).toRealPath());
+    }
+}

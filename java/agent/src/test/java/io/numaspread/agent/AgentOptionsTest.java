@@ -1,0 +1,53 @@
+package io.numaspread.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.plan.Mode;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+class AgentOptionsTest {
+    @Test
+    void parsesEveryOption() {
+        assertEquals(new AgentOptions(List.of("epoll-*", "nio-?"), Optional.empty(), OptionalInt.of(1), OptionalInt.of(4),
+                        Mode.CPU, false, true, true),
+                AgentOptions.parse("threads=epoll-*|nio-?,node=1,count=4,mode=cpu,strict=true,verbose=true"));
+        assertEquals(new AgentOptions(List.of("io-*"), Optional.of("eth0"), OptionalInt.empty(), OptionalInt.empty(),
+                        Mode.SIBLINGS, true, false, false),
+                AgentOptions.parse("threads=io-*,nic=eth0,irqs=apply"));
+    }
+
+    @Test
+    void namesWhatIsWrong() {
+        List<List<String>> cases = List.of(
+                List.of("", "no options"),
+                List.of("threads=a,node=0,count=1,speed=9", "unknown option \"speed\""),
+                List.of("threads=a,node=0,count=1,node=1", "option \"node\" is given twice"),
+                List.of("node=0,count=1", "threads=GLOB is missing"),
+                List.of("threads=a,count=1", "nic=IFACE or node=N,count=K is missing"),
+                List.of("threads=a,node=0", "node=0 needs count=K"),
+                List.of("threads=a,node=0,nic=eth0", "give nic= or node=, not both"),
+                List.of("threads=a,node=0,count=0", "count=\"0\" is not a whole number of at least 1"),
+                List.of("threads=a,node=x,count=1", "node=\"x\" is not a whole number of at least 0"),
+                List.of("threads=a,node=0,count=1,mode=smt", "mode=\"smt\" must be one of [siblings, cpu]"),
+                List.of("threads=a,node=0,count=1,irqs=apply", "irqs=apply needs nic=IFACE"),
+                List.of("threads=a,nic=../x", "nic=\"../x\" is no interface name"),
+                List.of("threads=a,node=0,count=1,strict", "option \"strict\" is not KEY=VALUE"));
+        for (List<String> c : cases) {
+            AgentException e = assertThrows(AgentException.class, () -> AgentOptions.parse(c.get(0)), c.get(0));
+            assertTrue(e.getMessage().startsWith(c.get(1)), c.get(0) + " -> " + e.getMessage());
+        }
+    }
+
+    @Test
+    void findsStrictInOptionsThatDoNotParse() {
+        assertTrue(AgentOptions.strictRequested("threads=a,bogus,strict=true"));
+        assertFalse(AgentOptions.strictRequested("threads=a,strict=false"));
+        assertFalse(AgentOptions.strictRequested(null));
+    }
+}

@@ -1,0 +1,142 @@
+package io.numaspread.agent;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** A JVM running {@link PinProbe}, forked from a given JDK, with the agent from the built jar. */
+final class ForkedJvm implements AutoCloseable {
+    static final Path JDK_25 = property("numaspread.test.jdk25");
+    static final Path JDK_17 = property("numaspread.test.jdk17");
+    static final Path AGENT_JAR = property("numaspread.agent.jar");
+
+    private final Process process;
+    private final BufferedReader stdout;
+    private final CompletableFuture<List<String>> stderr;
+    private final List<String> outputLines = new ArrayList<>();
+
+    private ForkedJvm(Process process) {
+        this.process = process;
+        this.stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader errors = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
+        this.stderr = CompletableFuture.supplyAsync(() -> errors.lines().toList());
+    }
+
+    private static Path property(String name) {
+        String value = System.getProperty(name);
+        if (value == null) {
+            throw new IllegalStateException("system property " + name + " is not set (the agent pom sets it)");
+        }
+        return Path.of(value);
+    }
+
+    /**
+     * Starts the probe on {@code jdk}; {@code agentOptions} null means no -javaagent. It gets
+     * --enable-native-access, as users of JDK 24 and later are told to pass (JDK 17 warns that it does not know
+     * it), and {@link Result#stderr()} leaves the JVM's warnings out.
+     */
+    static ForkedJvm start(Path jdk, String agentOptions, String... probeArgs) {
+        if (!Files.isExecutable(jdk.resolve("bin/java"))) {
+            throw new IllegalStateException("the agent tests need a JDK at " + jdk + " (scripts/test installs it)");
+        }
+        if (!Files.isRegularFile(AGENT_JAR)) {
+            throw new IllegalStateException("no agent jar at " + AGENT_JAR.toAbsolutePath());
+        }
+        List<String> command = new ArrayList<>(List.of(jdk.resolve("bin/java").toString(),
+                "--enable-native-access=ALL-UNNAMED"));
+        if (agentOptions != null) {
+            command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + "=" + agentOptions);
+        }
+        command.addAll(List.of("-cp", testClasses(), PinProbe.class.getName()));
+        command.addAll(List.of(probeArgs));
+        try {
+            return new ForkedJvm(new ProcessBuilder(command).start());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs the probe to its end. */
+    static Result run(Path jdk, String agentOptions, String... probeArgs) {
+        try (ForkedJvm jvm = start(jdk, agentOptions, probeArgs)) {
+            return jvm.finish();
+        }
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Reads stdout up to and including the first line that starts with {@code prefix}. */
+    String readUntil(String prefix) throws IOException {
+        String line;
+        while ((line = stdout.readLine()) != null) {
+            outputLines.add(line);
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+        throw new IllegalStateException("the probe ended before printing \"" + prefix + "\"; stdout " + outputLines
+                + ", stderr " + stderr.join());
+    }
+
+    void sendLine() throws IOException {
+        OutputStream in = process.getOutputStream();
+        in.write('\n');
+        in.flush();
+    }
+
+    Result finish() {
+        try {
+            stdout.lines().forEach(outputLines::add);
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the probe did not end; stdout so far " + outputLines);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return new Result(process.exitValue(), List.copyOf(outputLines), stderr.join());
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+
+    private static String testClasses() {
+        try {
+            return Path.of(PinProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What the probe printed; {@code stderr} without the JVM's own WARNING lines. */
+    record Result(int exitCode, List<String> stdout, List<String> allStderr) {
+        List<String> stderr() {
+            return allStderr.stream().filter(line -> !line.startsWith("WARNING:") && !line.isBlank()).toList();
+        }
+
+        /** The CPUs that thread {@code name} reported in its line starting with {@code prefix + name + " "}. */
+        String cpusOf(String prefix, String name) {
+            String start = prefix + name + " ";
+            return stdout.stream().filter(line -> line.startsWith(start)).map(line -> line.substring(line.lastIndexOf(' ') + 1))
+                    .findFirst().orElseThrow(() -> new AssertionError("no line for " + name + " in " + stdout));
+        }
+
+        String describe() {
+            return "exit " + exitCode + ", stdout " + stdout + ", stderr " + allStderr;
+        }
+    }
+}
