@@ -1,0 +1,132 @@
+package io.numaspread.cli.containers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.github.dockerjava.api.model.HostConfig;
+import io.numaspread.CpuSet;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.SysfsTree;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code numaspread apply} in containers on the host's network, against the host's eth0 (a virtio NIC). This JVM
+ * reads the host's /proc/irq itself, and puts the host's original affinities back after every test, pass or
+ * fail.
+ */
+class IrqContainerIT {
+    private static final String NIC = "eth0";
+
+    private final HostIrqs irqs = new HostIrqs(NIC);
+    private Map<Integer, CpuSet> original;
+
+    /** The host directory that the containers mount as /run/numaspread, where apply keeps its state file. */
+    @TempDir
+    Path stateDirectory;
+
+    @BeforeEach
+    void rememberTheHostsAffinities() {
+        original = irqs.affinities();
+    }
+
+    @AfterEach
+    void putTheHostsAffinitiesBack() {
+        HostIrqs.set(original);
+    }
+
+    @Test
+    void privilegedApplyChangesTheHostsQueueIrqsAsPlannedAndRestorePutsThemBack() throws Exception {
+        applyThenRestoreInAnotherContainer(host -> host.withPrivileged(true));
+    }
+
+    /** What the README promises besides --privileged: root in the host's user namespace, /proc/irq unmasked. */
+    @Test
+    void anUnmaskedProcIrqIsEnoughWithoutPrivileged() throws Exception {
+        applyThenRestoreInAnotherContainer(host -> host.withSecurityOpts(List.of("unmask=/proc/irq")));
+    }
+
+    @Test
+    void unprivilegedApplyIsRefusedWithExitCode3AndChangesNothing() throws Exception {
+        Map<Integer, CpuSet> before = startAwayFromThePlan(plannedQueueAffinities());
+        NumaspreadContainer.Run run;
+        try (NumaspreadContainer container = startOnTheHostsNetwork(host -> {})) {
+            run = container.numaspread("apply", "--nic", NIC);
+        }
+        assertEquals(3, run.exitCode(), run::toString);
+        List<String> errorLines = run.err().strip().lines().filter(line -> !line.startsWith("WARNING:")).toList();
+        assertEquals(1, errorLines.size(), run::toString);
+        assertTrue(errorLines.get(0).contains("--privileged"), "says which privilege is needed: " + run);
+        assertEquals(before, irqs.affinities());
+    }
+
+    private void applyThenRestoreInAnotherContainer(Consumer<HostConfig> privilege) throws Exception {
+        Map<Integer, CpuSet> planned = plannedQueueAffinities();
+        Map<Integer, CpuSet> before = startAwayFromThePlan(planned);
+        Path stateFile = stateDirectory.resolve(NIC + ".json");
+
+        try (NumaspreadContainer container = startOnTheHostsNetwork(privilege)) {
+            container.numaspread("apply", "--nic", NIC).expectSuccess();
+        }
+        Map<Integer, CpuSet> expected = new TreeMap<>(before);
+        expected.putAll(planned);
+        assertEquals(expected, irqs.affinities(), "queue vectors as planned, the others untouched");
+        assertTrue(Files.isRegularFile(stateFile), "the state file outlives the container");
+
+        // Another container, as after a pod restart: the state file on the host is all that restore needs.
+        try (NumaspreadContainer container = startOnTheHostsNetwork(privilege)) {
+            container.numaspread("restore", "--nic", NIC).expectSuccess();
+        }
+        assertEquals(before, irqs.affinities());
+        assertFalse(Files.exists(stateFile), "restore removes the state file");
+    }
+
+    private NumaspreadContainer startOnTheHostsNetwork(Consumer<HostConfig> privilege) {
+        return NumaspreadContainer.start(host -> privilege.accept(host.withNetworkMode("host")),
+                List.of(new NumaspreadContainer.Mount(stateDirectory, "/run/numaspread")));
+    }
+
+    /**
+     * The affinity of each queue vector under numaspread's plan for the NIC (its node, one queue per queue
+     * pair), computed here from the host's topology.
+     */
+    private Map<Integer, CpuSet> plannedQueueAffinities() throws Exception {
+        Topology topology = TopologyDiscovery.discover(Backends.live().backend(), SysfsTree.live());
+        SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(irqs.node(), irqs.queueCount()));
+        Map<Integer, CpuSet> planned = new TreeMap<>();
+        for (HostIrqs.Vector vector : irqs.queueVectors()) {
+            planned.put(vector.irq(), plan.get(vector.queue().getAsInt()).cpus());
+        }
+        return planned;
+    }
+
+    /**
+     * Moves every queue vector to CPUs outside the plan, so that an apply that changes nothing cannot pass, and
+     * returns the host's affinities then.
+     */
+    private Map<Integer, CpuSet> startAwayFromThePlan(Map<Integer, CpuSet> planned) {
+        CpuSet online = SysfsTree.live().readCpuList("devices/system/cpu/online");
+        CpuSet elsewhere = planned.values().stream().reduce(online, CpuSet::minus);
+        assertFalse(elsewhere.isEmpty(), "the plan " + planned + " leaves no online CPU to start from");
+        Map<Integer, CpuSet> start = new TreeMap<>();
+        planned.keySet().forEach(irq -> start.put(irq, elsewhere));
+        HostIrqs.set(start);
+        Map<Integer, CpuSet> before = irqs.affinities();
+        start.forEach((irq, cpus) -> assertEquals(cpus, before.get(irq), "IRQ " + irq + " took the starting value"));
+        return before;
+    }
+}
