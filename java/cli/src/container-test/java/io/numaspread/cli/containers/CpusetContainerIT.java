@@ -41,6 +41,18 @@ class CpusetContainerIT {
         }
     }
 
+    @Test
+    void pinnedThreadFactoryPutsEveryThreadOnTheCpusetAndPlansNothingOutsideIt() {
+        NumaspreadContainer.Run run = container.testProgram(List.of(), PinnedFactoryProbe.class, "4").expectSuccess();
+        List<String> lines = run.out().lines().toList();
+        assertEquals(List.of("plan 1", "plan 1", "plan 1", "plan 1"),
+                lines.stream().filter(line -> line.startsWith("plan ")).toList(), run.toString());
+        assertEquals(List.of("worker-0 1", "worker-1 1", "worker-2 1", "worker-3 1"),
+                lines.stream().filter(line -> line.startsWith("worker-")).toList(), run.toString());
+        assertEquals(List.of("pinned worker-0 1", "pinned worker-1 1", "pinned worker-2 1", "pinned worker-3 1"),
+                lines.stream().filter(line -> line.matches("(pinned|failed) .*")).toList(), run.toString());
+    }
+
     static List<Integer> ints(JsonNode array) {
         List<Integer> ints = new ArrayList<>();
         array.forEach(node -> ints.add(node.asInt()));
