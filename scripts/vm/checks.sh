@@ -30,6 +30,14 @@ check_summary() {
   ((checks_failed == 0))
 }
 
+# Prints the CPUs of a cpulist one per word: "0-2,5" -> "0 1 2 5".
+expand_cpulist() {
+  local part
+  for part in ${1//,/ }; do
+    if [[ $part == *-* ]]; then seq -s ' ' "${part%-*}" "${part#*-}"; else echo "$part"; fi
+  done | tr '\n' ' '
+}
+
 # Prints a cpulist for the CPUs first..last.
 cpu_range() {
   if (($1 == $2)); then echo "$1"; else echo "$1-$2"; fi
