@@ -1,7 +1,9 @@
 package io.numaspread.agent;
 
 import io.numaspread.irq.InterfaceName;
+import io.numaspread.irq.IrqApply;
 import io.numaspread.irq.IrqException;
+import io.numaspread.irq.KernelFiles;
 import io.numaspread.irq.KernelPaths;
 import io.numaspread.irq.Nic;
 import io.numaspread.irq.NicDiscovery;
@@ -76,12 +78,12 @@ public final class NumaspreadAgent {
         Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
         Optional<Nic> nic = options.nic().map(name -> NicDiscovery.discover(new InterfaceName(name), KernelPaths.LIVE));
         SpreadPlan plan = Planner.plan(topology, nic
-                .map(found -> NicIrqs.request(found, topology, options.mode(), Purpose.THREADS,
-                        options.count().orElse(found.queues().size())))
+                .map(found -> found.planRequest(topology, Purpose.THREADS).withMode(options.mode())
+                        .withCount(options.count().orElse(found.queues().size())))
                 .orElseGet(() -> PlanRequest.threads(options.node().orElseThrow(), options.count().orElseThrow())
                         .withMode(options.mode())));
         if (options.applyIrqs()) {
-            applyIrqs(nic.orElseThrow(), topology, options, sysfs.maskBits());
+            applyIrqs(nic.orElseThrow(), topology, options);
         }
         int bits = sysfs.maskBits();
         int words = (bits + 63) / 64;
@@ -116,10 +118,22 @@ public final class NumaspreadAgent {
         }
     }
 
-    /** A refusal (no privilege, irqbalance) leaves the IRQs alone and the threads still pinned, unless strict. */
-    private static void applyIrqs(Nic nic, Topology topology, AgentOptions options, int maskBits) {
+    /**
+     * {@code irqs=apply}: the NIC's queue IRQs placed as {@code numaspread apply --nic IFACE} places them (with
+     * {@code --per-cpu} for {@code mode=cpu}), through the same {@link IrqApply}; {@code numaspread restore --nic
+     * IFACE} undoes it. A refusal (no privilege, irqbalance) leaves the IRQs alone and the threads still pinned,
+     * unless strict.
+     */
+    private static void applyIrqs(Nic nic, Topology topology, AgentOptions options) {
         try {
-            System.err.println(PREFIX + NicIrqs.apply(nic, topology, options.mode(), maskBits));
+            SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
+            IrqApply.Outcome outcome = IrqApply.apply(nic, plan, IrqApply.Options.defaults(), KernelPaths.LIVE,
+                    KernelFiles.DIRECT);
+            StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
+            outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
+                    .append(status.name().toLowerCase().replace('_', ' ')));
+            System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
+                    + outcome.restoreCommand() + ")");
         } catch (IrqException e) {
             if (options.strict()) {
                 throw new AgentException("IRQs of " + nic.name() + " not applied: " + e.getMessage());

@@ -82,7 +82,7 @@ class AgentForkTest {
     /** The threads' plan for this host's eth0, as the CLI makes it: near its node, one per queue. */
     private static SpreadPlan ethPlan(Mode mode) throws Exception {
         Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
-        return Planner.plan(topology(), NicIrqs.request(nic, topology(), mode, Purpose.THREADS, nic.queues().size()));
+        return Planner.plan(topology(), nic.planRequest(topology(), Purpose.THREADS).withMode(mode));
     }
 
     @ParameterizedTest
@@ -104,8 +104,7 @@ class AgentForkTest {
         for (NicVector vector : nic.queueVectors()) {
             before.put(vector.irq(), Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip());
         }
-        SpreadPlan irqPlan = Planner.plan(topology(), NicIrqs.request(nic, topology(), Mode.CPU, Purpose.IRQS,
-                nic.queues().size()));
+        SpreadPlan irqPlan = Planner.plan(topology(), nic.planRequest(topology(), Purpose.IRQS).withMode(Mode.CPU));
         try {
             ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.JDK_25, "threads=io-*,nic=" + LIVE_NIC
                     + ",mode=cpu,irqs=apply,strict=true", "sequential", "io:1");

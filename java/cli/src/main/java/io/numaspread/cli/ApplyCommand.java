@@ -2,20 +2,15 @@ package io.numaspread.cli;
 
 import io.numaspread.CpuSet;
 import io.numaspread.irq.AffinityApplier;
-import io.numaspread.irq.Irqbalance;
+import io.numaspread.irq.IrqApply;
 import io.numaspread.irq.KernelFiles;
-import io.numaspread.irq.KernelPaths;
 import io.numaspread.irq.Nic;
-import io.numaspread.irq.IrqPlan;
-import io.numaspread.irq.NicVector;
-import io.numaspread.irq.Setting;
-import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
-import io.numaspread.topology.SysfsTree;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,29 +57,22 @@ final class ApplyCommand implements Runnable {
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
         NicOptions.NicPlan nicPlan = nicOptions.planToWrite();
-        KernelPaths paths = nicPlan.paths();
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);
         out.println();
-        List<Setting> settings = IrqPlan.settings(nic, nicPlan.plan(), xps);
-        if (!dryRun && !force) {
-            Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
-        }
-        Path state = stateFile == null ? StateFile.defaultPath(nic.name()) : stateFile;
-        AffinityApplier applier = new AffinityApplier(paths, files(), SysfsTree.at(paths.sysfsRoot()).maskBits());
-        List<AffinityApplier.Result> results = applier.apply(nic.name(), settings, state, dryRun);
-        printResults(out, results);
+        IrqApply.Outcome outcome = IrqApply.apply(nic, nicPlan.plan(),
+                new IrqApply.Options(force, xps, dryRun, Optional.ofNullable(stateFile)), nicPlan.paths(), files());
+        printResults(out, outcome.results());
         out.println();
-        boolean changed = results.stream().anyMatch(r -> r.status() == AffinityApplier.Status.CHANGED);
         if (dryRun) {
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name()
                     + " (as root; undo with: numaspread restore --nic " + nic.name() + ")");
-        } else if (changed) {
+        } else if (outcome.changed()) {
             nicPlan.report().printTable(out);
             out.println();
             out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
-                    + " the previous values are in " + state + ". Undo with: numaspread restore"
-                    + (stateFile == null ? " --nic " + nic.name() : " --state " + state));
+                    + " the previous values are in " + outcome.stateFile() + ". Undo with: "
+                    + outcome.restoreCommand());
         } else {
             out.println("nothing to change");
         }

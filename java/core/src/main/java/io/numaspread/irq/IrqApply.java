@@ -1,0 +1,77 @@
+package io.numaspread.irq;
+
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.SysfsTree;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Writes a NIC's queue plan as {@code numaspread apply} and the agent's {@code irqs=apply} both do: irqbalance
+ * refused first, the previous values saved to the state file before the first change, every write read back,
+ * all or nothing (see {@link AffinityApplier}). Callers render the {@link Outcome}.
+ */
+public final class IrqApply {
+    /**
+     * @param force apply even though irqbalance is running
+     * @param xps also write each transmit queue's {@code xps_cpus}
+     * @param dryRun read and compare only; nothing is written, not even the state file
+     * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}
+     */
+    public record Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile) {
+        /** No force, no XPS, a real apply, the default state file. */
+        public static Options defaults() {
+            return new Options(false, false, false, Optional.empty());
+        }
+    }
+
+    /**
+     * @param stateFile the state file used
+     * @param defaultStateFile whether it is the interface's default, which {@code restore --nic} finds
+     * @param results one per setting, in plan order
+     */
+    public record Outcome(InterfaceName iface, Path stateFile, boolean defaultStateFile,
+            List<AffinityApplier.Result> results) {
+        public Outcome {
+            results = List.copyOf(results);
+        }
+
+        public boolean changed() {
+            return results.stream().anyMatch(r -> r.status() == AffinityApplier.Status.CHANGED);
+        }
+
+        /** How many settings ended in each status, in the statuses' order. */
+        public Map<AffinityApplier.Status, Integer> counts() {
+            Map<AffinityApplier.Status, Integer> counts = new TreeMap<>();
+            results.forEach(result -> counts.merge(result.status(), 1, Integer::sum));
+            return counts;
+        }
+
+        /** The command that puts the previous values back. */
+        public String restoreCommand() {
+            return "numaspread restore " + (defaultStateFile ? "--nic " + iface : "--state " + stateFile);
+        }
+    }
+
+    private IrqApply() {
+    }
+
+    /**
+     * @param plan one assignment per queue of {@code nic}, as planned from {@link Nic#planRequest}
+     * @param files the kernel's files ({@link KernelFiles#DIRECT} but in fault tests)
+     * @throws IrqException REFUSED (irqbalance, no privilege), BAD_INPUT or ROLLED_BACK, as
+     *     {@link AffinityApplier#apply} says; only ROLLED_BACK can follow a change, and it was put back
+     */
+    public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files) {
+        List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
+        if (!options.dryRun() && !options.force()) {
+            Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
+        }
+        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(nic.name()));
+        AffinityApplier applier = new AffinityApplier(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
+        return new Outcome(nic.name(), state, options.stateFile().isEmpty(),
+                applier.apply(nic.name(), settings, state, options.dryRun()));
+    }
+}
