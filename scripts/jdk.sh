@@ -74,8 +74,16 @@ ensure_built() {
     local jdk
     jdk=$(build_jdk) || exit 2
     echo "numaspread: building with $jdk" >&2
-    (cd "$NUMASPREAD_HOME" && JAVA_HOME=$jdk mvn -q -B -ntp package -DskipTests -Dmaven.test.skip.exec=true >&2) \
-        || die "the build failed (run: cd $NUMASPREAD_HOME && JAVA_HOME=$jdk mvn package)"
+    local log
+    log=$(mktemp)
+    # Maven's own guava warns about sun.misc.Unsafe on JDK 23 and newer; the flag quiets it.
+    if ! (cd "$NUMASPREAD_HOME" && JAVA_HOME=$jdk MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
+        mvn -q -B -ntp -Dstyle.color=never package -DskipTests >"$log" 2>&1); then
+        tail -n 40 "$log" >&2
+        rm -f "$log"
+        die "the build failed (run: cd $NUMASPREAD_HOME && JAVA_HOME=$jdk mvn package)"
+    fi
+    rm -f "$log"
 }
 
 # The java options every numaspread JVM gets: FFM needs native access from JDK 22 on.

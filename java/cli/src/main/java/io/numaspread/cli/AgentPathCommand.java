@@ -5,8 +5,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 @Command(name = "agent-path", mixinStandardHelpOptions = true,
-        description = {"Print the absolute path of the agent jar, for",
-            "java -javaagent:$(numaspread agent-path)=threads=epollEventLoopGroup-*,nic=eth0 ..."})
+        description = {"Print the absolute path of the agent jar.",
+            "For: java -javaagent:$(numaspread agent-path)=threads=epollEventLoopGroup-*,nic=eth0 ..."})
 final class AgentPathCommand implements Runnable {
     @Spec
     CommandSpec spec;

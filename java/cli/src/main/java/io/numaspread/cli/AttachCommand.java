@@ -12,8 +12,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "attach", mixinStandardHelpOptions = true,
-        description = {"Load the agent into a running JVM: it pins the matching threads that already run, and",
-            "every matching thread started later. The options are the agent's:",
+        description = {"Load the agent into a running JVM to pin its matching threads, running and future.",
+            "The options are the agent's:",
             "threads=GLOB[|GLOB...],(nic=IFACE|node=N,count=K)[,mode=siblings|cpu][,irqs=apply][,verbose=true]",
             "Unlike -javaagent, attach is strict by default: bad options fail the command (exit 2), and the",
             "target JVM's stderr has the reason; it keeps running either way."})
