@@ -131,7 +131,7 @@ public final class NumaspreadAgent {
                     KernelFiles.DIRECT);
             StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
             outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
-                    .append(status.name().toLowerCase().replace('_', ' ')));
+                    .append(status.label()));
             System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
                     + outcome.restoreCommand() + ")");
         } catch (IrqException e) {

@@ -84,7 +84,7 @@ final class ApplyCommand implements Runnable {
         for (AffinityApplier.Result result : results) {
             String before = result.before().isEmpty() ? "?" : describe(result.target(), result.before());
             String line = String.format("%-" + width + "s  %s -> %s  %s", result.target().label(), before,
-                    result.planned(), result.status().name().toLowerCase().replace('_', ' '));
+                    result.planned(), result.status().label());
             out.println(result.detail().isEmpty() ? line : line + " (" + result.detail() + ")");
         }
     }

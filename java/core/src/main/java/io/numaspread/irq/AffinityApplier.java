@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -31,7 +32,12 @@ public final class AffinityApplier {
         /** The kernel offers no such file on this device (XPS on a single-queue device). */
         UNAVAILABLE,
         /** Restore: put back as recorded. */
-        RESTORED
+        RESTORED;
+
+        /** How reports name it: "would change", "unchanged". */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        }
     }
 
     /**
