@@ -6,6 +6,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import io.numaspread.CpuSet;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -31,7 +32,7 @@ public final class JnaBackend implements NativeBackend {
         try {
             libc = Native.load("c", LibC.class);
         } catch (LinkageError e) {
-            throw new BackendUnavailableException(BackendKind.JNA, "JNA cannot load libc: " + e.getMessage(), e);
+            throw new BackendUnavailableException(BackendKind.JNA, "JNA cannot load libc: " + rootCause(e), e);
         }
         LibNuma numa = null;
         String cause;
@@ -41,9 +42,31 @@ public final class JnaBackend implements NativeBackend {
                     ? "numa_available() returned -1: this kernel has no NUMA support"
                     : null;
         } catch (UnsatisfiedLinkError e) {
-            cause = NumaSoname.VALUE + " cannot be loaded (install libnuma1): " + e.getMessage();
+            cause = NumaSoname.VALUE + " cannot be loaded (install libnuma1): " + firstLine(e.getMessage());
         }
         return new JnaBackend(libc, cause == null ? numa : null, cause, maskBits);
+    }
+
+    /**
+     * The innermost cause, with its class: when JNA's native dispatch cannot load (native access denied, a
+     * noexec tmp), the error is an ExceptionInInitializerError or NoClassDefFoundError whose own message is
+     * null or says nothing.
+     */
+    private static String rootCause(Throwable error) {
+        Throwable root = error;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return firstLine(root.toString());
+    }
+
+    /**
+     * JNA's load errors list every path it tried, one a line, after "Unable to load library 'x':"; that header
+     * and the first attempt's error say why.
+     */
+    private static String firstLine(String message) {
+        List<String> lines = message.lines().map(String::strip).toList();
+        return lines.size() > 1 && lines.get(0).endsWith(":") ? lines.get(0) + " " + lines.get(1) : lines.get(0);
     }
 
     @Override
