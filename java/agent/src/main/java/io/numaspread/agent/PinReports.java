@@ -3,7 +3,8 @@ package io.numaspread.agent;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Prints what the native hook did, from a daemon thread: failed pins always, successful ones when verbose.
+ * Prints what the native hook did, from a daemon thread and once more at exit: failed pins always, successful
+ * ones when verbose.
  * The hook itself never prints, since it runs on the application's starting threads; it queues a report and,
  * when the queue was empty, calls {@link #wake()}. The thread parks in Java rather than waiting in native
  * code, because the JVM's exit waits up to 300 ms for threads that are in native code.
@@ -22,6 +23,8 @@ final class PinReports {
             thread.setDaemon(true);
             reader = thread;
             thread.start();
+            // The reader may not run again before the JVM exits: a pin that failed just before would go unsaid.
+            Runtime.getRuntime().addShutdownHook(new Thread(PinReports::printPending, "numaspread-agent-last-reports"));
         }
     }
 
@@ -35,17 +38,22 @@ final class PinReports {
 
     private static void drain() {
         while (true) {
-            String[] reports = NativeAgent.takeReports();
-            if (reports.length == 0) {
+            if (!printPending()) {
                 LockSupport.park(PinReports.class);
             }
-            for (String report : reports) {
-                String line = line(report);
-                if (line != null) {
-                    System.err.println(NumaspreadAgent.PREFIX + line);
-                }
+        }
+    }
+
+    /** Prints the reports queued so far, in order; false when there were none. */
+    private static synchronized boolean printPending() {
+        String[] reports = NativeAgent.takeReports();
+        for (String report : reports) {
+            String line = line(report);
+            if (line != null) {
+                System.err.println(NumaspreadAgent.PREFIX + line);
             }
         }
+        return reports.length > 0;
     }
 
     /** The message for one report, or null when it is a success and not verbose. */

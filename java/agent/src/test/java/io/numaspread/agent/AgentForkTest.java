@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.CpuSet;
 import io.numaspread.cli.Main;
 import io.numaspread.irq.InterfaceName;
 import io.numaspread.irq.KernelPaths;
@@ -16,6 +17,7 @@ import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.CpusetCgroup;
 import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
@@ -77,6 +79,38 @@ class AgentForkTest {
         for (int k = 0; k < 4; k++) {
             assertEquals(unpinned(), result.cpusOf("", "other-" + k), result.describe());
         }
+    }
+
+    /**
+     * The agent plans over CPUs the JVM may use at premain; then the JVM is moved into a cpuset cgroup of the
+     * first planned CPU alone, as a container runtime may narrow it, so pinning to the second fails with EINVAL.
+     * That failure is reported once, with its errno, and the JVM and its other pins carry on. It is the last
+     * thing before the JVM exits, so the report must not be lost with the exit.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    @SuppressWarnings("try") // the cgroup holds the JVM, and is removed after it ends
+    void aPinTheKernelRefusesIsReportedWithItsErrno(Path jdk) throws Exception {
+        SpreadPlan plan = plan(2, Mode.CPU);
+        CpuSet first = plan.get(0).cpus();
+        CpuSet second = plan.get(1).cpus();
+        ForkedJvm.Result result;
+        try (ForkedJvm jvm = ForkedJvm.start(jdk, "threads=io-*,node=0,count=2,mode=cpu", "gated", "io:2")) {
+            jvm.readUntil("ready");
+            try (CpusetCgroup container = CpusetCgroup.holding(ProcessHandle.of(jvm.pid()).orElseThrow(), first)) {
+                jvm.sendLine();
+                result = jvm.finish();
+            }
+        }
+        assertEquals(0, result.exitCode(), result.describe());
+        assertTrue(result.stdout().contains("done"), result.describe());
+        for (String name : List.of("io-0", "io-1")) {
+            assertEquals(first.toString(), result.cpusOf("", name), result.describe());
+        }
+        String tid = result.stdout().stream().filter(line -> line.startsWith("io-1 ")).findFirst().orElseThrow()
+                .split(" ")[1];
+        assertEquals(List.of(NumaspreadAgent.PREFIX + "cannot pin thread \"io-1\" (tid " + tid + ") to CPUs "
+                + second + ": Invalid argument (errno 22)"), result.stderr(), result.describe());
     }
 
     /** The threads' plan for this host's eth0, as the CLI makes it: near its node, one per queue. */

@@ -26,6 +26,8 @@ import java.util.concurrent.CyclicBarrier;
  *   <li>{@code time PREFIX N}: the same for PREFIX-0..N-1, timing each start and join, and prints the median
  *       and 90th percentile in microseconds (robust where other work shares the machine).
  *   <li>{@code burst N STARTERS}: N threads burst-0..N-1, started at once from STARTERS threads.
+ *   <li>{@code gated PREFIX:N...}: prints "ready", waits for a line on stdin, then does what {@code sequential}
+ *       does (the test changes the process between).
  *   <li>{@code attach PREFIX:N...}: starts the threads, prints "ready", waits for a line on stdin, then each
  *       thread prints its affinity again (prefixed "after").
  * </ul>
@@ -42,6 +44,10 @@ public final class PinProbe {
             case "idle" -> idle(names(List.of(args).subList(1, args.length)));
             case "time" -> time(args[1], Integer.parseInt(args[2]));
             case "burst" -> burst(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            case "gated" -> {
+                awaitGo();
+                sequential(names(List.of(args).subList(1, args.length)));
+            }
             case "attach" -> attach(List.of(args).subList(1, args.length));
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -127,12 +133,16 @@ public final class PinProbe {
             thread.start();
         }
         started.await();
-        System.out.println("ready " + ProcessHandle.current().pid());
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        awaitGo();
         check.countDown();
         for (Thread thread : threads) {
             thread.join();
         }
+    }
+
+    private static void awaitGo() throws IOException {
+        System.out.println("ready " + ProcessHandle.current().pid());
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
     }
 
     private static List<String> names(List<String> groups) {
