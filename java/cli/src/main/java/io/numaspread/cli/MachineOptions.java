@@ -16,8 +16,22 @@ final class MachineOptions {
             description = "Read this copy of a /sys tree instead of /sys (selects the sysfs backend).")
     Path sysfsRoot;
 
-    /** The selected backend with the reasons others were skipped. */
-    Backends.Selection selection() {
+    /** The selected backend, with the reasons others were skipped, and the topology it reads. */
+    record Machine(Backends.Selection selection, Topology topology) {
+    }
+
+    /** Reads the machine once: the sysfs tree, the backend over it, and the topology. */
+    Machine read() {
+        SysfsTree sysfs = sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot);
+        Backends.Selection selection = selection(sysfs);
+        return new Machine(selection, TopologyDiscovery.discover(selection.backend(), sysfs));
+    }
+
+    Topology topology() {
+        return read().topology();
+    }
+
+    private Backends.Selection selection(SysfsTree sysfs) {
         if (sysfsRoot == null) {
             try {
                 return Backends.live();
@@ -26,14 +40,6 @@ final class MachineOptions {
                         + Backends.OVERRIDE_PROPERTY + ")");
             }
         }
-        return new Backends.Selection(new SysfsBackend(sysfs(), Path.of("/proc")), Map.of());
-    }
-
-    SysfsTree sysfs() {
-        return sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot);
-    }
-
-    Topology topology() {
-        return TopologyDiscovery.discover(selection().backend(), sysfs());
+        return new Backends.Selection(new SysfsBackend(sysfs, Path.of("/proc")), Map.of());
     }
 }

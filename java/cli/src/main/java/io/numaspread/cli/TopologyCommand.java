@@ -36,8 +36,9 @@ final class TopologyCommand implements Runnable {
     }
 
     void print(PrintWriter out, boolean asJson) {
-        Backends.Selection selection = machine.selection();
-        Topology topology = machine.topology();
+        MachineOptions.Machine read = machine.read();
+        Backends.Selection selection = read.selection();
+        Topology topology = read.topology();
         if (asJson) {
             out.println(Json.write(toJson(topology, selection.unavailable())));
         } else {

@@ -75,7 +75,12 @@ public final class SysfsFixture {
 
     /** The topology that the sysfs backend reads from {@code shape} written under {@code root}. */
     public static Topology topology(MachineShape shape, Path root) {
-        SysfsTree tree = SysfsTree.at(write(shape, root));
+        return read(write(shape, root));
+    }
+
+    /** The topology that the sysfs backend reads from the tree under {@code root}, as it is now. */
+    public static Topology read(Path root) {
+        SysfsTree tree = SysfsTree.at(root);
         return TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree);
     }
 

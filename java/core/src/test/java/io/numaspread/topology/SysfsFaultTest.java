@@ -3,7 +3,6 @@ package io.numaspread.topology;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
 import java.nio.file.Files;
@@ -20,10 +19,7 @@ class SysfsFaultTest {
     Path root;
 
     private String discoverFailure() {
-        TopologyException failure = assertThrows(TopologyException.class, () -> {
-            SysfsTree tree = SysfsTree.at(root);
-            TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree);
-        });
+        TopologyException failure = assertThrows(TopologyException.class, () -> SysfsFixture.read(root));
         return failure.getMessage();
     }
 

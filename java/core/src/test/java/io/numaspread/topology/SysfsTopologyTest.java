@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
 import io.numaspread.nativeaccess.BackendKind;
-import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
 import java.io.IOException;
@@ -100,8 +99,7 @@ class SysfsTopologyTest {
         Files.delete(root.resolve("devices/system/cpu/isolated"));
         Files.delete(root.resolve("devices/system/cpu/cpu1/topology/core_cpus_list"));
         Files.delete(root.resolve("devices/system/cpu/cpu1/online"));
-        SysfsTree tree = SysfsTree.at(root);
-        Topology topology = TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree);
+        Topology topology = SysfsFixture.read(root);
         assertEquals(CpuSet.EMPTY, topology.isolated());
         assertEquals(CpuSet.EMPTY, topology.nohzFull());
         assertEquals(8, topology.cpus().size());
@@ -111,7 +109,6 @@ class SysfsTopologyTest {
     void nohzFullPrintedAsNullMeansNone() {
         SysfsFixture.write(MachineShape.mana(), root);
         SysfsFixture.write(root, "devices/system/cpu/nohz_full", "(null)");
-        SysfsTree tree = SysfsTree.at(root);
-        assertEquals(CpuSet.EMPTY, TopologyDiscovery.discover(new SysfsBackend(tree, Path.of("/proc")), tree).nohzFull());
+        assertEquals(CpuSet.EMPTY, SysfsFixture.read(root).nohzFull());
     }
 }
