@@ -1,22 +1,22 @@
 package io.numaspread.agent;
 
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.IrqApply;
-import io.numaspread.irq.IrqException;
-import io.numaspread.irq.KernelFiles;
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.Nic;
-import io.numaspread.irq.NicDiscovery;
+import io.numaspread.NumaspreadException;
+import io.numaspread.irq.NicPlacement;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.List;
@@ -120,21 +120,21 @@ public final class NumaspreadAgent {
 
     /**
      * {@code irqs=apply}: the NIC's queue IRQs placed as {@code numaspread apply --nic IFACE} places them (with
-     * {@code --per-cpu} for {@code mode=cpu}), through the same {@link IrqApply}; {@code numaspread restore --nic
+     * {@code --per-cpu} for {@code mode=cpu}), through the same {@link NicPlacement}; {@code numaspread restore --nic
      * IFACE} undoes it. A refusal (no privilege, irqbalance) leaves the IRQs alone and the threads still pinned,
      * unless strict.
      */
     private static void applyIrqs(Nic nic, Topology topology, AgentOptions options) {
         try {
             SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
-            IrqApply.Outcome outcome = IrqApply.apply(nic, plan, IrqApply.Options.defaults(), KernelPaths.LIVE,
+            NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, NicPlacement.Options.defaults(), KernelPaths.LIVE,
                     KernelFiles.DIRECT);
             StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
             outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
                     .append(status.label()));
             System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
                     + outcome.restoreCommand() + ")");
-        } catch (IrqException e) {
+        } catch (NumaspreadException e) {
             if (options.strict()) {
                 throw new AgentException("IRQs of " + nic.name() + " not applied: " + e.getMessage());
             }

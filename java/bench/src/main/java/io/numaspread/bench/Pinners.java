@@ -1,11 +1,11 @@
 package io.numaspread.bench;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package io.numaspread.bench;
 
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.NativeBackend;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.concurrent.TimeUnit;
 import net.openhft.affinity.impl.VanillaCpuLayout;

@@ -1,11 +1,11 @@
 package io.numaspread.cli;
 
 import io.numaspread.CpuSet;
-import io.numaspread.irq.AffinityApplier;
-import io.numaspread.irq.IrqApply;
-import io.numaspread.irq.KernelFiles;
-import io.numaspread.irq.Nic;
+import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Target;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.nic.Nic;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -60,8 +60,8 @@ final class ApplyCommand implements Runnable {
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);
         out.println();
-        IrqApply.Outcome outcome = IrqApply.apply(nic, nicPlan.plan(),
-                new IrqApply.Options(force, xps, dryRun, Optional.ofNullable(stateFile)), nicPlan.paths(), files());
+        NicPlacement.Outcome outcome = NicPlacement.apply(nic, nicPlan.plan(),
+                new NicPlacement.Options(force, xps, dryRun, Optional.ofNullable(stateFile)), nicPlan.paths(), files());
         printResults(out, outcome.results());
         out.println();
         if (dryRun) {
@@ -79,9 +79,9 @@ final class ApplyCommand implements Runnable {
         out.flush();
     }
 
-    static void printResults(PrintWriter out, List<AffinityApplier.Result> results) {
+    static void printResults(PrintWriter out, List<AffinityTransaction.Result> results) {
         int width = results.stream().mapToInt(r -> r.target().label().length()).max().orElse(10);
-        for (AffinityApplier.Result result : results) {
+        for (AffinityTransaction.Result result : results) {
             String before = result.before().isEmpty() ? "?" : describe(result.target(), result.before());
             String line = String.format("%-" + width + "s  %s -> %s  %s", result.target().label(), before,
                     result.planned(), result.status().label());

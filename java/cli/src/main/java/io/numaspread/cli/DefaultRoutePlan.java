@@ -1,10 +1,10 @@
 package io.numaspread.cli;
 
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.IrqException;
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.Nic;
-import io.numaspread.irq.NicDiscovery;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Policy;
 import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
@@ -28,7 +28,7 @@ final class DefaultRoutePlan {
         Nic nic;
         try {
             nic = NicDiscovery.discover(iface.get(), paths);
-        } catch (IrqException e) {
+        } catch (NumaspreadException e) {
             out.println("No plan: " + e.getMessage());
             return;
         }

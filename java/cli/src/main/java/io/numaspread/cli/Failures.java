@@ -1,12 +1,9 @@
 package io.numaspread.cli;
 
-import io.numaspread.irq.IrqException;
-import io.numaspread.nativeaccess.BackendUnavailableException;
-import io.numaspread.nativeaccess.NativeCallException;
-import io.numaspread.topology.TopologyException;
+import io.numaspread.NumaspreadException;
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine;
 
 /** Turns every exception into one line on stderr and an exit code, never a stack trace. */
 final class Failures implements CommandLine.IExecutionExceptionHandler {
@@ -37,16 +34,12 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         if (failure instanceof CliException cli) {
             return cli.exitCode();
         }
-        if (failure instanceof IrqException irq) {
-            return switch (irq.kind()) {
-                case BAD_INPUT -> CliException.BAD_INPUT;
+        if (failure instanceof NumaspreadException known) {
+            return switch (known.kind()) {
+                case BAD_INPUT, UNAVAILABLE, CALL_FAILED -> CliException.BAD_INPUT;
                 case REFUSED -> CliException.REFUSED;
                 case ROLLED_BACK, INCOMPLETE -> CliException.ROLLED_BACK;
             };
-        }
-        if (failure instanceof TopologyException || failure instanceof BackendUnavailableException
-                || failure instanceof NativeCallException) {
-            return CliException.BAD_INPUT;
         }
         return INTERNAL;
     }

@@ -1,9 +1,9 @@
 package io.numaspread.cli;
 
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.SysfsBackend;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Path;

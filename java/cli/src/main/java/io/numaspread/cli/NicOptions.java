@@ -1,9 +1,9 @@
 package io.numaspread.cli;
 
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.Nic;
-import io.numaspread.irq.NicDiscovery;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;

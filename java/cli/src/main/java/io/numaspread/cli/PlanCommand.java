@@ -2,9 +2,9 @@ package io.numaspread.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.Nic;
-import io.numaspread.irq.NicDiscovery;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.Priorities;
@@ -16,9 +16,9 @@ import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = {"Show where a NIC's queues go: one queue per CPU while CPUs are free, nearest nodes first, "

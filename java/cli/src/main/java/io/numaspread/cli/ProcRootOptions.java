@@ -1,6 +1,6 @@
 package io.numaspread.cli;
 
-import io.numaspread.irq.KernelPaths;
+import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 

@@ -1,19 +1,19 @@
 package io.numaspread.cli;
 
-import io.numaspread.irq.AffinityApplier;
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.KernelFiles;
-import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.StateFile;
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "restore", mixinStandardHelpOptions = true,
@@ -49,9 +49,9 @@ final class RestoreCommand implements Runnable {
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(iface.get());
         KernelPaths paths = proc.writablePaths(machine);
-        AffinityApplier applier = new AffinityApplier(paths, KernelFiles.DIRECT,
+        AffinityTransaction applier = new AffinityTransaction(paths, KernelFiles.DIRECT,
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
-        List<AffinityApplier.Result> results = applier.restore(state, iface);
+        List<AffinityTransaction.Result> results = applier.restore(state, iface);
         PrintWriter out = spec.commandLine().getOut();
         ApplyCommand.printResults(out, results);
         out.println("restored " + results.size() + " value" + (results.size() == 1 ? "" : "s") + " from " + state

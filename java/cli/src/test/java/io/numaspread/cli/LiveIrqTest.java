@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.KernelFiles;
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.Nic;
-import io.numaspread.irq.NicDiscovery;
-import io.numaspread.irq.NicVector;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.NicVector;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,5 +1,7 @@
 package io.numaspread.irq;
 
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicVector;
 import io.numaspread.plan.SpreadPlan;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,11 @@
 package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
+import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.NicDiscovery;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -20,14 +25,14 @@ public record IrqState(int irq, CpuSet affinity, Optional<CpuSet> effective, Map
     }
 
     /**
-     * @throws IrqException (bad input) naming the file that is missing or malformed
+     * @throws NumaspreadException (bad input) naming the file that is missing or malformed
      */
     public static IrqState read(KernelPaths paths, InterruptTable interrupts, int irq) {
-        CpuSet affinity = NicDiscovery.readOptional(paths.smpAffinityList(irq))
-                .map(text -> NicDiscovery.parseCpuList(paths.smpAffinityList(irq), text))
-                .orElseThrow(() -> IrqException.badInput("missing file " + paths.smpAffinityList(irq)));
-        Optional<CpuSet> effective = NicDiscovery.readOptional(paths.effectiveAffinityList(irq))
-                .map(text -> NicDiscovery.parseCpuList(paths.effectiveAffinityList(irq), text));
+        CpuSet affinity = KernelText.readOptional(paths.smpAffinityList(irq))
+                .map(text -> KernelText.parseCpuList(paths.smpAffinityList(irq), text))
+                .orElseThrow(() -> NumaspreadException.badInput("missing file " + paths.smpAffinityList(irq)));
+        Optional<CpuSet> effective = KernelText.readOptional(paths.effectiveAffinityList(irq))
+                .map(text -> KernelText.parseCpuList(paths.effectiveAffinityList(irq), text));
         return new IrqState(irq, affinity, effective,
                 interrupts.line(irq).map(InterruptTable.Line::countsByCpu).orElse(Map.of()));
     }

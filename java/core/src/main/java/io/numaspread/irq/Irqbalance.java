@@ -1,5 +1,7 @@
 package io.numaspread.irq;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,12 +35,12 @@ public final class Irqbalance {
                     .map(p -> new Process(Integer.parseInt(p.getFileName().toString()),
                             bannedIrqs(readQuietly(p.resolve("cmdline")))));
         } catch (IOException e) {
-            throw IrqException.badInput("cannot list " + procRoot + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot list " + procRoot + ": " + Errno.describe(e));
         }
     }
 
     /**
-     * @throws IrqException (refused) naming the fix, when irqbalance runs and does not ban every one of {@code irqs}
+     * @throws NumaspreadException (refused) naming the fix, when irqbalance runs and does not ban every one of {@code irqs}
      */
     public static void refuseIfRunning(Path procRoot, Collection<Integer> irqs) {
         Optional<Process> running = find(procRoot);
@@ -49,7 +51,7 @@ public final class Irqbalance {
         unbanned.removeAll(running.get().bannedIrqs());
         StringBuilder banirq = new StringBuilder();
         unbanned.forEach(irq -> banirq.append(" --banirq=").append(irq));
-        throw new IrqException(IrqException.Kind.REFUSED, "irqbalance is running (pid " + running.get().pid()
+        throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "irqbalance is running (pid " + running.get().pid()
                 + ") and would move IRQs " + unbanned + " again: stop it (systemctl stop irqbalance), or keep it"
                 + " off these IRQs (IRQBALANCE_ARGS=\"" + banirq.toString().strip() + "\" in /etc/default/irqbalance,"
                 + " or IRQBALANCE_BANNED_CPULIST for the planned CPUs), or pass --force");

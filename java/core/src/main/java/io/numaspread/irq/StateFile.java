@@ -1,5 +1,8 @@
 package io.numaspread.irq;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.InterfaceName;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -69,7 +72,7 @@ public final class StateFile {
     }
 
     /**
-     * @throws IrqException (bad input) if the file is unreadable or not a state file, naming it
+     * @throws NumaspreadException (bad input) if the file is unreadable or not a state file, naming it
      */
     public static Optional<State> read(Path file) {
         String text;
@@ -78,20 +81,20 @@ public final class StateFile {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw IrqException.badInput("cannot read state file " + file + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot read state file " + file + ": " + Errno.describe(e));
         }
         try {
             return Optional.of(decode(text));
         } catch (IllegalArgumentException | ClassCastException | NullPointerException | ArithmeticException
-                | IrqException e) {
-            throw IrqException.badInput("state file " + file + " is not a numaspread state file: " + e.getMessage());
+                | NumaspreadException e) {
+            throw NumaspreadException.badInput("state file " + file + " is not a numaspread state file: " + e.getMessage());
         }
     }
 
     /**
      * Replaces {@code file} atomically: a reader (or a crash) sees the old content or the new, never a mix.
      *
-     * @throws IrqException (refused) if it cannot be written, naming the file and errno; nothing was changed
+     * @throws NumaspreadException (refused) if it cannot be written, naming the file and errno; nothing was changed
      */
     public static void write(Path file, State state) {
         Path dir = file.toAbsolutePath().getParent();
@@ -113,7 +116,7 @@ public final class StateFile {
             }
             syncDirectory(dir);
         } catch (IOException e) {
-            throw new IrqException(IrqException.Kind.REFUSED, "cannot write state file " + file + ": "
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write state file " + file + ": "
                     + Errno.describe(e) + "; nothing was changed (choose another with --state FILE)", e);
         }
     }
@@ -128,7 +131,7 @@ public final class StateFile {
      * Holds {@code .NAME.lock} beside the state file, so that two applies or restores of one state file do not
      * interleave. The lock file stays (empty); the lock goes with the process, also when it is killed.
      *
-     * @throws IrqException (refused) when another process holds it, or it cannot be created
+     * @throws NumaspreadException (refused) when another process holds it, or it cannot be created
      */
     public static Lock lock(Path file) {
         Path dir = file.toAbsolutePath().getParent();
@@ -140,14 +143,14 @@ public final class StateFile {
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 channel.close();
-                throw new IrqException(IrqException.Kind.REFUSED, "another numaspread apply or restore of " + file
+                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "another numaspread apply or restore of " + file
                         + " is running (it holds " + lockFile + "); nothing was changed");
             }
             FileChannel held = channel;
             return () -> closeQuietly(held);
         } catch (IOException | OverlappingFileLockException e) {
             closeQuietly(channel);
-            throw new IrqException(IrqException.Kind.REFUSED, "cannot lock " + lockFile + ": "
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot lock " + lockFile + ": "
                     + (e instanceof IOException io ? Errno.describe(io) : "held by this process")
                     + "; nothing was changed", e);
         }
@@ -167,7 +170,7 @@ public final class StateFile {
         try {
             Files.deleteIfExists(file);
         } catch (IOException e) {
-            throw IrqException.badInput("cannot remove state file " + file + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot remove state file " + file + ": " + Errno.describe(e));
         }
     }
 

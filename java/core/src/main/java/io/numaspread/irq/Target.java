@@ -1,6 +1,8 @@
 package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
 
 /**

@@ -1,22 +1,24 @@
 package io.numaspread.nativeaccess;
 
+import io.numaspread.NumaspreadException;
+
 /** A backend cannot be used on this JVM or machine; the message says why. */
-public final class BackendUnavailableException extends Exception {
+public final class BackendUnavailableException extends NumaspreadException {
     private static final long serialVersionUID = 1L;
 
-    private final BackendKind kind;
+    private final BackendKind backend;
 
     public BackendUnavailableException(BackendKind kind, String reason) {
-        super(kind.id() + " backend unavailable, because " + reason);
-        this.kind = kind;
+        super(Kind.UNAVAILABLE, kind.id() + " backend unavailable, because " + reason);
+        this.backend = kind;
     }
 
     public BackendUnavailableException(BackendKind kind, String reason, Throwable cause) {
-        super(kind.id() + " backend unavailable, because " + reason, cause);
-        this.kind = kind;
+        super(Kind.UNAVAILABLE, kind.id() + " backend unavailable, because " + reason, cause);
+        this.backend = kind;
     }
 
-    public BackendKind kind() {
-        return kind;
+    public BackendKind backend() {
+        return backend;
     }
 }

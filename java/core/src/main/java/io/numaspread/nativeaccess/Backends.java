@@ -1,6 +1,6 @@
 package io.numaspread.nativeaccess;
 
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.SysfsTree;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;

@@ -1,7 +1,9 @@
 package io.numaspread.nativeaccess;
 
+import io.numaspread.NumaspreadException;
+
 /** A failed call into libc or libnuma, with the errno that call left behind on its own thread. */
-public final class NativeCallException extends RuntimeException {
+public final class NativeCallException extends NumaspreadException {
     private static final long serialVersionUID = 1L;
 
     private final String function;
@@ -9,7 +11,7 @@ public final class NativeCallException extends RuntimeException {
     private final String strerror;
 
     public NativeCallException(String function, int errno, String strerror, String detail) {
-        super(function + " failed: " + strerror + " (errno " + errno + ")" + (detail.isEmpty() ? "" : ": " + detail));
+        super(Kind.CALL_FAILED, function + " failed: " + strerror + " (errno " + errno + ")" + (detail.isEmpty() ? "" : ": " + detail));
         this.function = function;
         this.errno = errno;
         this.strerror = strerror;

@@ -1,8 +1,8 @@
 package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
-import io.numaspread.topology.SysfsTree;
-import io.numaspread.topology.TopologyException;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.SysfsTree;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,14 +61,14 @@ public final class SysfsBackend implements NativeBackend {
         String file = nodePath(from) + "/distance";
         String[] row = sysfs.read(file).split("\\s+");
         if (row.length != nodes.size()) {
-            throw new TopologyException(sysfs.resolve(file) + ": " + row.length + " distances for "
+            throw NumaspreadException.badInput(sysfs.resolve(file) + ": " + row.length + " distances for "
                     + nodes.size() + " online nodes (" + nodes + ")");
         }
         String value = row[indexOf(nodes, to)];
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw new TopologyException(sysfs.resolve(file) + ": \"" + value + "\" is not a distance", e);
+            throw NumaspreadException.badInput(sysfs.resolve(file) + ": \"" + value + "\" is not a distance", e);
         }
     }
 
@@ -80,7 +80,7 @@ public final class SysfsBackend implements NativeBackend {
                 return CpuSet.parse(line.substring("Cpus_allowed_list:".length()));
             }
         }
-        throw new TopologyException(status + " has no Cpus_allowed_list line");
+        throw NumaspreadException.badInput(status + " has no Cpus_allowed_list line");
     }
 
     @Override
@@ -105,7 +105,7 @@ public final class SysfsBackend implements NativeBackend {
             Path link = Files.readSymbolicLink(proc.resolve("thread-self"));
             return Integer.parseInt(link.getFileName().toString());
         } catch (IOException e) {
-            throw new TopologyException("cannot read " + proc.resolve("thread-self") + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput("cannot read " + proc.resolve("thread-self") + ": " + e.getMessage(), e);
         }
     }
 
@@ -123,7 +123,7 @@ public final class SysfsBackend implements NativeBackend {
         try {
             return Files.readAllLines(file);
         } catch (IOException e) {
-            throw new TopologyException("cannot read " + file + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput("cannot read " + file + ": " + e.getMessage(), e);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.testing.NicFixture;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,8 +20,8 @@ class IrqbalanceTest {
     void aRunningIrqbalanceIsRefusedWithTheFix() {
         NicFixture.process(proc, 1, "systemd", "/sbin/init");
         NicFixture.process(proc, 612, "irqbalance", "/usr/sbin/irqbalance", "--foreground", "--banirq=38");
-        IrqException e = assertThrows(IrqException.class, () -> Irqbalance.refuseIfRunning(proc, List.of(38, 39)));
-        assertEquals(IrqException.Kind.REFUSED, e.kind());
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, List.of(38, 39)));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("pid 612") && e.getMessage().contains("--banirq=39")
                 && !e.getMessage().contains("--banirq=38") && e.getMessage().contains("systemctl stop irqbalance")
                 && e.getMessage().contains("IRQBALANCE_BANNED_CPULIST") && e.getMessage().contains("--force"),

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,8 +49,8 @@ class StateFileTest {
         for (String content : List.of("", "{", "{\"version\": 2, \"interface\": \"eth0\", \"saved\": []}",
                 "{\"version\": 1, \"interface\": \"../x\", \"saved\": []}", "[1, 2]")) {
             Files.writeString(file, content);
-            IrqException e = assertThrows(IrqException.class, () -> StateFile.read(file), content);
-            assertEquals(IrqException.Kind.BAD_INPUT, e.kind());
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> StateFile.read(file), content);
+            assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
             assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
         }
         assertEquals(Optional.empty(), StateFile.read(dir.resolve("absent.json")));

@@ -3,7 +3,7 @@ package io.numaspread.nativeaccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.SysfsTree;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

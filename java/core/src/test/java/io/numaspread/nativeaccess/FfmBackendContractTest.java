@@ -1,6 +1,6 @@
 package io.numaspread.nativeaccess;
 
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.SysfsTree;
 import java.util.Optional;
 
 /** The contract on FFM; on a JDK older than 23 the base release's stub must say why FFM is unavailable. */

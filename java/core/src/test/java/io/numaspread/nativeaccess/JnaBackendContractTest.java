@@ -1,6 +1,6 @@
 package io.numaspread.nativeaccess;
 
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.SysfsTree;
 
 class JnaBackendContractTest extends NativeBackendContract {
     @Override

@@ -3,7 +3,7 @@ package io.numaspread.nativeaccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.SysfsTree;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.numaspread.CpuSet;
-import io.numaspread.topology.TopologyException;
+import io.numaspread.NumaspreadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -112,7 +112,7 @@ abstract class NativeBackendContract {
                     () -> assertEquals(ERANGE, e.errno()),
                     () -> assertTrue(e.getMessage().endsWith("node " + missing), e.getMessage()));
         } else {
-            TopologyException e = assertThrows(TopologyException.class, () -> backend.nodeCpus(missing));
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> backend.nodeCpus(missing));
             assertTrue(e.getMessage().contains("node" + missing + "/cpulist"), e.getMessage());
         }
     }
@@ -144,7 +144,7 @@ abstract class NativeBackendContract {
                     () -> assertEquals("No such process", e.strerror()),
                     () -> assertTrue(e.getMessage().contains("thread " + dead), e.getMessage()));
         } else {
-            TopologyException e = assertThrows(TopologyException.class, () -> backend.affinity(dead));
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> backend.affinity(dead));
             assertTrue(e.getMessage().contains("/proc/" + dead + "/status"), e.getMessage());
         }
     }

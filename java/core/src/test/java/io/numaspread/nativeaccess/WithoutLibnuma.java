@@ -1,7 +1,7 @@
 package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.Optional;

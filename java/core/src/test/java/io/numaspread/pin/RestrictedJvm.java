@@ -1,14 +1,14 @@
 package io.numaspread.pin;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
-import io.numaspread.testing.ProcStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;

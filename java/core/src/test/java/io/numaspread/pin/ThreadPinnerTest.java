@@ -4,13 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.numaspread.testing.CpusetCgroup;
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.testing.CpusetCgroup;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.TopologyDiscovery;

@@ -1,13 +1,13 @@
 package io.numaspread.testing;
 
 import io.numaspread.CpuSet;
-import io.numaspread.irq.AffinityApplier;
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.KernelFiles;
-import io.numaspread.irq.KernelPaths;
+import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.Target;
-import io.numaspread.topology.SysfsTree;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,10 +25,10 @@ public final class ApplierProbe {
     }
 
     public static void main(String[] args) {
-        AffinityApplier applier = new AffinityApplier(KernelPaths.LIVE, KernelFiles.DIRECT, SysfsTree.live().maskBits());
+        AffinityTransaction applier = new AffinityTransaction(KernelPaths.LIVE, KernelFiles.DIRECT, SysfsTree.live().maskBits());
         Path state = Path.of(args[1]);
         InterfaceName owner = new InterfaceName("probe");
-        List<AffinityApplier.Result> results = switch (args[0]) {
+        List<AffinityTransaction.Result> results = switch (args[0]) {
             case "apply" -> applier.apply(owner, settings(List.of(args).subList(2, args.length)), state, false);
             case "restore" -> applier.restore(state, Optional.of(owner));
             default -> throw new IllegalArgumentException("expected apply or restore, not " + args[0]);

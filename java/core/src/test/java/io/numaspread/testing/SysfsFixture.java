@@ -1,8 +1,8 @@
 package io.numaspread.testing;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;

@@ -3,6 +3,8 @@ package io.numaspread.topology;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
 import java.nio.file.Files;
@@ -19,7 +21,7 @@ class SysfsFaultTest {
     Path root;
 
     private String discoverFailure() {
-        TopologyException failure = assertThrows(TopologyException.class, () -> SysfsFixture.read(root));
+        NumaspreadException failure = assertThrows(NumaspreadException.class, () -> SysfsFixture.read(root));
         return failure.getMessage();
     }
 
@@ -80,10 +82,10 @@ class SysfsFaultTest {
     @Test
     void notASysfsTree() throws Exception {
         Files.createDirectories(root.resolve("etc"));
-        String message = assertThrows(TopologyException.class, () -> SysfsTree.at(root)).getMessage();
+        String message = assertThrows(NumaspreadException.class, () -> SysfsTree.at(root)).getMessage();
         assertTrue(message.contains("is no sysfs tree"), message);
         assertTrue(message.contains(root.toString()), message);
-        String missing = assertThrows(TopologyException.class, () -> SysfsTree.at(root.resolve("nope"))).getMessage();
+        String missing = assertThrows(NumaspreadException.class, () -> SysfsTree.at(root.resolve("nope"))).getMessage();
         assertTrue(missing.contains("is not a directory"), missing);
     }
 }

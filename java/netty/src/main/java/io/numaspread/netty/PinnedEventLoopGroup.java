@@ -9,17 +9,17 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.NicDiscovery;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
+import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.ArrayList;
@@ -133,7 +133,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
         }
 
-        /** One loop per queue of {@code nic}, planned by {@link io.numaspread.irq.Nic#planRequest}. */
+        /** One loop per queue of {@code nic}, planned by {@link io.numaspread.nic.Nic#planRequest}. */
         public Builder nic(String name) {
             this.nic = Objects.requireNonNull(name);
             return this;
@@ -183,7 +183,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
-         * @throws io.numaspread.irq.IrqException naming the NIC or file when the NIC is unknown, virtual or
+         * @throws io.numaspread.irq.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
          *     has no queue vectors
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
          *     plan are given

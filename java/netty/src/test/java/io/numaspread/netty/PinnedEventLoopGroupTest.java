@@ -5,12 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
-import io.numaspread.irq.InterfaceName;
-import io.numaspread.irq.IrqException;
-import io.numaspread.irq.KernelPaths;
-import io.numaspread.irq.Nic;
-import io.numaspread.irq.NicDiscovery;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.Planner;
@@ -19,7 +20,6 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.ProcStatus;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Path;
@@ -90,7 +90,7 @@ class PinnedEventLoopGroupTest {
         List<CpuSet> loops = cpus(loopPlan(sys, proc, "enp8s0", 0));
         assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5)), loops);
         assertEquals(cpus(irqPlan(sys, proc, "enp8s0")), loops);
-        IrqException unknown = assertThrows(IrqException.class, () -> loopPlan(sys, proc, "eth9", 0));
+        NumaspreadException unknown = assertThrows(NumaspreadException.class, () -> loopPlan(sys, proc, "eth9", 0));
         assertTrue(unknown.getMessage().contains("no such interface eth9") && unknown.getMessage().contains("enp8s0"),
                 unknown.getMessage());
     }

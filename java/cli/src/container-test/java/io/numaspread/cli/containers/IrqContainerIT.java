@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.dockerjava.api.model.HostConfig;
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Files;

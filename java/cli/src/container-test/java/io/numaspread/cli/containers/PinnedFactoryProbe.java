@@ -1,12 +1,12 @@
 package io.numaspread.cli.containers;
 
+import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.SysfsTree;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 

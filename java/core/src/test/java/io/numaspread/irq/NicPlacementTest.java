@@ -5,6 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.NicVector;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
@@ -23,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The apply sequence the CLI and the agent share, on a four-queue i40e NIC of the mana machine. */
-class IrqApplyTest {
+class NicPlacementTest {
     @TempDir
     Path sys;
 
@@ -50,8 +57,8 @@ class IrqApplyTest {
         before = NicFixture.snapshot(proc, sys);
     }
 
-    private IrqApply.Outcome apply(IrqApply.Options options) {
-        return IrqApply.apply(nic, plan, options, paths, KernelFiles.DIRECT);
+    private NicPlacement.Outcome apply(NicPlacement.Options options) {
+        return NicPlacement.apply(nic, plan, options, paths, KernelFiles.DIRECT);
     }
 
     private String affinity(int irq) throws IOException {
@@ -60,7 +67,7 @@ class IrqApplyTest {
 
     @Test
     void writesTheNicsPlanRecordsTheStateAndSaysHowToUndo() throws IOException {
-        IrqApply.Outcome outcome = apply(new IrqApply.Options(false, true, false, Optional.of(state)));
+        NicPlacement.Outcome outcome = apply(new NicPlacement.Options(false, true, false, Optional.of(state)));
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         for (NicVector vector : nic.queueVectors()) {
             assertEquals(plan.get(nic.planIndex(vector.queue())).cpus().toString(), affinity(vector.irq()));
@@ -68,42 +75,42 @@ class IrqApplyTest {
         assertEquals("0000000c", Files.readString(paths.xpsCpus(nic.name(), 1)).strip());
         assertEquals("0-7", affinity(49), "the misc vector is no queue's");
         assertTrue(outcome.changed());
-        assertEquals(Map.of(AffinityApplier.Status.CHANGED, 8), outcome.counts());
+        assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 8), outcome.counts());
         assertEquals(state, outcome.stateFile());
         assertFalse(outcome.defaultStateFile());
         assertEquals("numaspread restore --state " + state, outcome.restoreCommand());
         assertEquals(nic.name(), StateFile.read(state).orElseThrow().iface());
 
-        IrqApply.Outcome again = apply(new IrqApply.Options(false, true, false, Optional.of(state)));
+        NicPlacement.Outcome again = apply(new NicPlacement.Options(false, true, false, Optional.of(state)));
         assertFalse(again.changed());
-        assertEquals(Map.of(AffinityApplier.Status.UNCHANGED, 8), again.counts());
+        assertEquals(Map.of(AffinityTransaction.Status.UNCHANGED, 8), again.counts());
     }
 
     @Test
     void aRunningIrqbalanceIsRefusedBeforeAnyChangeUnlessForcedOrADryRun() throws IOException {
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         before = NicFixture.snapshot(proc, sys);
-        IrqException refused = assertThrows(IrqException.class,
-                () -> apply(new IrqApply.Options(false, false, false, Optional.of(state))));
-        assertEquals(IrqException.Kind.REFUSED, refused.kind());
+        NumaspreadException refused = assertThrows(NumaspreadException.class,
+                () -> apply(new NicPlacement.Options(false, false, false, Optional.of(state))));
+        assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
         assertTrue(refused.getMessage().startsWith("irqbalance is running (pid 700)"), refused.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
 
-        IrqApply.Outcome dry = apply(new IrqApply.Options(false, false, true, Optional.of(state)));
-        assertEquals(Map.of(AffinityApplier.Status.WOULD_CHANGE, 4), dry.counts());
+        NicPlacement.Outcome dry = apply(new NicPlacement.Options(false, false, true, Optional.of(state)));
+        assertEquals(Map.of(AffinityTransaction.Status.WOULD_CHANGE, 4), dry.counts());
         assertFalse(dry.changed());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
 
-        IrqApply.Outcome forced = apply(new IrqApply.Options(true, false, false, Optional.of(state)));
-        assertEquals(Map.of(AffinityApplier.Status.CHANGED, 4), forced.counts());
+        NicPlacement.Outcome forced = apply(new NicPlacement.Options(true, false, false, Optional.of(state)));
+        assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 4), forced.counts());
         assertEquals("2-3", affinity(51));
     }
 
     @Test
     void withoutAStateFileItUsesTheInterfacesWhichRestoreFindsByName() {
-        IrqApply.Outcome dry = apply(new IrqApply.Options(false, false, true, Optional.empty()));
+        NicPlacement.Outcome dry = apply(new NicPlacement.Options(false, false, true, Optional.empty()));
         assertEquals(StateFile.defaultPath(nic.name()), dry.stateFile());
         assertTrue(dry.defaultStateFile());
         assertEquals("numaspread restore --nic eth0", dry.restoreCommand());
@@ -114,8 +121,8 @@ class IrqApplyTest {
     void aPlanThatIsNotOnePerQueueIsRefusedBeforeAnyChange() {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         SpreadPlan two = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withCount(2));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> IrqApply.apply(nic, two,
-                new IrqApply.Options(false, false, false, Optional.of(state)), paths, KernelFiles.DIRECT));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NicPlacement.apply(nic, two,
+                new NicPlacement.Options(false, false, false, Optional.of(state)), paths, KernelFiles.DIRECT));
         assertEquals("the plan has 2 assignments for 4 queues of eth0", e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));

@@ -1,5 +1,6 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
+import io.numaspread.kernel.InterfaceName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,6 @@
-package io.numaspread.irq;
+package io.numaspread.kernel;
+
+import io.numaspread.NumaspreadException;
 
 /**
  * A network interface name, checked by the kernel's own rule ({@code dev_valid_name()}) before any path is
@@ -9,12 +11,12 @@ public record InterfaceName(String value) {
     private static final int MAX_LENGTH = 15;
 
     /**
-     * @throws IrqException (bad input) naming the interface and what is wrong with it
+     * @throws NumaspreadException (bad input) naming the interface and what is wrong with it
      */
     public InterfaceName {
         String why = invalidBecause(value);
         if (why != null) {
-            throw IrqException.badInput("invalid interface name \"" + value + "\": " + why);
+            throw NumaspreadException.badInput("invalid interface name \"" + value + "\": " + why);
         }
     }
 

@@ -1,4 +1,4 @@
-package io.numaspread.irq;
+package io.numaspread.kernel;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;

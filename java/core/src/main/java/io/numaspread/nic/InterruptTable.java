@@ -1,5 +1,8 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -90,15 +93,15 @@ public final class InterruptTable {
     }
 
     /**
-     * @throws IrqException (bad input) if the file is missing, unreadable or malformed, naming it
+     * @throws NumaspreadException (bad input) if the file is missing, unreadable or malformed, naming it
      */
     public static InterruptTable read(KernelPaths paths) {
         Path file = paths.interrupts();
-        String text = NicDiscovery.readOptional(file).orElseThrow(() -> IrqException.badInput("missing file " + file));
+        String text = KernelText.readOptional(file).orElseThrow(() -> NumaspreadException.badInput("missing file " + file));
         try {
             return parse(text);
         } catch (IllegalArgumentException e) {
-            throw IrqException.badInput(file + ": " + e.getMessage());
+            throw NumaspreadException.badInput(file + ": " + e.getMessage());
         }
     }
 

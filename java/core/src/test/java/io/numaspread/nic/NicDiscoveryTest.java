@@ -1,10 +1,13 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.SysfsFixture;
@@ -83,15 +86,15 @@ class NicDiscoveryTest {
     @ParameterizedTest
     @ValueSource(strings = {"", ".", "..", "a/b", "../../etc", "eth0 x", "eth0:1", "abcdefghijklmnop"})
     void invalidNamesAreRefusedBeforeAnyPathIsBuilt(String name) {
-        IrqException e = assertThrows(IrqException.class, () -> new InterfaceName(name));
-        assertEquals(IrqException.Kind.BAD_INPUT, e.kind());
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> new InterfaceName(name));
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
         assertTrue(e.getMessage().contains("\"" + name + "\""), e.getMessage());
     }
 
     @Test
     void aMissingInterfaceIsNamedWithTheOnesThatExist() {
         NicFixture.virtio(sys, proc, MachineShape.singleNodeVm()).write();
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> NicDiscovery.discover(new InterfaceName("eth9"), paths()));
         assertTrue(e.getMessage().contains("no such interface eth9") && e.getMessage().contains("eth0"),
                 e.getMessage());
@@ -101,7 +104,7 @@ class NicDiscoveryTest {
     void aVirtualInterfaceHasNoQueueIrqs() throws Exception {
         NicFixture.virtio(sys, proc, MachineShape.singleNodeVm()).write();
         Files.createDirectories(sys.resolve("class/net/lo"));
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> NicDiscovery.discover(new InterfaceName("lo"), paths()));
         assertTrue(e.getMessage().contains("lo is a virtual interface"), e.getMessage());
     }
@@ -115,7 +118,7 @@ class NicDiscoveryTest {
             }
         }
         Files.delete(sys.resolve("devices/pci0000:00/0000:00:03.0/msi_irqs"));
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> NicDiscovery.discover(new InterfaceName("eth0"), paths()));
         assertTrue(e.getMessage().contains("no msi_irqs"), e.getMessage());
     }

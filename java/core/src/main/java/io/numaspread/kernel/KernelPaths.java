@@ -1,4 +1,4 @@
-package io.numaspread.irq;
+package io.numaspread.kernel;
 
 import java.nio.file.Path;
 

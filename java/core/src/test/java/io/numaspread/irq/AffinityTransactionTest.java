@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.NicFixture;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -23,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The apply engine on fake kernel trees, with the kernel's failures injected where a fake file cannot make them. */
-class AffinityApplierTest {
+class AffinityTransactionTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
 
     @TempDir
@@ -63,8 +67,8 @@ class AffinityApplierTest {
         return settings;
     }
 
-    private AffinityApplier applier(KernelFiles files) {
-        return new AffinityApplier(paths, files, 8);
+    private AffinityTransaction applier(KernelFiles files) {
+        return new AffinityTransaction(paths, files, 8);
     }
 
     private String affinity(int irq) throws IOException {
@@ -73,9 +77,9 @@ class AffinityApplierTest {
 
     @Test
     void appliesVerifiesAndRecordsTheOriginalValuesFirst() throws IOException {
-        List<AffinityApplier.Result> results = applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
+        List<AffinityTransaction.Result> results = applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
-        assertTrue(results.stream().allMatch(r -> r.status() == AffinityApplier.Status.CHANGED), results.toString());
+        assertTrue(results.stream().allMatch(r -> r.status() == AffinityTransaction.Status.CHANGED), results.toString());
         assertEquals("0-7", affinity(49), "the misc vector is left alone");
         assertEquals("0-7", affinity(1), "an unrelated IRQ is left alone");
         StateFile.State saved = StateFile.read(state).orElseThrow();
@@ -86,16 +90,16 @@ class AffinityApplierTest {
 
     @Test
     void dryRunChangesNothing() {
-        List<AffinityApplier.Result> results = applier(KernelFiles.DIRECT).apply(ETH0, settings(true), state, true);
+        List<AffinityTransaction.Result> results = applier(KernelFiles.DIRECT).apply(ETH0, settings(true), state, true);
         assertEquals(8, results.size());
-        assertTrue(results.stream().allMatch(r -> r.status() == AffinityApplier.Status.WOULD_CHANGE));
+        assertTrue(results.stream().allMatch(r -> r.status() == AffinityTransaction.Status.WOULD_CHANGE));
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
 
     @Test
     void aSecondApplyKeepsTheOriginalStateAndRestoreReturnsToIt() throws IOException {
-        AffinityApplier applier = applier(KernelFiles.DIRECT);
+        AffinityTransaction applier = applier(KernelFiles.DIRECT);
         applier.apply(ETH0, settings(true), state, false);
         List<Setting> second = List.of(new Setting(Target.irq(50, "i40e-eth0-TxRx-0"), CpuSet.of(5)),
                 new Setting(Target.irq(53, "i40e-eth0-TxRx-3"), CpuSet.of(6)));
@@ -106,7 +110,7 @@ class AffinityApplierTest {
                 "the original, not the intermediate, values are kept");
         assertEquals("00000003", Files.readString(paths.xpsCpus(ETH0, 0)).strip());
 
-        List<AffinityApplier.Result> restored = applier.restore(state, Optional.of(ETH0));
+        List<AffinityTransaction.Result> restored = applier.restore(state, Optional.of(ETH0));
         assertEquals(8, restored.size());
         assertEquals(before, NicFixture.snapshot(proc, sys), "every file is back, byte for byte");
         assertFalse(Files.exists(state), "the state file is removed once everything is back");
@@ -116,9 +120,9 @@ class AffinityApplierTest {
     void aWriteThatFailsMidwayPutsEveryChangeBack() {
         KernelFiles failing = inject((file, writes) -> writes == 3
                 ? new FileSystemException(file.toString(), null, "Invalid argument") : null);
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(failing).apply(ETH0, settings(false), state, false));
-        assertEquals(IrqException.Kind.ROLLED_BACK, e.kind());
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertTrue(e.getMessage().startsWith("IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), e.getMessage());
         assertTrue(e.getMessage().contains("EINVAL (Invalid argument)"), e.getMessage());
         assertTrue(e.getMessage().contains("rolled back: 2 changes put back"), e.getMessage());
@@ -130,7 +134,7 @@ class AffinityApplierTest {
     void anXpsWriteFailureRollsBackTheIrqsToo() {
         KernelFiles failing = inject((file, writes) -> file.endsWith("xps_cpus") && writes == 6
                 ? new FileSystemException(file.toString(), null, "No such device") : null);
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(failing).apply(ETH0, settings(true), state, false));
         assertTrue(e.getMessage().startsWith("eth0 tx-1 xps_cpus: writing \"0000000c\""), e.getMessage());
         assertTrue(e.getMessage().contains("ENODEV"), e.getMessage());
@@ -149,9 +153,9 @@ class AffinityApplierTest {
                 super.write(file, clamp ? "0" : value);
             }
         };
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(clamping).apply(ETH0, settings(false), state, false));
-        assertEquals(IrqException.Kind.ROLLED_BACK, e.kind());
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertTrue(e.getMessage().contains("IRQ 51") && e.getMessage().contains("reads back as \"0\""), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -160,9 +164,9 @@ class AffinityApplierTest {
     void aKernelManagedIrqIsReportedAndTheOthersStillApply() throws IOException {
         KernelFiles managed51 = inject((file, writes) -> file.equals(paths.smpAffinityList(51))
                 ? new IOException("Input/output error") : null);
-        List<AffinityApplier.Result> results = applier(managed51).apply(ETH0, settings(false), state, false);
-        AffinityApplier.Result irq51 = results.stream().filter(r -> r.target().number() == 51).findFirst().orElseThrow();
-        assertEquals(AffinityApplier.Status.MANAGED, irq51.status());
+        List<AffinityTransaction.Result> results = applier(managed51).apply(ETH0, settings(false), state, false);
+        AffinityTransaction.Result irq51 = results.stream().filter(r -> r.target().number() == 51).findFirst().orElseThrow();
+        assertEquals(AffinityTransaction.Status.MANAGED, irq51.status());
         assertTrue(irq51.detail().contains("managed by the kernel") && irq51.detail().contains("EIO"), irq51.detail());
         assertEquals("0-7", affinity(51));
         assertEquals(List.of("0-1", "0-1", "2-3"), List.of(affinity(50), affinity(52), affinity(53)));
@@ -172,18 +176,18 @@ class AffinityApplierTest {
     void eachEpermWhileOthersSucceedIsAManagedIrq() {
         KernelFiles managed = inject((file, writes) -> file.equals(paths.smpAffinityList(53))
                 ? new IOException("Operation not permitted") : null);
-        List<AffinityApplier.Result> results = applier(managed).apply(ETH0, settings(false), state, false);
-        assertEquals(AffinityApplier.Status.MANAGED, results.get(3).status());
-        assertEquals(AffinityApplier.Status.CHANGED, results.get(0).status());
+        List<AffinityTransaction.Result> results = applier(managed).apply(ETH0, settings(false), state, false);
+        assertEquals(AffinityTransaction.Status.MANAGED, results.get(3).status());
+        assertEquals(AffinityTransaction.Status.CHANGED, results.get(0).status());
     }
 
     @Test
     void epermOnEveryIrqIsNoPrivilegeAndChangesNothing() {
         KernelFiles unprivileged = inject((file, writes) -> new FileSystemException(file.toString(), null,
                 "Operation not permitted"));
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(unprivileged).apply(ETH0, settings(true), state, false));
-        assertEquals(IrqException.Kind.REFUSED, e.kind());
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("needs root"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
@@ -204,9 +208,9 @@ class AffinityApplierTest {
                 throw new AccessDeniedException(file.toString());
             }
         };
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(denied).apply(ETH0, settings(false), state, false));
-        assertEquals(IrqException.Kind.REFUSED, e.kind());
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("EACCES") && e.getMessage().contains("needs root"), e.getMessage());
         assertEquals(List.of(), written);
         assertFalse(Files.exists(state), "refused before even the state file");
@@ -220,9 +224,9 @@ class AffinityApplierTest {
                 throw new FileSystemException(file.toString(), null, "Read-only file system");
             }
         };
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(readOnly).apply(ETH0, settings(false), state, false));
-        assertEquals(IrqException.Kind.REFUSED, e.kind());
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("EROFS") && e.getMessage().contains("privileged container"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -238,9 +242,9 @@ class AffinityApplierTest {
                 return super.read(file);
             }
         };
-        List<AffinityApplier.Result> results = applier(singleQueue).apply(ETH0, settings(true), state, false);
-        assertEquals(4, results.stream().filter(r -> r.status() == AffinityApplier.Status.UNAVAILABLE).count());
-        assertEquals(4, results.stream().filter(r -> r.status() == AffinityApplier.Status.CHANGED).count());
+        List<AffinityTransaction.Result> results = applier(singleQueue).apply(ETH0, settings(true), state, false);
+        assertEquals(4, results.stream().filter(r -> r.status() == AffinityTransaction.Status.UNAVAILABLE).count());
+        assertEquals(4, results.stream().filter(r -> r.status() == AffinityTransaction.Status.CHANGED).count());
     }
 
     @Test
@@ -248,9 +252,9 @@ class AffinityApplierTest {
         applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
         String interrupts = Files.readString(paths.interrupts()).replace("i40e-eth0-TxRx-3", "nvme0q1");
         Files.writeString(paths.interrupts(), interrupts);
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
-        assertEquals(IrqException.Kind.INCOMPLETE, e.kind());
+        assertEquals(NumaspreadException.Kind.INCOMPLETE, e.kind());
         assertTrue(e.getMessage().contains("IRQ 53 is now \"nvme0q1\""), e.getMessage());
         assertEquals("2-3", affinity(53), "left alone");
         assertEquals("0-7", affinity(50), "the others are back");
@@ -262,9 +266,9 @@ class AffinityApplierTest {
         StateFile.write(state, new StateFile.State(ETH0,
                 List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
         Map<Path, String> withState = NicFixture.snapshot(proc, sys);
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
-        assertEquals(IrqException.Kind.BAD_INPUT, e.kind());
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
         assertTrue(e.getMessage().contains("stale"), e.getMessage());
         assertEquals(withState, NicFixture.snapshot(proc, sys));
     }
@@ -272,21 +276,21 @@ class AffinityApplierTest {
     @Test
     void anotherInterfacesStateFileIsRefused() {
         StateFile.write(state, new StateFile.State(new InterfaceName("eth1"), List.of()));
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
         assertTrue(e.getMessage().contains("is for eth1, not eth0"), e.getMessage());
-        IrqException restore = assertThrows(IrqException.class,
+        NumaspreadException restore = assertThrows(NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
-        assertEquals(IrqException.Kind.BAD_INPUT, restore.kind());
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, restore.kind());
     }
 
     @Test
     @SuppressWarnings("try") // the lock is held, not used
     void aConcurrentApplyOfTheSameStateFileIsRefused() {
         try (StateFile.Lock held = StateFile.lock(state)) {
-            IrqException e = assertThrows(IrqException.class,
+            NumaspreadException e = assertThrows(NumaspreadException.class,
                     () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
-            assertEquals(IrqException.Kind.REFUSED, e.kind());
+            assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
             assertTrue(e.getMessage().contains("held by this process") || e.getMessage().contains("is running"),
                     e.getMessage());
         }
@@ -298,7 +302,7 @@ class AffinityApplierTest {
 
     @Test
     void restoreWithoutAStateFileSaysSo() {
-        IrqException e = assertThrows(IrqException.class,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).restore(state, Optional.empty()));
         assertTrue(e.getMessage().contains("no state file " + state), e.getMessage());
     }
@@ -308,8 +312,8 @@ class AffinityApplierTest {
         applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
         StateFile.delete(state);
         Map<Path, String> applied = NicFixture.snapshot(proc, sys);
-        List<AffinityApplier.Result> again = applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
-        assertTrue(again.stream().allMatch(r -> r.status() == AffinityApplier.Status.UNCHANGED));
+        List<AffinityTransaction.Result> again = applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
+        assertTrue(again.stream().allMatch(r -> r.status() == AffinityTransaction.Status.UNCHANGED));
         assertFalse(Files.exists(state));
         assertEquals(applied, NicFixture.snapshot(proc, sys));
         assertNotEquals(before, applied);

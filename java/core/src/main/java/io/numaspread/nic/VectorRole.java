@@ -1,4 +1,4 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 /** What a NIC's MSI/MSI-X vector serves, as told by its name. */
 public enum VectorRole {

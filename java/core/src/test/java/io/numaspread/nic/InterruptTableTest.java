@@ -1,4 +1,4 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

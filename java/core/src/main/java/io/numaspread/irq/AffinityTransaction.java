@@ -1,6 +1,12 @@
 package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +24,7 @@ import java.util.Optional;
  * verification fails it puts back every change it made. IRQs the kernel manages (EIO, or EPERM while others
  * succeed) are reported and left alone.
  */
-public final class AffinityApplier {
+public final class AffinityTransaction {
     /** What happened to one setting. */
     public enum Status {
         /** Written and verified. */
@@ -57,14 +63,14 @@ public final class AffinityApplier {
     /**
      * @param maskBits the number of CPUs the machine can have (cpu/possible), which sizes hex masks
      */
-    public AffinityApplier(KernelPaths paths, KernelFiles files, int maskBits) {
+    public AffinityTransaction(KernelPaths paths, KernelFiles files, int maskBits) {
         this.paths = paths;
         this.files = files;
         this.maskBits = maskBits;
     }
 
     /**
-     * @throws IrqException REFUSED (no privilege; nothing changed), BAD_INPUT (unreadable file, stale state;
+     * @throws NumaspreadException REFUSED (no privilege; nothing changed), BAD_INPUT (unreadable file, stale state;
      *     nothing changed) or ROLLED_BACK (a write failed; every change was put back, or the message says which
      *     could not be)
      */
@@ -139,7 +145,7 @@ public final class AffinityApplier {
                 StateFile.delete(stateFile);
             }
             Map.Entry<Applied, Errno> first = refused.entrySet().iterator().next();
-            throw new IrqException(IrqException.Kind.REFUSED, "the kernel refused every IRQ write ("
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "the kernel refused every IRQ write ("
                     + first.getKey().setting().target().label() + ": " + first.getValue().name() + " ("
                     + first.getValue().text() + ")): changing IRQ affinity needs root with write access to "
                     + paths.procRoot() + "/irq (if these IRQs are all managed by the kernel, there is nothing to"
@@ -161,7 +167,7 @@ public final class AffinityApplier {
      * Puts back what {@code stateFile} recorded, exactly as it was read, and removes the file when every value
      * is back.
      *
-     * @throws IrqException BAD_INPUT (no or wrong state file) or INCOMPLETE (some values could not be put back;
+     * @throws NumaspreadException BAD_INPUT (no or wrong state file) or INCOMPLETE (some values could not be put back;
      *     the state file is kept), naming each
      */
     @SuppressWarnings("try") // the lock is held, not used
@@ -173,10 +179,10 @@ public final class AffinityApplier {
     }
 
     private static StateFile.State stateOf(Path stateFile, Optional<InterfaceName> expected) {
-        StateFile.State state = StateFile.read(stateFile).orElseThrow(() -> IrqException.badInput(
+        StateFile.State state = StateFile.read(stateFile).orElseThrow(() -> NumaspreadException.badInput(
                 "no state file " + stateFile + ": nothing to restore (apply writes it before changing anything)"));
         if (expected.isPresent() && !expected.get().equals(state.iface())) {
-            throw IrqException.badInput("state file " + stateFile + " is for " + state.iface() + ", not " + expected.get());
+            throw NumaspreadException.badInput("state file " + stateFile + " is for " + state.iface() + ", not " + expected.get());
         }
         return state;
     }
@@ -212,7 +218,7 @@ public final class AffinityApplier {
             }
         }
         if (!failures.isEmpty()) {
-            throw new IrqException(IrqException.Kind.INCOMPLETE, "could not restore everything: "
+            throw new NumaspreadException(NumaspreadException.Kind.INCOMPLETE, "could not restore everything: "
                     + String.join("; ", failures) + "; the state file " + stateFile + " is kept");
         }
         StateFile.delete(stateFile);
@@ -238,7 +244,7 @@ public final class AffinityApplier {
                     && Files.exists(file)) {
                 return Optional.empty();
             }
-            throw IrqException.badInput("cannot read " + file + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
         }
     }
 
@@ -246,7 +252,7 @@ public final class AffinityApplier {
         try {
             return files.read(file);
         } catch (IOException e) {
-            throw IrqException.badInput("cannot read " + file + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
         }
     }
 
@@ -254,7 +260,7 @@ public final class AffinityApplier {
         try {
             return target.parse(text);
         } catch (IllegalArgumentException e) {
-            throw IrqException.badInput(target.file(paths) + ": " + e.getMessage());
+            throw NumaspreadException.badInput(target.file(paths) + ": " + e.getMessage());
         }
     }
 
@@ -266,7 +272,7 @@ public final class AffinityApplier {
         } catch (IOException e) {
             Errno errno = Errno.of(e);
             if (errno == Errno.EROFS) {
-                throw new IrqException(IrqException.Kind.REFUSED, "cannot write " + file + ": EROFS (" + errno.text()
+                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": EROFS (" + errno.text()
                         + "): " + file.getParent() + " is mounted read-only, as in an unprivileged container; run"
                         + " on the host or in a privileged container (--privileged, or CAP_SYS_ADMIN with /proc/irq"
                         + " writable); nothing was changed");
@@ -276,7 +282,7 @@ public final class AffinityApplier {
                         ? "IRQ affinity needs root: the files under /proc/irq are root's, mode 0644 (uid 0, or"
                                 + " CAP_DAC_OVERRIDE, in the host's user namespace)"
                         : "XPS needs CAP_NET_ADMIN and root's write access to /sys/class/net";
-                throw new IrqException(IrqException.Kind.REFUSED, "cannot write " + file + ": " + errno.name() + " ("
+                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": " + errno.name() + " ("
                         + errno.text() + "): changing " + needs + "; nothing was changed");
             }
             // Anything else is the write's to report, and to roll back.
@@ -289,14 +295,14 @@ public final class AffinityApplier {
             return;
         }
         if (!existing.get().iface().equals(iface)) {
-            throw IrqException.badInput("state file " + stateFile + " is for " + existing.get().iface() + ", not "
+            throw NumaspreadException.badInput("state file " + stateFile + " is for " + existing.get().iface() + ", not "
                     + iface + ": choose another with --state FILE");
         }
         for (Applied change : pending) {
             Target target = change.setting().target();
             existing.get().find(target).filter(saved -> !saved.target().name().equals(target.name()))
                     .ifPresent(saved -> {
-                        throw IrqException.badInput("state file " + stateFile + " records IRQ " + target.number()
+                        throw NumaspreadException.badInput("state file " + stateFile + " records IRQ " + target.number()
                                 + " as \"" + saved.target().name() + "\" but it is now \"" + target.name()
                                 + "\": the file is stale (from before a reboot or driver reload); remove it");
                     });
@@ -341,7 +347,7 @@ public final class AffinityApplier {
      * Puts back every applied change, newest first. The state file goes when this run created it and everything
      * is back; otherwise it stays for {@code restore}.
      */
-    private IrqException rollBack(List<Applied> applied, Applied failed, String why, boolean createdState,
+    private NumaspreadException rollBack(List<Applied> applied, Applied failed, String why, boolean createdState,
             Path stateFile) {
         List<String> stuck = undo(applied, createdState, stateFile);
         Target target = failed.setting().target();
@@ -350,7 +356,7 @@ public final class AffinityApplier {
         String outcome = stuck.isEmpty()
                 ? "rolled back: " + undone + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched"
                 : "ROLLBACK FAILED for " + String.join(", ", stuck) + ": run numaspread restore --state " + stateFile;
-        return new IrqException(IrqException.Kind.ROLLED_BACK, target.label() + ": writing \"" + value + "\" to "
+        return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, target.label() + ": writing \"" + value + "\" to "
                 + target.file(paths) + " failed: " + why + "; " + outcome);
     }
 

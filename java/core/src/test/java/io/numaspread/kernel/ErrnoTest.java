@@ -1,4 +1,4 @@
-package io.numaspread.irq;
+package io.numaspread.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

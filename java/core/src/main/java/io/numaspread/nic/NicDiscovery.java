@@ -1,6 +1,11 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -19,18 +24,18 @@ public final class NicDiscovery {
     }
 
     /**
-     * @throws IrqException (bad input) when the interface does not exist, is virtual, has no MSI vectors,
+     * @throws NumaspreadException (bad input) when the interface does not exist, is virtual, has no MSI vectors,
      *     or a file is unreadable or malformed, naming it
      */
     public static Nic discover(InterfaceName iface, KernelPaths paths) {
         Path netDir = paths.netDevice(iface);
         if (!Files.isDirectory(netDir)) {
-            throw IrqException.badInput("no such interface " + iface + " (" + paths.netClass() + " has "
+            throw NumaspreadException.badInput("no such interface " + iface + " (" + paths.netClass() + " has "
                     + String.join(", ", interfaces(paths)) + ")");
         }
         Path device = netDir.resolve("device");
         if (!Files.exists(device)) {
-            throw IrqException.badInput(iface + " is a virtual interface (" + device
+            throw NumaspreadException.badInput(iface + " is a virtual interface (" + device
                     + " does not exist): it has no queue IRQs");
         }
         Path pciFunction = msiOwner(iface, device, paths);
@@ -47,7 +52,7 @@ public final class NicDiscovery {
             }
         }
         if (named.isEmpty()) {
-            throw IrqException.badInput(iface + "'s " + irqs.size() + " vectors (IRQs " + irqs + ") have no handler in "
+            throw NumaspreadException.badInput(iface + "'s " + irqs.size() + " vectors (IRQs " + irqs + ") have no handler in "
                     + paths.interrupts() + ": is " + iface + " up?");
         }
         QueueNaming.Grouping grouping = QueueNaming.group(iface, named);
@@ -56,10 +61,10 @@ public final class NicDiscovery {
             all.addAll(unnamed);
             grouping = new QueueNaming.Grouping(grouping.scheme(), grouping.recognised(), all);
         }
-        int numaNode = readOptional(pciFunction.resolve("numa_node")).map(text -> parseInt(pciFunction.resolve("numa_node"), text))
+        int numaNode = KernelText.readOptional(pciFunction.resolve("numa_node")).map(text -> parseInt(pciFunction.resolve("numa_node"), text))
                 .orElse(-1);
-        CpuSet localCpus = readOptional(pciFunction.resolve("local_cpulist"))
-                .map(text -> parseCpuList(pciFunction.resolve("local_cpulist"), text)).orElse(CpuSet.EMPTY);
+        CpuSet localCpus = KernelText.readOptional(pciFunction.resolve("local_cpulist"))
+                .map(text -> KernelText.parseCpuList(pciFunction.resolve("local_cpulist"), text)).orElse(CpuSet.EMPTY);
         return new Nic(iface, driverOf(device), pciFunction, numaNode, localCpus, grouping,
                 numbersIn(netDir.resolve("queues"), "tx-"));
     }
@@ -69,7 +74,7 @@ public final class NicDiscovery {
      * lowest metric first.
      */
     public static Optional<InterfaceName> defaultRouteInterface(KernelPaths paths) {
-        Optional<String> table = readOptional(paths.defaultRoutes());
+        Optional<String> table = KernelText.readOptional(paths.defaultRoutes());
         if (table.isEmpty()) {
             return Optional.empty();
         }
@@ -88,7 +93,7 @@ public final class NicDiscovery {
                     bestMetric = metric;
                 }
             } catch (NumberFormatException e) {
-                throw IrqException.badInput(paths.defaultRoutes() + ": malformed line \"" + line.trim() + "\"");
+                throw NumaspreadException.badInput(paths.defaultRoutes() + ": malformed line \"" + line.trim() + "\"");
             }
         }
         return Optional.ofNullable(best).map(InterfaceName::new);
@@ -102,14 +107,14 @@ public final class NicDiscovery {
             start = device.toRealPath();
             top = paths.sysfsRoot().toRealPath();
         } catch (IOException e) {
-            throw IrqException.badInput("cannot resolve " + device + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot resolve " + device + ": " + Errno.describe(e));
         }
         for (Path dir = start; dir != null && dir.startsWith(top) && !dir.equals(top); dir = dir.getParent()) {
             if (Files.isDirectory(dir.resolve("msi_irqs"))) {
                 return dir;
             }
         }
-        throw IrqException.badInput(iface + "'s device " + start + " and its parents have no msi_irqs/: "
+        throw NumaspreadException.badInput(iface + "'s device " + start + " and its parents have no msi_irqs/: "
                 + iface + " has no MSI/MSI-X vectors to place");
     }
 
@@ -118,7 +123,7 @@ public final class NicDiscovery {
         try {
             return Files.exists(driver) ? driver.toRealPath().getFileName().toString() : "";
         } catch (IOException e) {
-            throw IrqException.badInput("cannot resolve " + driver + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot resolve " + driver + ": " + Errno.describe(e));
         }
     }
 
@@ -134,7 +139,7 @@ public final class NicDiscovery {
                             && n.substring(prefix.length()).chars().allMatch(Character::isDigit))
                     .forEach(n -> numbers.add(Integer.parseInt(n.substring(prefix.length()))));
         } catch (IOException e) {
-            throw IrqException.badInput("cannot list " + dir + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot list " + dir + ": " + Errno.describe(e));
         }
         return List.copyOf(numbers);
     }
@@ -147,29 +152,11 @@ public final class NicDiscovery {
         }
     }
 
-    static Optional<String> readOptional(Path file) {
-        try {
-            return Optional.of(Files.readString(file).strip());
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (IOException e) {
-            throw IrqException.badInput("cannot read " + file + ": " + Errno.describe(e));
-        }
-    }
-
     private static int parseInt(Path file, String text) {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw IrqException.badInput(file + ": \"" + text + "\" is not an integer");
-        }
-    }
-
-    static CpuSet parseCpuList(Path file, String text) {
-        try {
-            return CpuSet.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw IrqException.badInput(file + ": " + e.getMessage());
+            throw NumaspreadException.badInput(file + ": \"" + text + "\" is not an integer");
         }
     }
 }

@@ -1,7 +1,12 @@
 package io.numaspread.irq;
 
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicVector;
 import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.SysfsTree;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -11,9 +16,9 @@ import java.util.TreeMap;
 /**
  * Writes a NIC's queue plan as {@code numaspread apply} and the agent's {@code irqs=apply} both do: irqbalance
  * refused first, the previous values saved to the state file before the first change, every write read back,
- * all or nothing (see {@link AffinityApplier}). Callers render the {@link Outcome}.
+ * all or nothing (see {@link AffinityTransaction}). Callers render the {@link Outcome}.
  */
-public final class IrqApply {
+public final class NicPlacement {
     /**
      * @param force apply even though irqbalance is running
      * @param xps also write each transmit queue's {@code xps_cpus}
@@ -33,18 +38,18 @@ public final class IrqApply {
      * @param results one per setting, in plan order
      */
     public record Outcome(InterfaceName iface, Path stateFile, boolean defaultStateFile,
-            List<AffinityApplier.Result> results) {
+            List<AffinityTransaction.Result> results) {
         public Outcome {
             results = List.copyOf(results);
         }
 
         public boolean changed() {
-            return results.stream().anyMatch(r -> r.status() == AffinityApplier.Status.CHANGED);
+            return results.stream().anyMatch(r -> r.status() == AffinityTransaction.Status.CHANGED);
         }
 
         /** How many settings ended in each status, in the statuses' order. */
-        public Map<AffinityApplier.Status, Integer> counts() {
-            Map<AffinityApplier.Status, Integer> counts = new TreeMap<>();
+        public Map<AffinityTransaction.Status, Integer> counts() {
+            Map<AffinityTransaction.Status, Integer> counts = new TreeMap<>();
             results.forEach(result -> counts.merge(result.status(), 1, Integer::sum));
             return counts;
         }
@@ -55,14 +60,14 @@ public final class IrqApply {
         }
     }
 
-    private IrqApply() {
+    private NicPlacement() {
     }
 
     /**
      * @param plan one assignment per queue of {@code nic}, as planned from {@link Nic#planRequest}
      * @param files the kernel's files ({@link KernelFiles#DIRECT} but in fault tests)
-     * @throws IrqException REFUSED (irqbalance, no privilege), BAD_INPUT or ROLLED_BACK, as
-     *     {@link AffinityApplier#apply} says; only ROLLED_BACK can follow a change, and it was put back
+     * @throws NumaspreadException REFUSED (irqbalance, no privilege), BAD_INPUT or ROLLED_BACK, as
+     *     {@link AffinityTransaction#apply} says; only ROLLED_BACK can follow a change, and it was put back
      */
     public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files) {
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
@@ -70,7 +75,7 @@ public final class IrqApply {
             Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
         }
         Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(nic.name()));
-        AffinityApplier applier = new AffinityApplier(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
+        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
         return new Outcome(nic.name(), state, options.stateFile().isEmpty(),
                 applier.apply(nic.name(), settings, state, options.dryRun()));
     }

@@ -1,4 +1,4 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 /**
  * One MSI/MSI-X vector of a NIC.

@@ -1,9 +1,10 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.kernel.InterfaceName;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

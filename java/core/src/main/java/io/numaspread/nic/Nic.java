@@ -1,6 +1,7 @@
-package io.numaspread.irq;
+package io.numaspread.nic;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Purpose;

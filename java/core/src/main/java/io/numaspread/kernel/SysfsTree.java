@@ -1,6 +1,7 @@
-package io.numaspread.topology;
+package io.numaspread.kernel;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -31,19 +32,19 @@ public final class SysfsTree {
     }
 
     /**
-     * @throws TopologyException if {@code root} is not a sysfs tree (it has no {@code devices/system/cpu/possible})
+     * @throws NumaspreadException if {@code root} is not a sysfs tree (it has no {@code devices/system/cpu/possible})
      */
     public static SysfsTree at(Path root) {
         if (!Files.isDirectory(root)) {
-            throw new TopologyException(root + " is not a directory, so it is no sysfs tree");
+            throw NumaspreadException.badInput(root + " is not a directory, so it is no sysfs tree");
         }
         if (!Files.exists(root.resolve(POSSIBLE))) {
-            throw new TopologyException(root + " is no sysfs tree: it has no " + POSSIBLE);
+            throw NumaspreadException.badInput(root + " is no sysfs tree: it has no " + POSSIBLE);
         }
         SysfsTree unchecked = new SysfsTree(root, null);
         CpuSet possible = unchecked.parseCpuList(POSSIBLE, unchecked.read(POSSIBLE));
         if (possible.isEmpty()) {
-            throw new TopologyException(root.resolve(POSSIBLE) + " lists no CPUs");
+            throw NumaspreadException.badInput(root.resolve(POSSIBLE) + " lists no CPUs");
         }
         return new SysfsTree(root, possible);
     }
@@ -84,7 +85,7 @@ public final class SysfsTree {
         }
         CpuSet nodes = readCpuListUnchecked(NODE_DIR + "/online");
         if (nodes.isEmpty()) {
-            throw new TopologyException(root.resolve(NODE_DIR + "/online") + " lists no nodes");
+            throw NumaspreadException.badInput(root.resolve(NODE_DIR + "/online") + " lists no nodes");
         }
         return nodes;
     }
@@ -97,7 +98,7 @@ public final class SysfsTree {
     /** A required file's content, stripped. */
     public String read(String relative) {
         return readOptional(relative)
-                .orElseThrow(() -> new TopologyException("missing file " + root.resolve(relative)));
+                .orElseThrow(() -> NumaspreadException.badInput("missing file " + root.resolve(relative)));
     }
 
     /** A file that only some kernels or configurations have; empty when it is absent. */
@@ -108,9 +109,9 @@ public final class SysfsTree {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (AccessDeniedException e) {
-            throw new TopologyException("cannot read " + file + ": permission denied", e);
+            throw NumaspreadException.badInput("cannot read " + file + ": permission denied", e);
         } catch (IOException e) {
-            throw new TopologyException("cannot read " + file + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput("cannot read " + file + ": " + e.getMessage(), e);
         }
     }
 
@@ -129,7 +130,7 @@ public final class SysfsTree {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw new TopologyException(root.resolve(relative) + ": \"" + text + "\" is not an integer", e);
+            throw NumaspreadException.badInput(root.resolve(relative) + ": \"" + text + "\" is not an integer", e);
         }
     }
 
@@ -142,10 +143,10 @@ public final class SysfsTree {
         try {
             cpus = CpuSet.parse(text);
         } catch (IllegalArgumentException e) {
-            throw new TopologyException(root.resolve(relative) + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput(root.resolve(relative) + ": " + e.getMessage(), e);
         }
         if (possible != null && !possible.containsAll(cpus)) {
-            throw new TopologyException(root.resolve(relative) + ": CPUs " + cpus.minus(possible)
+            throw NumaspreadException.badInput(root.resolve(relative) + ": CPUs " + cpus.minus(possible)
                     + " are beyond " + root.resolve(POSSIBLE) + " (" + possible + ")");
         }
         return cpus;
