@@ -16,6 +16,13 @@ public final class CpuSet implements Iterable<Integer> {
     public static final CpuSet EMPTY = new CpuSet(new long[0], 0);
 
     /**
+     * No CPU number reaches this: Linux caps NR_CPUS at 8192 (x86 MAXSMP, powerpc, arm64 4096), and this leaves
+     * room for kernels to come. A list naming a CPU beyond it is refused at once, before any bit is set, so that
+     * {@code "0-2147483647"} costs neither seconds nor memory.
+     */
+    public static final int MAX_CPUS = 1 << 16;
+
+    /**
      * The set's bits from its lowest to its highest non-zero 64-bit word: {@code words[j]} holds CPUs
      * {@code (base + j) * 64 ..}. Storing only that span keeps CPU 8000's sibling pair at one word, not 126.
      */
@@ -128,15 +135,21 @@ public final class CpuSet implements Iterable<Integer> {
                 throw malformed(cpulist, "\"" + number + "\" is not a CPU number");
             }
         }
-        try {
-            return Integer.parseInt(number);
-        } catch (NumberFormatException e) {
-            throw malformed(cpulist, "\"" + number + "\" is too large");
+        // Digits only, so a long holds any 18 of them; beyond that it is past MAX_CPUS anyway.
+        long cpu = number.length() > 18 ? Long.MAX_VALUE : Long.parseLong(number);
+        if (cpu >= MAX_CPUS) {
+            throw malformed(cpulist, "CPU " + shortened(number) + " is beyond the " + MAX_CPUS + " CPUs any Linux"
+                    + " machine can have");
         }
+        return (int) cpu;
+    }
+
+    private static String shortened(String text) {
+        return text.length() <= 24 ? text : text.substring(0, 20) + "...";
     }
 
     private static IllegalArgumentException malformed(String cpulist, String why) {
-        return new IllegalArgumentException("malformed cpulist \"" + cpulist.strip() + "\": " + why);
+        return new IllegalArgumentException("malformed cpulist \"" + shortened(cpulist.strip()) + "\": " + why);
     }
 
     /** The set whose bit {@code i} is bit {@code i % 64} of {@code mask[i / 64]}, as the kernel lays out masks. */
@@ -150,18 +163,18 @@ public final class CpuSet implements Iterable<Integer> {
      */
     public static CpuSet parseHexMask(String hexMask) {
         String[] groups = hexMask.strip().split(",", -1);
+        if (groups.length > MAX_CPUS / 32) {
+            throw new IllegalArgumentException("malformed hex mask \"" + shortened(hexMask.strip()) + "\": "
+                    + groups.length + " groups of 32 CPUs, beyond the " + MAX_CPUS + " CPUs any Linux machine can have");
+        }
         Builder builder = builder();
         for (int g = 0; g < groups.length; g++) {
             String group = groups[groups.length - 1 - g];
-            long bits;
-            try {
-                bits = group.isEmpty() || group.length() > 8 ? -1 : Long.parseLong(group, 16);
-            } catch (NumberFormatException e) {
-                bits = -1;
+            if (group.isEmpty() || group.length() > 8 || !group.chars().allMatch(CpuSet::isHexDigit)) {
+                throw new IllegalArgumentException("malformed hex mask \"" + shortened(hexMask.strip()) + "\": group \""
+                        + shortened(group) + "\"");
             }
-            if (bits < 0) {
-                throw new IllegalArgumentException("malformed hex mask \"" + hexMask.strip() + "\": group \"" + group + "\"");
-            }
+            long bits = Long.parseLong(group, 16);
             for (int bit = 0; bit < 32; bit++) {
                 if ((bits & (1L << bit)) != 0) {
                     builder.add(g * 32 + bit);
@@ -169,6 +182,10 @@ public final class CpuSet implements Iterable<Integer> {
             }
         }
         return builder.build();
+    }
+
+    private static boolean isHexDigit(int c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     public static Builder builder() {
@@ -406,6 +423,9 @@ public final class CpuSet implements Iterable<Integer> {
             if (cpu < 0) {
                 throw new IllegalArgumentException("negative CPU number " + cpu);
             }
+            if (cpu >= MAX_CPUS) {
+                throw new IllegalArgumentException("CPU " + cpu + " is beyond the " + MAX_CPUS + " CPUs any Linux machine can have");
+            }
             int word = cpu >>> 6;
             if (word >= words.length) {
                 words = Arrays.copyOf(words, Math.max(word + 1, words.length * 2));
@@ -415,7 +435,11 @@ public final class CpuSet implements Iterable<Integer> {
         }
 
         public Builder addRange(int from, int to) {
-            for (int cpu = from; cpu <= to; cpu++) {
+            if (from <= to) {
+                add(from);
+                add(to);
+            }
+            for (int cpu = from + 1; cpu < to; cpu++) {
                 add(cpu);
             }
             return this;

@@ -43,7 +43,8 @@ final class ApplyCommand implements Runnable {
     boolean dryRun;
 
     @Option(names = "--state", paramLabel = "FILE",
-            description = "The state file (default /run/numaspread/IFACE.json).")
+            description = "The state file (default /run/numaspread/IFACE.json, or PROC_ROOT/numaspread/IFACE.json"
+                    + " with --proc-root).")
     Path stateFile;
 
     @Option(names = "--xps", description = "Also write /sys/class/net/IFACE/queues/tx-Q/xps_cpus, so that transmit"
@@ -65,8 +66,9 @@ final class ApplyCommand implements Runnable {
         printResults(out, outcome.results());
         out.println();
         if (dryRun) {
-            out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name()
-                    + " (as root; undo with: numaspread restore --nic " + nic.name() + ")");
+            String roots = AffinityTransaction.rootOptions(nicPlan.paths());
+            out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
+                    + " (as root; undo with: " + outcome.restoreCommand() + ")");
         } else if (outcome.changed()) {
             nicPlan.report().printTable(out);
             out.println();

@@ -21,8 +21,9 @@ import picocli.CommandLine.Spec;
                 + " the middle of an apply), verify it, and remove the state file."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
-            "0:everything is back",
-            "2:bad input (no state file, wrong interface)",
+            "0:everything that still exists is back (IRQs and queues that are gone are named)",
+            "2:bad input (no state file, wrong interface, a malformed state file or value); nothing was written",
+            "3:refused for safety (no privilege, a state directory others can write); nothing was written",
             "4:some values could not be put back (named); the state file is kept for another try"})
 final class RestoreCommand implements Runnable {
     @Spec
@@ -32,7 +33,8 @@ final class RestoreCommand implements Runnable {
             + " and a check that --state belongs to it).")
     String nic;
 
-    @Option(names = "--state", paramLabel = "FILE", description = "The state file (default /run/numaspread/IFACE.json).")
+    @Option(names = "--state", paramLabel = "FILE", description = "The state file (default /run/numaspread/IFACE.json,"
+            + " or PROC_ROOT/numaspread/IFACE.json with --proc-root).")
     Path stateFile;
 
     @Mixin
@@ -47,14 +49,18 @@ final class RestoreCommand implements Runnable {
             throw new CliException(CliException.BAD_INPUT, "restore needs --nic IFACE or --state FILE");
         }
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
-        Path state = stateFile != null ? stateFile : StateFile.defaultPath(iface.get());
         KernelPaths paths = proc.writablePaths(machine);
+        Path state = stateFile != null ? stateFile : StateFile.defaultPath(paths, iface.get());
         AffinityTransaction applier = new AffinityTransaction(paths, KernelFiles.DIRECT,
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         PrintWriter out = spec.commandLine().getOut();
         ApplyCommand.printResults(out, results);
-        out.println("restored " + results.size() + " value" + (results.size() == 1 ? "" : "s") + " from " + state
+        long gone = results.stream().filter(r -> r.status() == AffinityTransaction.Status.GONE).count();
+        long back = results.size() - gone;
+        out.println("restored " + back + " value" + (back == 1 ? "" : "s") + " from " + state
+                + (gone == 0 ? "" : "; " + gone + " recorded IRQ" + (gone == 1 ? " or queue is" : "s or queues are")
+                        + " gone (named above), nothing to put back there")
                 + "; removed it");
         out.flush();
     }

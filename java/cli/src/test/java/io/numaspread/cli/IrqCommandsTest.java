@@ -125,7 +125,7 @@ class IrqCommandsTest {
         CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--xps"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
-        assertEquals("0000000c", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip());
+        assertEquals("0c", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip());
         assertEquals("0-7", affinity(49));
         assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0-1  changed"), apply.out());
         assertTrue(apply.out().contains("Undo with: numaspread restore --state " + state), apply.out());

@@ -38,7 +38,9 @@ public final class AffinityTransaction {
         /** The kernel offers no such file on this device (XPS on a single-queue device). */
         UNAVAILABLE,
         /** Restore: put back as recorded. */
-        RESTORED;
+        RESTORED,
+        /** Restore: the IRQ or transmit queue no longer exists (freed, renumbered, removed by ethtool -L). */
+        GONE;
 
         /** How reports name it: "would change", "unchanged". */
         public String label() {
@@ -76,6 +78,7 @@ public final class AffinityTransaction {
      */
     @SuppressWarnings("try") // the lock is held, not used
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Path stateFile, boolean dryRun) {
+        StateFile.checkPath(stateFile);
         Reading now = read(settings);
         if (dryRun || now.pending().isEmpty()) {
             List<Result> results = new ArrayList<>(now.settled());
@@ -89,7 +92,7 @@ public final class AffinityTransaction {
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             // Read again: until the lock was held, another numaspread could have changed them.
             Reading locked = read(settings);
-            return inOrderOf(settings, applyHoldingLock(iface, locked, stateFile));
+            return inOrderOf(settings, applyHoldingLock(iface, settings, locked, stateFile));
         }
     }
 
@@ -114,14 +117,14 @@ public final class AffinityTransaction {
         return new Reading(settled, pending);
     }
 
-    private List<Result> applyHoldingLock(InterfaceName iface, Reading now, Path stateFile) {
+    private List<Result> applyHoldingLock(InterfaceName iface, List<Setting> settings, Reading now, Path stateFile) {
         List<Result> results = new ArrayList<>(now.settled());
         List<Applied> pending = now.pending();
         if (pending.isEmpty()) {
             return results;
         }
         Optional<StateFile.State> existing = StateFile.read(stateFile);
-        checkState(iface, existing, stateFile, pending);
+        checkState(iface, existing, stateFile, settings);
         List<StateFile.Saved> additions = pending.stream()
                 .map(p -> new StateFile.Saved(p.setting().target(), p.before())).toList();
         StateFile.write(stateFile, existing.map(s -> s.mergedWith(additions))
@@ -164,11 +167,13 @@ public final class AffinityTransaction {
     }
 
     /**
-     * Puts back what {@code stateFile} recorded, exactly as it was read, and removes the file when every value
-     * is back.
+     * Puts back what {@code stateFile} recorded, and removes the file when every value is back. The whole file is
+     * checked before the first write; an IRQ or transmit queue that no longer exists is reported as {@link
+     * Status#GONE} and is no failure, since there is nothing left to put back.
      *
-     * @throws NumaspreadException BAD_INPUT (no or wrong state file) or INCOMPLETE (some values could not be put back;
-     *     the state file is kept), naming each
+     * @throws NumaspreadException BAD_INPUT (no, wrong or malformed state file, or a value this machine cannot
+     *     hold; nothing was written), REFUSED (no privilege; nothing was written) or INCOMPLETE (some values could
+     *     not be put back; the state file is kept), naming each
      */
     @SuppressWarnings("try") // the lock is held, not used
     public List<Result> restore(Path stateFile, Optional<InterfaceName> expected) {
@@ -187,33 +192,58 @@ public final class AffinityTransaction {
         return state;
     }
 
+    /** One recorded value and what its file holds now. */
+    private record Restoring(StateFile.Saved saved, CpuSet recorded, String current) {
+    }
+
     private List<Result> restoreHoldingLock(StateFile.State state, Path stateFile) {
-        InterruptTable interrupts = InterruptTable.parse(readRequired(paths.interrupts()));
+        InterruptTable interrupts = InterruptTable.read(paths);
         List<Result> results = new ArrayList<>();
-        List<String> failures = new ArrayList<>();
+        List<Restoring> toWrite = new ArrayList<>();
+        List<String> invalid = new ArrayList<>();
         for (StateFile.Saved saved : state.saved()) {
             Target target = saved.target();
-            CpuSet recorded = parse(target, saved.value());
-            if (target.kind() == Target.Kind.IRQ && !interrupts.name(target.number()).equals(target.name())) {
-                failures.add("IRQ " + target.number() + " is now \"" + interrupts.name(target.number()) + "\", not \""
-                        + target.name() + "\" as recorded, so it was left alone");
+            CpuSet recorded = saved.cpus();
+            if (!recorded.isEmpty() && recorded.last() >= maskBits) {
+                invalid.add(target.label() + ": the recorded CPUs " + recorded + " are beyond the " + maskBits
+                        + " CPUs of " + paths.cpuPossible());
+                continue;
+            }
+            Optional<String> gone = goneReason(target, interrupts);
+            if (gone.isPresent()) {
+                results.add(new Result(target, recorded, "", Status.GONE, gone.get()));
                 continue;
             }
             Optional<String> current = readCurrent(target);
-            if (current.isPresent() && parse(target, current.get()).equals(recorded)) {
+            if (current.isEmpty()) {
+                results.add(new Result(target, recorded, "", Status.GONE, target.file(paths)
+                        + " cannot be read (ENOENT): the device has one transmit queue now"));
+            } else if (parse(target, current.get()).equals(recorded)) {
                 results.add(new Result(target, recorded, current.get(), Status.UNCHANGED, ""));
-                continue;
+            } else {
+                toWrite.add(new Restoring(saved, recorded, current.get()));
             }
+        }
+        if (!invalid.isEmpty()) {
+            throw NumaspreadException.badInput("state file " + stateFile + " cannot be restored on this machine: "
+                    + String.join("; ", invalid) + "; nothing was written");
+        }
+        toWrite.forEach(r -> probe(r.saved().target()));
+
+        List<String> failures = new ArrayList<>();
+        for (Restoring restoring : toWrite) {
+            Target target = restoring.saved().target();
+            String value = target.format(restoring.recorded(), maskBits);
             try {
-                files.write(target.file(paths), saved.value());
+                files.write(target.file(paths), value);
                 String back = files.read(target.file(paths));
-                if (!parse(target, back).equals(recorded)) {
-                    failures.add(target.label() + ": wrote \"" + saved.value() + "\" but it reads back \"" + back + "\"");
+                if (!readsAs(target, back, restoring.recorded())) {
+                    failures.add(target.label() + ": wrote \"" + value + "\" but it reads back \"" + back + "\"");
                     continue;
                 }
-                results.add(new Result(target, recorded, current.orElse(""), Status.RESTORED, ""));
+                results.add(new Result(target, restoring.recorded(), restoring.current(), Status.RESTORED, ""));
             } catch (IOException e) {
-                failures.add(target.label() + ": writing \"" + saved.value() + "\" to " + target.file(paths)
+                failures.add(target.label() + ": writing \"" + value + "\" to " + target.file(paths)
                         + " failed: " + Errno.describe(e));
             }
         }
@@ -222,7 +252,40 @@ public final class AffinityTransaction {
                     + String.join("; ", failures) + "; the state file " + stateFile + " is kept");
         }
         StateFile.delete(stateFile);
-        return results;
+        List<Target> order = state.saved().stream().map(StateFile.Saved::target).toList();
+        return results.stream().sorted(Comparator.comparingInt(r -> order.indexOf(r.target()))).toList();
+    }
+
+    /**
+     * Why the recorded IRQ or transmit queue no longer exists, or empty when it does. An IRQ whose number now
+     * carries another name (or none) is gone: its number was freed and maybe given to another device, which is
+     * left alone. When the recorded name now lives at another number, the driver was reloaded and renumbered its
+     * IRQs; the message says so.
+     */
+    private Optional<String> goneReason(Target target, InterruptTable interrupts) {
+        if (target.kind() == Target.Kind.XPS) {
+            Path queue = target.file(paths).getParent();
+            return Files.isDirectory(queue) ? Optional.empty()
+                    : Optional.of(queue + " no longer exists (the transmit queues were reduced, or the device removed)");
+        }
+        String now = interrupts.name(target.number());
+        if (now.equals(target.name())) {
+            return Optional.empty();
+        }
+        String was = now.isEmpty() ? "IRQ " + target.number() + " no longer exists"
+                : "IRQ " + target.number() + " is now \"" + now + "\", another IRQ, left alone";
+        Optional<Integer> renumbered = interrupts.numberOf(target.name());
+        return Optional.of(renumbered.map(irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver"
+                + " was reloaded and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
+                .orElse(was));
+    }
+
+    private boolean readsAs(Target target, String text, CpuSet expected) {
+        try {
+            return target.parse(text).equals(expected);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static List<Applied> ofKind(List<Applied> changes, Target.Kind kind) {
@@ -289,8 +352,14 @@ public final class AffinityTransaction {
         }
     }
 
+    /**
+     * Refuses to add to a state file that another interface owns, or that was recorded before the IRQs were
+     * renumbered (a reboot or driver reload): merged by number, it would name IRQs that are gone, or hold another
+     * IRQ's value for a number. The recorded names tell: an IRQ of this plan recorded under another number, or a
+     * number recorded under another name.
+     */
     private void checkState(InterfaceName iface, Optional<StateFile.State> existing, Path stateFile,
-            List<Applied> pending) {
+            List<Setting> settings) {
         if (existing.isEmpty()) {
             return;
         }
@@ -298,15 +367,49 @@ public final class AffinityTransaction {
             throw NumaspreadException.badInput("state file " + stateFile + " is for " + existing.get().iface() + ", not "
                     + iface + ": choose another with --state FILE");
         }
-        for (Applied change : pending) {
-            Target target = change.setting().target();
-            existing.get().find(target).filter(saved -> !saved.target().name().equals(target.name()))
-                    .ifPresent(saved -> {
-                        throw NumaspreadException.badInput("state file " + stateFile + " records IRQ " + target.number()
-                                + " as \"" + saved.target().name() + "\" but it is now \"" + target.name()
-                                + "\": the file is stale (from before a reboot or driver reload); remove it");
-                    });
+        String whatToDo = ": the file is stale, from before a reboot or driver reload renumbered the IRQs. Run "
+                + restoreCommand(paths, stateFile) + " first (it puts back what still exists and reports the IRQs that"
+                + " are gone), then apply again; nothing was changed";
+        for (StateFile.Saved saved : existing.get().saved()) {
+            Target recorded = saved.target();
+            if (recorded.kind() != Target.Kind.IRQ) {
+                continue;
+            }
+            for (Setting setting : settings) {
+                Target now = setting.target();
+                if (now.kind() != Target.Kind.IRQ) {
+                    continue;
+                }
+                if (now.number() == recorded.number() && !now.name().equals(recorded.name())) {
+                    throw NumaspreadException.badInput("state file " + stateFile + " records IRQ " + recorded.number()
+                            + " as \"" + recorded.name() + "\" but it is now \"" + now.name() + "\"" + whatToDo);
+                }
+                if (now.name().equals(recorded.name()) && now.number() != recorded.number()) {
+                    throw NumaspreadException.badInput("state file " + stateFile + " records \"" + recorded.name()
+                            + "\" as IRQ " + recorded.number() + " but it is now IRQ " + now.number() + whatToDo);
+                }
+            }
         }
+    }
+
+    /**
+     * The command that restores {@code stateFile}, repeating the stand-in roots when they are not the live
+     * kernel's, so that running it as printed never writes a copy's values to the live {@code /proc/irq}.
+     */
+    public static String restoreCommand(KernelPaths paths, Path stateFile) {
+        return "numaspread restore --state " + shellWord(stateFile.toString()) + rootOptions(paths);
+    }
+
+    /** {@code " --sysfs-root S --proc-root P"}, or nothing for the live kernel. */
+    public static String rootOptions(KernelPaths paths) {
+        return paths.equals(KernelPaths.LIVE) ? "" : " --sysfs-root " + shellWord(paths.sysfsRoot().toString())
+                + " --proc-root " + shellWord(paths.procRoot().toString());
+    }
+
+    /** {@code word} as one shell word: as it is when it is plain, else in single quotes. */
+    public static String shellWord(String word) {
+        return !word.isEmpty() && word.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || "_./:=@%+,-".indexOf(c) >= 0)
+                ? word : "'" + word.replace("'", "'\\''") + "'";
     }
 
     /**
@@ -355,7 +458,7 @@ public final class AffinityTransaction {
         int undone = applied.size() - stuck.size();
         String outcome = stuck.isEmpty()
                 ? "rolled back: " + undone + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched"
-                : "ROLLBACK FAILED for " + String.join(", ", stuck) + ": run numaspread restore --state " + stateFile;
+                : "ROLLBACK FAILED for " + String.join(", ", stuck) + ": run " + restoreCommand(paths, stateFile);
         return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, target.label() + ": writing \"" + value + "\" to "
                 + target.file(paths) + " failed: " + why + "; " + outcome);
     }

@@ -10,8 +10,15 @@ import java.util.Map;
  * other people's servers. Objects become maps, arrays lists, integers longs.
  */
 final class MiniJson {
+    /**
+     * How deep objects and arrays may nest. A state file nests three deep; the limit keeps the recursive descent
+     * far from the thread's stack, so that a hostile file ends in a parse error, not a StackOverflowError.
+     */
+    static final int MAX_DEPTH = 16;
+
     private final String text;
     private int at;
+    private int depth;
 
     private MiniJson(String text) {
         this.text = text;
@@ -52,24 +59,26 @@ final class MiniJson {
             throw error("unexpected end");
         }
         char c = text.charAt(at);
-        if (c == '{') {
-            return object();
-        }
-        if (c == '[') {
-            return array();
+        if (c == '{' || c == '[') {
+            if (++depth > MAX_DEPTH) {
+                throw error("nested deeper than " + MAX_DEPTH + " levels");
+            }
+            Object nested = c == '{' ? object() : array();
+            depth--;
+            return nested;
         }
         if (c == '"') {
             return string();
         }
-        if (c == '-' || Character.isDigit(c)) {
+        if (c == '-' || isDigit(c)) {
             int start = at++;
-            while (at < text.length() && Character.isDigit(text.charAt(at))) {
+            while (at < text.length() && isDigit(text.charAt(at))) {
                 at++;
             }
             try {
                 return Long.parseLong(text.substring(start, at));
             } catch (NumberFormatException e) {
-                throw error("bad number");
+                throw error("not a number or out of range");
             }
         }
         for (String word : new String[] {"true", "false", "null"}) {
@@ -96,6 +105,9 @@ final class MiniJson {
             String key = string();
             skipSpace();
             expect(':');
+            if (map.containsKey(key)) {
+                throw error("key \"" + key + "\" appears twice");
+            }
             map.put(key, value());
             skipSpace();
         } while (consume(','));
@@ -128,14 +140,18 @@ final class MiniJson {
                 switch (escaped) {
                     case 'n' -> out.append('\n');
                     case 't' -> out.append('\t');
+                    case 'r' -> out.append('\r');
+                    case 'b' -> out.append('\b');
+                    case 'f' -> out.append('\f');
+                    case '"', '\\', '/' -> out.append(escaped);
                     case 'u' -> {
-                        if (at + 4 > text.length()) {
-                            throw error("bad escape");
+                        if (at + 4 > text.length() || !text.substring(at, at + 4).chars().allMatch(MiniJson::isHexDigit)) {
+                            throw error("bad \\u escape");
                         }
                         out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));
                         at += 4;
                     }
-                    default -> out.append(escaped);
+                    default -> throw error("bad escape");
                 }
             } else {
                 out.append(c);
@@ -146,9 +162,17 @@ final class MiniJson {
     }
 
     private void skipSpace() {
-        while (at < text.length() && Character.isWhitespace(text.charAt(at))) {
+        while (at < text.length() && " \t\n\r".indexOf(text.charAt(at)) >= 0) {
             at++;
         }
+    }
+
+    private static boolean isDigit(int c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isHexDigit(int c) {
+        return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     private boolean peek(char c) {

@@ -23,7 +23,7 @@ public final class NicPlacement {
      * @param force apply even though irqbalance is running
      * @param xps also write each transmit queue's {@code xps_cpus}
      * @param dryRun read and compare only; nothing is written, not even the state file
-     * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}
+     * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}, which follows the roots
      */
     public record Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile) {
         /** No force, no XPS, a real apply, the default state file. */
@@ -37,7 +37,7 @@ public final class NicPlacement {
      * @param defaultStateFile whether it is the interface's default, which {@code restore --nic} finds
      * @param results one per setting, in plan order
      */
-    public record Outcome(InterfaceName iface, Path stateFile, boolean defaultStateFile,
+    public record Outcome(InterfaceName iface, KernelPaths paths, Path stateFile, boolean defaultStateFile,
             List<AffinityTransaction.Result> results) {
         public Outcome {
             results = List.copyOf(results);
@@ -54,9 +54,10 @@ public final class NicPlacement {
             return counts;
         }
 
-        /** The command that puts the previous values back. */
+        /** The command that puts the previous values back, with the stand-in roots when the tree is not live. */
         public String restoreCommand() {
-            return "numaspread restore " + (defaultStateFile ? "--nic " + iface : "--state " + stateFile);
+            return defaultStateFile ? "numaspread restore --nic " + iface + AffinityTransaction.rootOptions(paths)
+                    : AffinityTransaction.restoreCommand(paths, stateFile);
         }
     }
 
@@ -74,9 +75,9 @@ public final class NicPlacement {
         if (!options.dryRun() && !options.force()) {
             Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
         }
-        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(nic.name()));
+        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
         AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
-        return new Outcome(nic.name(), state, options.stateFile().isEmpty(),
+        return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(),
                 applier.apply(nic.name(), settings, state, options.dryRun()));
     }
 }

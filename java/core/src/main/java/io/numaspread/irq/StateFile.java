@@ -1,8 +1,11 @@
 package io.numaspread.irq;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -11,15 +14,22 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The write-ahead record of what an apply changed: the text every touched kernel file held before the first
@@ -33,8 +43,29 @@ import java.util.Optional;
 public final class StateFile {
     private static final int VERSION = 1;
 
-    /** What one kernel file held before numaspread first changed it, exactly as read. */
+    /**
+     * The size limit. An entry takes about a hundred bytes, an XPS mask of 8192 CPUs about 2.3 KB; a NIC has at
+     * most a few hundred queues.
+     */
+    static final int MAX_BYTES = 16 << 20;
+
+    /**
+     * What one kernel file held before numaspread first changed it, as read. The value is checked when the record
+     * is made: a cpulist or hex mask exactly as the kernel prints them, nothing else.
+     *
+     * @throws IllegalArgumentException if the value is not one, naming it
+     */
     public record Saved(Target target, String value) {
+        public Saved {
+            Objects.requireNonNull(target, "target");
+            Objects.requireNonNull(value, "value");
+            target.parse(value);
+        }
+
+        /** The CPUs the value names. */
+        public CpuSet cpus() {
+            return target.parse(value);
+        }
     }
 
     /** The record for one interface. */
@@ -66,18 +97,87 @@ public final class StateFile {
     private StateFile() {
     }
 
-    /** The default state file of an interface: {@code /run/numaspread/IFACE.json}. */
-    public static Path defaultPath(InterfaceName iface) {
-        return Path.of("/run/numaspread", iface.value() + ".json");
+    /**
+     * The default state file of an interface: {@code /run/numaspread/IFACE.json} on the live kernel, and
+     * {@code PROC_ROOT/numaspread/IFACE.json} for a stand-in tree, so that an apply to a copy never records
+     * (and a restore never reads) the live machine's state.
+     */
+    public static Path defaultPath(KernelPaths paths, InterfaceName iface) {
+        Path dir = paths.equals(KernelPaths.LIVE) ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread");
+        return dir.resolve(iface.value() + ".json");
     }
 
     /**
-     * @throws NumaspreadException (bad input) if the file is unreadable or not a state file, naming it
+     * Refuses a path that names no file ({@code /}, {@code ""}, {@code .}, {@code ..}), before anything is created
+     * beside it.
+     *
+     * @throws NumaspreadException (bad input) naming the path
+     */
+    public static void checkPath(Path file) {
+        Path name = file.getFileName();
+        if (name == null || name.toString().isEmpty() || name.toString().equals(".") || name.toString().equals("..")) {
+            throw NumaspreadException.badInput("state file path \"" + file + "\" names no file: give a file such as"
+                    + " /run/numaspread/eth0.json");
+        }
+    }
+
+    /**
+     * Refuses a state file that is not a plain file, or that lies in a directory others can write: numaspread runs
+     * as root, and what such a directory holds (a planted link, FIFO, device or state file) would steer what it
+     * reads, creates and writes back to the kernel. A sticky directory such as /tmp is refused too, because
+     * others can still create the names numaspread uses there first.
+     *
+     * @throws NumaspreadException (bad input) for a path or file that is not a state file, (refused) for the
+     *     directory
+     */
+    private static Path checkLocation(Path file) {
+        checkPath(file);
+        Path dir = file.toAbsolutePath().getParent();
+        try {
+            if (Files.exists(dir)) {
+                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(dir);
+                if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
+                    throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "state file directory " + dir
+                            + " can be written by others (mode " + PosixFilePermissions.toString(mode) + "), so files"
+                            + " planted there could steer what numaspread writes as root; choose a directory only its"
+                            + " owner can write, such as the default /run/numaspread; nothing was changed");
+                }
+            }
+            Optional<BasicFileAttributes> attributes = attributes(file);
+            if (attributes.isPresent() && !attributes.get().isRegularFile()) {
+                throw NumaspreadException.badInput("state file " + file + " is " + describe(attributes.get())
+                        + ", not a regular file; nothing was changed");
+            }
+        } catch (IOException e) {
+            throw NumaspreadException.badInput("cannot check state file " + file + ": " + Errno.describe(e));
+        }
+        return dir;
+    }
+
+    private static Optional<BasicFileAttributes> attributes(Path file) throws IOException {
+        try {
+            return Optional.of(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String describe(BasicFileAttributes attributes) {
+        if (attributes.isSymbolicLink()) {
+            return "a symbolic link (never followed: it could point root's writes anywhere)";
+        }
+        return attributes.isDirectory() ? "a directory" : "a FIFO, socket or device";
+    }
+
+    /**
+     * @throws NumaspreadException (bad input) if the file is unreadable, too large, not a regular file or not a
+     *     state file, naming it
      */
     public static Optional<State> read(Path file) {
+        checkLocation(file);
         String text;
         try {
-            text = Files.readString(file);
+            text = KernelText.read(file, MAX_BYTES, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -85,24 +185,25 @@ public final class StateFile {
         }
         try {
             return Optional.of(decode(text));
-        } catch (IllegalArgumentException | ClassCastException | NullPointerException | ArithmeticException
-                | NumaspreadException e) {
+        } catch (IllegalArgumentException | NumaspreadException e) {
             throw NumaspreadException.badInput("state file " + file + " is not a numaspread state file: " + e.getMessage());
         }
     }
 
     /**
-     * Replaces {@code file} atomically: a reader (or a crash) sees the old content or the new, never a mix.
+     * Replaces {@code file} atomically: a reader (or a crash) sees the old content or the new, never a mix. The
+     * content goes first to a temporary file of a random name that this call creates (never one that exists).
      *
      * @throws NumaspreadException (refused) if it cannot be written, naming the file and errno; nothing was changed
      */
     public static void write(Path file, State state) {
-        Path dir = file.toAbsolutePath().getParent();
-        Path temporary = dir.resolve("." + file.getFileName() + ".tmp");
+        Path dir = checkLocation(file);
+        Path temporary = dir.resolve("." + file.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                + ".tmp");
         try {
-            Files.createDirectories(dir);
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            createDirectories(dir);
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 ByteBuffer bytes = ByteBuffer.wrap(encode(state).getBytes(StandardCharsets.UTF_8));
                 while (bytes.hasRemaining()) {
                     channel.write(bytes);
@@ -116,8 +217,24 @@ public final class StateFile {
             }
             syncDirectory(dir);
         } catch (IOException e) {
+            deleteQuietly(temporary);
             throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write state file " + file + ": "
                     + Errno.describe(e) + "; nothing was changed (choose another with --state FILE)", e);
+        }
+    }
+
+    /** The directory with its missing parents, rwxr-xr-x whatever the umask adds, so that the check above passes. */
+    private static void createDirectories(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // Only a stray temporary file is at stake; the error that matters is already being reported.
         }
     }
 
@@ -129,17 +246,24 @@ public final class StateFile {
 
     /**
      * Holds {@code .NAME.lock} beside the state file, so that two applies or restores of one state file do not
-     * interleave. The lock file stays (empty); the lock goes with the process, also when it is killed.
+     * interleave. The lock file stays (empty); the lock goes with the process, also when it is killed. It is
+     * opened without following a link and never truncated.
      *
      * @throws NumaspreadException (refused) when another process holds it, or it cannot be created
      */
     public static Lock lock(Path file) {
-        Path dir = file.toAbsolutePath().getParent();
+        Path dir = checkLocation(file);
         Path lockFile = dir.resolve("." + file.getFileName() + ".lock");
         FileChannel channel = null;
         try {
-            Files.createDirectories(dir);
-            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            createDirectories(dir);
+            Optional<BasicFileAttributes> attributes = attributes(lockFile);
+            if (attributes.isPresent() && !attributes.get().isRegularFile()) {
+                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "lock file " + lockFile + " is "
+                        + describe(attributes.get()) + ", not a regular file; nothing was changed");
+            }
+            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS);
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 channel.close();
@@ -198,25 +322,61 @@ public final class StateFile {
         return json.append("\n  ]\n}\n").toString();
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * The state in {@code text}, every field checked for its type and every value for its form, so that nothing
+     * is written from a file that is wrong anywhere.
+     *
+     * @throws IllegalArgumentException naming the field or entry that is wrong
+     */
     static State decode(String text) {
-        Map<String, Object> root = (Map<String, Object>) MiniJson.parse(text);
+        Map<?, ?> root = as(Map.class, MiniJson.parse(text), "the file");
         Object version = root.get("version");
         if (!Long.valueOf(VERSION).equals(version)) {
-            throw new IllegalArgumentException("version " + version + ", expected " + VERSION);
+            throw new IllegalArgumentException("\"version\" is " + MiniJson.quote(String.valueOf(version))
+                    + ", expected " + VERSION);
         }
-        InterfaceName iface = new InterfaceName((String) root.get("interface"));
+        InterfaceName iface = new InterfaceName(as(String.class, root.get("interface"), "\"interface\""));
+        List<?> entries = as(List.class, root.get("saved"), "\"saved\"");
         List<Saved> saved = new ArrayList<>();
-        for (Object entry : (List<Object>) root.get("saved")) {
-            Map<String, Object> fields = new LinkedHashMap<>((Map<String, Object>) entry);
-            Target.Kind kind = Target.Kind.valueOf(((String) fields.get("kind")).toUpperCase());
-            int number = Math.toIntExact((Long) fields.get("number"));
-            String name = (String) fields.get("name");
-            if (kind == Target.Kind.XPS && !name.equals(iface.value())) {
-                throw new IllegalArgumentException("an xps entry names " + name + " in the state of " + iface);
+        Set<String> files = new HashSet<>();
+        for (int i = 0; i < entries.size(); i++) {
+            String entry = "entry " + (i + 1) + " of \"saved\"";
+            Map<?, ?> fields = as(Map.class, entries.get(i), entry);
+            Target.Kind kind = switch (as(String.class, fields.get("kind"), entry + ": \"kind\"")) {
+                case "irq" -> Target.Kind.IRQ;
+                case "xps" -> Target.Kind.XPS;
+                default -> throw new IllegalArgumentException(entry + ": \"kind\" is neither \"irq\" nor \"xps\"");
+            };
+            long number = as(Long.class, fields.get("number"), entry + ": \"number\"");
+            if (number < 0 || number > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(entry + ": \"number\" " + number + " is out of range");
             }
-            saved.add(new Saved(new Target(kind, number, name), (String) fields.get("value")));
+            String name = as(String.class, fields.get("name"), entry + ": \"name\"");
+            if (kind == Target.Kind.XPS && !name.equals(iface.value())) {
+                throw new IllegalArgumentException(entry + ": an xps entry names " + MiniJson.quote(name)
+                        + " in the state of " + iface);
+            }
+            Target target = new Target(kind, (int) number, name);
+            if (!files.add(kind + " " + number)) {
+                throw new IllegalArgumentException(entry + ": " + target.label() + " is recorded twice");
+            }
+            String value = as(String.class, fields.get("value"), entry + " (" + target.label() + "): \"value\"");
+            try {
+                saved.add(new Saved(target, value));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(entry + " (" + target.label() + "): " + e.getMessage(), e);
+            }
         }
         return new State(iface, saved);
+    }
+
+    /** {@code value} as a {@code type}, or a message naming {@code what} and what JSON type it should be. */
+    private static <T> T as(Class<T> type, Object value, String what) {
+        if (!type.isInstance(value)) {
+            String expected = type == Map.class ? "an object" : type == List.class ? "an array"
+                    : type == String.class ? "a string" : "an integer";
+            throw new IllegalArgumentException(what + " is " + (value == null ? "missing or null" : "not " + expected));
+        }
+        return type.cast(value);
     }
 }

@@ -41,19 +41,50 @@ public record Target(Kind kind, int number, String name) {
         };
     }
 
-    /** What the kernel file's text means; the text itself is kept as read for an exact restore. */
+    /**
+     * What the kernel file's text means, read strictly: a cpulist ({@code "0-3,8"}) or a hex mask
+     * ({@code "00000000,000000ff"}) exactly as the kernel prints them, with no blanks, signs or empty parts, so
+     * that a value recorded from the kernel is the only kind that can be written back. An empty cpulist is refused:
+     * written to {@code smp_affinity_list}, it would not keep the IRQ where it was.
+     *
+     * @throws IllegalArgumentException naming the text and what is wrong with it
+     */
     public CpuSet parse(String text) {
+        String allowed = kind == Kind.IRQ ? "0123456789-," : "0123456789abcdefABCDEF,";
+        String form = kind == Kind.IRQ ? "a cpulist" : "a hex mask";
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("an empty value is not " + form);
+        }
+        for (int i = 0; i < text.length(); i++) {
+            if (allowed.indexOf(text.charAt(i)) < 0) {
+                throw new IllegalArgumentException(quoted(text) + " is not " + form + " as the kernel prints it: character "
+                        + (i + 1) + " is not one of " + allowed);
+            }
+        }
         return switch (kind) {
             case IRQ -> CpuSet.parse(text);
             case XPS -> CpuSet.parseHexMask(text);
         };
     }
 
-    /** The text to write for {@code cpus}; hex masks are sized for {@code maskBits} CPUs (cpu/possible). */
+    /** The text in quotes, shortened, with control characters escaped, for an error message. */
+    private static String quoted(String text) {
+        String shown = text.length() <= 40 ? text : text.substring(0, 36) + "...";
+        return MiniJson.quote(shown);
+    }
+
+    /**
+     * The text to write for {@code cpus}, as the kernel itself prints it: hex masks are sized for {@code maskBits}
+     * CPUs (cpu/possible, the kernel's nr_cpu_ids), their first group only as wide as its bits need ("ff" for 8
+     * CPUs, "01,00000000" for 40), so that a restored file reads exactly as it did.
+     */
     public String format(CpuSet cpus, int maskBits) {
         return switch (kind) {
             case IRQ -> cpus.toString();
-            case XPS -> cpus.toHexMask(maskBits);
+            case XPS -> {
+                int firstGroupBits = maskBits % 32 == 0 ? 32 : maskBits % 32;
+                yield cpus.toHexMask(maskBits).substring(8 - (firstGroupBits + 3) / 4);
+            }
         };
     }
 }

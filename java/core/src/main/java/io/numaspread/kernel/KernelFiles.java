@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -28,7 +27,7 @@ public interface KernelFiles {
     KernelFiles DIRECT = new KernelFiles() {
         @Override
         public String read(Path file) throws IOException {
-            return Files.readString(file).strip();
+            return KernelText.read(file, KernelText.MAX_ATTRIBUTE_BYTES).strip();
         }
 
         @Override

@@ -2,21 +2,56 @@ package io.numaspread.kernel;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** Reads the kernel's small text files under /sys and /proc, and parses what they hold, naming the file on error. */
+/**
+ * Reads the kernel's small text files under /sys and /proc, and parses what they hold, naming the file on error.
+ * Every file the tools read goes through {@link #read}, which stops at a size limit: a planted device or a huge
+ * file must end in one line of error, not in an OutOfMemoryError.
+ */
 public final class KernelText {
+    /**
+     * The limit for an attribute file: sysfs prints at most one page (4 KiB, 64 KiB on some arm64 kernels), and
+     * the longest procfs cpulist of 8192 CPUs is under 40 KiB.
+     */
+    public static final int MAX_ATTRIBUTE_BYTES = 1 << 20;
+
     private KernelText() {
+    }
+
+    /**
+     * The file's text as it is (UTF-8, malformed bytes replaced), read to its end but never beyond
+     * {@code maxBytes}. Kernel files report a size of 0, so the size is counted while reading, not asked first.
+     *
+     * @throws IOException when it cannot be read, or holds more than {@code maxBytes} bytes (the message says so)
+     */
+    public static String read(Path file, int maxBytes, OpenOption... options) throws IOException {
+        try (InputStream in = Files.newInputStream(file, options)) {
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            byte[] chunk = new byte[8192];
+            int n;
+            while ((n = in.read(chunk, 0, Math.min(chunk.length, maxBytes + 1 - text.size()))) > 0) {
+                text.write(chunk, 0, n);
+                if (text.size() > maxBytes) {
+                    throw new IOException("larger than " + maxBytes + " bytes, more than any such file holds");
+                }
+            }
+            return text.toString(StandardCharsets.UTF_8);
+        }
     }
 
     /** The file's text without surrounding whitespace, or empty when the file does not exist. */
     public static Optional<String> readOptional(Path file) {
         try {
-            return Optional.of(Files.readString(file).strip());
+            return Optional.of(read(file, MAX_ATTRIBUTE_BYTES).strip());
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

@@ -105,13 +105,13 @@ public final class SysfsTree {
     public Optional<String> readOptional(String relative) {
         Path file = root.resolve(relative);
         try {
-            return Optional.of(Files.readString(file).strip());
+            return Optional.of(KernelText.read(file, KernelText.MAX_ATTRIBUTE_BYTES).strip());
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (AccessDeniedException e) {
             throw NumaspreadException.badInput("cannot read " + file + ": permission denied", e);
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + file + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e), e);
         }
     }
 

@@ -2,6 +2,8 @@ package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -105,7 +107,7 @@ public final class SysfsBackend implements NativeBackend {
             Path link = Files.readSymbolicLink(proc.resolve("thread-self"));
             return Integer.parseInt(link.getFileName().toString());
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + proc.resolve("thread-self") + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput("cannot read " + proc.resolve("thread-self") + ": " + Errno.describe(e), e);
         }
     }
 
@@ -121,9 +123,9 @@ public final class SysfsBackend implements NativeBackend {
 
     private static List<String> readLines(Path file) {
         try {
-            return Files.readAllLines(file);
+            return KernelText.read(file, KernelText.MAX_ATTRIBUTE_BYTES).lines().toList();
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + file + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e), e);
         }
     }
 

@@ -1,8 +1,11 @@
 package io.numaspread.nic;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,6 +22,12 @@ import java.util.regex.Pattern;
  * {@code PCI-MSI-edge}), so the name is taken as what follows the trigger-type column.
  */
 public final class InterruptTable {
+    /**
+     * The size limit: one line per IRQ, one 11-character column per CPU, so a machine of 8192 CPUs with a
+     * thousand IRQs prints about 90 MB.
+     */
+    private static final int MAX_BYTES = 128 << 20;
+
     private static final Pattern TRIGGER = Pattern.compile("(?i)(?:\\S*-)?(?:edge|level|fasteoi|simple)");
 
     /** One IRQ line: its name(s) as the kernel prints them, and its count per CPU column. */
@@ -52,7 +61,7 @@ public final class InterruptTable {
             if (!column.startsWith("CPU")) {
                 throw new IllegalArgumentException("/proc/interrupts header column \"" + column + "\" is not CPUn");
             }
-            cpus.add(Integer.parseInt(column.substring(3)));
+            cpus.add(number(column.substring(3), "header column \"" + column + "\""));
         }
         Map<Integer, Line> lines = new LinkedHashMap<>();
         for (int r = 1; r < rows.length; r++) {
@@ -61,7 +70,7 @@ public final class InterruptTable {
             if (colon <= 0 || !row.substring(0, colon).chars().allMatch(Character::isDigit)) {
                 continue; // NMI:, LOC:, ERR: and other architecture summaries
             }
-            int irq = Integer.parseInt(row.substring(0, colon));
+            int irq = number(row.substring(0, colon), "IRQ number \"" + row.substring(0, colon) + "\"");
             String[] tokens = row.substring(colon + 1).trim().split("\\s+");
             Map<Integer, Long> counts = new LinkedHashMap<>();
             int column = 0;
@@ -78,8 +87,17 @@ public final class InterruptTable {
         return new InterruptTable(lines);
     }
 
+    /** A CPU or IRQ number; the kernel prints neither beyond an int. */
+    private static int number(String digits, String what) {
+        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new IllegalArgumentException("/proc/interrupts " + what + " is not a CPU or IRQ number");
+        }
+        return Integer.parseInt(digits);
+    }
+
     private static boolean isCount(String token) {
-        return !token.isEmpty() && token.chars().allMatch(Character::isDigit);
+        // The kernel's counts are unsigned ints: ten digits at most, so a long never overflows.
+        return !token.isEmpty() && token.length() <= 18 && token.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
     /** The text after the first trigger-type column; without one, the last column. */
@@ -97,7 +115,14 @@ public final class InterruptTable {
      */
     public static InterruptTable read(KernelPaths paths) {
         Path file = paths.interrupts();
-        String text = KernelText.readOptional(file).orElseThrow(() -> NumaspreadException.badInput("missing file " + file));
+        String text;
+        try {
+            text = KernelText.read(file, MAX_BYTES);
+        } catch (NoSuchFileException e) {
+            throw NumaspreadException.badInput("missing file " + file);
+        } catch (IOException e) {
+            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
+        }
         try {
             return parse(text);
         } catch (IllegalArgumentException e) {
@@ -107,6 +132,11 @@ public final class InterruptTable {
 
     public Optional<Line> line(int irq) {
         return Optional.ofNullable(lines.get(irq));
+    }
+
+    /** The lowest IRQ named {@code name}, if any. */
+    public Optional<Integer> numberOf(String name) {
+        return lines.values().stream().filter(line -> line.name().equals(name)).map(Line::irq).min(Integer::compare);
     }
 
     /** The name of {@code irq}, or the empty string when the kernel prints none (no handler requested). */

@@ -72,13 +72,14 @@ class NicPlacementTest {
         for (NicVector vector : nic.queueVectors()) {
             assertEquals(plan.get(nic.planIndex(vector.queue())).cpus().toString(), affinity(vector.irq()));
         }
-        assertEquals("0000000c", Files.readString(paths.xpsCpus(nic.name(), 1)).strip());
+        assertEquals("0c", Files.readString(paths.xpsCpus(nic.name(), 1)).strip());
         assertEquals("0-7", affinity(49), "the misc vector is no queue's");
         assertTrue(outcome.changed());
         assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 8), outcome.counts());
         assertEquals(state, outcome.stateFile());
         assertFalse(outcome.defaultStateFile());
-        assertEquals("numaspread restore --state " + state, outcome.restoreCommand());
+        assertEquals("numaspread restore --state " + state + " --sysfs-root " + sys + " --proc-root " + proc,
+                outcome.restoreCommand(), "the stand-in roots are repeated, so the command never restores live IRQs");
         assertEquals(nic.name(), StateFile.read(state).orElseThrow().iface());
 
         NicPlacement.Outcome again = apply(new NicPlacement.Options(false, true, false, Optional.of(state)));
@@ -111,10 +112,20 @@ class NicPlacementTest {
     @Test
     void withoutAStateFileItUsesTheInterfacesWhichRestoreFindsByName() {
         NicPlacement.Outcome dry = apply(new NicPlacement.Options(false, false, true, Optional.empty()));
-        assertEquals(StateFile.defaultPath(nic.name()), dry.stateFile());
+        assertEquals(StateFile.defaultPath(paths, nic.name()), dry.stateFile());
         assertTrue(dry.defaultStateFile());
-        assertEquals("numaspread restore --nic eth0", dry.restoreCommand());
         assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertEquals(Path.of("/run/numaspread/eth0.json"), StateFile.defaultPath(KernelPaths.LIVE, nic.name()));
+    }
+
+    @Test
+    void aStandInTreesDefaultStateFollowsItsRootsNeverTheLiveOne() {
+        NicPlacement.Outcome applied = apply(NicPlacement.Options.defaults());
+        assertTrue(applied.changed());
+        assertEquals(proc.resolve("numaspread/eth0.json"), applied.stateFile());
+        assertTrue(Files.isRegularFile(proc.resolve("numaspread/eth0.json")));
+        assertEquals("numaspread restore --nic eth0 --sysfs-root " + sys + " --proc-root " + proc,
+                applied.restoreCommand());
     }
 
     @Test
