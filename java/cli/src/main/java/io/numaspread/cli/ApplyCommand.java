@@ -84,6 +84,11 @@ final class ApplyCommand implements Runnable {
     static void printResults(PrintWriter out, List<AffinityTransaction.Result> results) {
         int width = results.stream().mapToInt(r -> r.target().label().length()).max().orElse(10);
         for (AffinityTransaction.Result result : results) {
+            if (result.status() == AffinityTransaction.Status.GONE) {
+                out.println(String.format("%-" + width + "s  recorded %s  gone (%s)", result.target().label(),
+                        result.planned(), result.detail()));
+                continue;
+            }
             String before = result.before().isEmpty() ? "?" : describe(result.target(), result.before());
             String line = String.format("%-" + width + "s  %s -> %s  %s", result.target().label(), before,
                     result.planned(), result.status().label());

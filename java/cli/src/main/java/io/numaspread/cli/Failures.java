@@ -22,6 +22,17 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         return exitCode;
     }
 
+    /** A JVM resource ran out: a bug (some input was not bounded), reported as one line. */
+    static int exhausted(VirtualMachineError failure, PrintWriter err) {
+        err.println("numaspread: internal error: the JVM ran out of " + (failure instanceof StackOverflowError
+                ? "stack" : "memory") + hint());
+        if (System.getenv("NUMASPREAD_DEBUG") != null) {
+            failure.printStackTrace(err);
+        }
+        err.flush();
+        return INTERNAL;
+    }
+
     static int badUsage(CommandLine.ParameterException failure, String[] args) {
         PrintWriter err = failure.getCommandLine().getErr();
         err.println("numaspread: " + failure.getMessage());

@@ -33,7 +33,13 @@ public final class Main implements Runnable {
         commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(new Failures());
         commandLine.setParameterExceptionHandler(Failures::badUsage);
-        return commandLine.execute(args);
+        try {
+            return commandLine.execute(args);
+        } catch (StackOverflowError | OutOfMemoryError e) {
+            // Inputs are bounded (file sizes, nesting, CPU numbers) so that this cannot happen; if it does, it is
+            // still one line, not a trace of a thousand.
+            return Failures.exhausted(e, err);
+        }
     }
 
     /**

@@ -79,7 +79,7 @@ public final class SysfsBackend implements NativeBackend {
         Path status = taskDir(tid).resolve("status");
         for (String line : readLines(status)) {
             if (line.startsWith("Cpus_allowed_list:")) {
-                return CpuSet.parse(line.substring("Cpus_allowed_list:".length()));
+                return KernelText.parseCpuList(status, line.substring("Cpus_allowed_list:".length()));
             }
         }
         throw NumaspreadException.badInput(status + " has no Cpus_allowed_list line");

@@ -1,0 +1,196 @@
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.testing.NicFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code restore} on fake kernel trees (a four-queue i40e NIC on the mana machine): bad state files exit 2 with
+ * nothing written and one line of numaspread's own, gone IRQs and queues exit 0, and a stand-in tree's apply and
+ * restore never leave it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RestoreCommandTest {
+    @TempDir
+    Path sys;
+
+    @TempDir
+    Path proc;
+
+    @TempDir
+    Path run;
+
+    private Path state;
+    private Map<Path, String> before;
+
+    @BeforeEach
+    void nic() {
+        NicFixture.i40eOnMana(sys, proc);
+        state = run.resolve("eth0.json");
+        before = NicFixture.snapshot(proc, sys);
+    }
+
+    private String[] args(String command, String... more) {
+        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString()));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    private String affinity(int irq) throws Exception {
+        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
+    }
+
+    /** One line of numaspread's own: no stack trace, no exception class, no JDK message. */
+    static void assertOneCleanLine(CliRun run) {
+        String err = run.err();
+        assertTrue(err.startsWith("numaspread: ") && err.lines().count() == 1, err);
+        for (String leak : List.of("Exception", "Error:", "java.", "\tat ", "because \"", "cannot be cast")) {
+            assertFalse(err.contains(leak), "leaks " + leak + ": " + err);
+        }
+    }
+
+    private void writeState(String value51) throws Exception {
+        Files.writeString(state, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": ["
+                + "{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"3\"},"
+                + " {\"kind\": \"irq\", \"number\": 51, \"name\": \"i40e-eth0-TxRx-1\", \"value\": " + value51 + "}]}");
+    }
+
+    @Test
+    void everyBadValueExitsTwoBeforeTheFirstWrite() throws Exception {
+        for (String bad : List.of("\"0-99\"", "null", "\"\"", "\" \"", "\" 0 , 1 \"", "\"+3\"", "\"-1\"",
+                "\"0-2147483647\"", "\"2147483648\"", "[]", "{}", "1")) {
+            writeState(bad);
+            CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
+            assertEquals(CliException.BAD_INPUT, restore.exitCode(), bad + ": " + restore.err());
+            assertOneCleanLine(restore);
+            assertTrue(restore.err().contains("IRQ 51 (i40e-eth0-TxRx-1)"), bad + ": " + restore.err());
+            assertEquals("0-7", affinity(50), bad + ": the first entry was not written");
+        }
+        writeState("\"2\"");
+        CliRun good = CliRun.of(args("restore", "--state", state.toString()));
+        assertEquals(0, good.exitCode(), good.err());
+        assertEquals(List.of("3", "2"), List.of(affinity(50), affinity(51)), "the same file, once valid, is written");
+    }
+
+    @Test
+    void goneQueuesAndIrqsAreNamedAndThePreStopRestoreSucceeds() throws Exception {
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--xps", "--state", state.toString()));
+        assertEquals(0, apply.exitCode(), apply.err());
+        // ethtool -L: two transmit queues and two vectors go.
+        for (int q = 2; q < 4; q++) {
+            Path queue = sys.resolve("class/net/eth0/queues/tx-" + q);
+            Files.delete(queue.resolve("xps_cpus"));
+            Files.delete(queue.toRealPath());
+        }
+        Path interrupts = proc.resolve("interrupts");
+        Files.writeString(interrupts, Files.readString(interrupts).lines()
+                .filter(line -> !line.startsWith("  52:") && !line.startsWith("  53:")).reduce("", (a, b) -> a + b + "\n"));
+
+        CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertTrue(restore.out().contains("IRQ 52 (i40e-eth0-TxRx-2)  recorded 0-7  gone (IRQ 52 no longer exists)"),
+                restore.out());
+        assertEquals(4, restore.out().lines().filter(line -> line.contains("  gone (")).count(), restore.out());
+        assertTrue(restore.out().contains("restored 4 values from " + state + "; 4 recorded IRQs or queues are gone"),
+                restore.out());
+        assertEquals(List.of("0-7", "0-7"), List.of(affinity(50), affinity(51)));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aMalformedInterruptsFileAtRestoreExitsTwoAsAtApply() throws Exception {
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
+        assertEquals(0, apply.exitCode(), apply.err());
+        Files.writeString(proc.resolve("interrupts"), "           CPU0 CPUx\n");
+        CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
+        assertEquals(CliException.BAD_INPUT, restore.exitCode(), restore.err());
+        assertOneCleanLine(restore);
+        assertTrue(restore.err().contains(proc.resolve("interrupts").toString()), restore.err());
+        assertEquals("0-1", affinity(50));
+        assertTrue(Files.exists(state));
+    }
+
+    @Test
+    void stateOptionsThatNameNoFileExitTwoAndLeaveNoLockBehind() throws Exception {
+        Path parent = Files.createDirectory(run.resolve("parent"));
+        Path dir = Files.createDirectory(parent.resolve("dir"));
+        for (String bad : List.of("/", "", dir.toString(), dir + "/.", dir + "/..")) {
+            for (String command : List.of("apply", "restore")) {
+                String[] more = command.equals("apply") ? new String[] {"--nic", "eth0", "--state", bad}
+                        : new String[] {"--state", bad};
+                CliRun result = CliRun.of(args(command, more));
+                assertEquals(CliException.BAD_INPUT, result.exitCode(), command + " --state '" + bad + "': " + result.err());
+                assertOneCleanLine(result);
+            }
+        }
+        try (Stream<Path> files = Files.list(parent)) {
+            assertEquals(List.of(dir), files.toList(), "no stray lock file in the parent");
+        }
+        try (Stream<Path> files = Files.list(run)) {
+            assertEquals(List.of(parent), files.toList());
+        }
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    @Test
+    void aStandInTreesApplyKeepsItsStateAndItsUndoCommandInsideIt() throws Exception {
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0"));
+        assertEquals(0, apply.exitCode(), apply.err());
+        Path ownState = proc.resolve("numaspread/eth0.json");
+        assertTrue(Files.isRegularFile(ownState), "the default state follows --proc-root");
+        String undo = "numaspread restore --nic eth0 --sysfs-root " + sys + " --proc-root " + proc;
+        assertTrue(apply.out().contains("Undo with: " + undo), apply.out());
+
+        String[] printed = undo.substring("numaspread ".length()).split(" ");
+        CliRun restore = CliRun.of(printed);
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertFalse(Files.exists(ownState));
+        Map<Path, String> after = NicFixture.snapshot(proc, sys);
+        after.keySet().removeIf(path -> path.startsWith(proc.resolve("numaspread")));
+        assertEquals(before, after, "the undo command as printed restored the stand-in tree");
+    }
+
+    @Test
+    void hostileStateFilesEndInOneLineInAForkedCli() throws Exception {
+        Path fifo = run.resolve("fifo.json");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path deep = run.resolve("deep.json");
+        Files.writeString(deep, "[".repeat(500_000));
+        Path large = run.resolve("large.json");
+        Files.writeString(large, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [" + " ".repeat(17 << 20) + "]}");
+        for (String file : List.of(fifo.toString(), deep.toString(), large.toString(), "/dev/zero")) {
+            CliRun restore = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(),
+                    args("restore", "--state", file));
+            assertEquals(CliException.BAD_INPUT, restore.exitCode(), file + ": " + restore.err());
+            assertOneCleanLine(restore);
+            assertTrue(restore.err().contains(file), restore.err());
+        }
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.SECONDS)
+    void hugeCpuNumbersAreRefusedAtOnce() {
+        for (String cpus : List.of("0-2147483647", "2147483647", "99999999999999999999999", "0-4000000000:1/2")) {
+            CliRun plan = CliRun.of(args("plan", "--cpus", cpus, "--count", "2"));
+            assertEquals(CliException.BAD_INPUT, plan.exitCode(), cpus + ": " + plan.err());
+            assertOneCleanLine(plan);
+            assertTrue(plan.err().contains("beyond the 65536 CPUs"), "refused by its number, before any bit is set: "
+                    + plan.err());
+        }
+    }
+}
