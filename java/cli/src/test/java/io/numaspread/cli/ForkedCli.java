@@ -1,11 +1,15 @@
 package io.numaspread.cli;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /** The CLI in a JVM of its own, for what an in-process run cannot do: be killed, or run as another user. */
 final class ForkedCli {
@@ -42,5 +46,40 @@ final class ForkedCli {
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         return new CliRun(process.waitFor(), out, err);
+    }
+
+    /**
+     * The test class path copied under {@code run}, where user nobody can read it (the Maven repository is root's
+     * alone); {@code run} is opened to everyone.
+     */
+    static String classPathForEveryone(Path run) throws IOException {
+        String classPath = classPath();
+        Path dir = Files.createDirectory(run.resolve("cp"));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String entry : classPath.split(File.pathSeparator)) {
+            Path source = Path.of(entry);
+            if (!Files.exists(source)) {
+                continue;
+            }
+            Path target = dir.resolve(n++ + "-" + source.getFileName());
+            try (Stream<Path> tree = Files.walk(source)) {
+                for (Path file : tree.toList()) {
+                    Path copy = target.resolve(source.relativize(file).toString());
+                    if (Files.isDirectory(file)) {
+                        Files.createDirectories(copy);
+                    } else {
+                        Files.createDirectories(copy.getParent());
+                        Files.copy(file, copy);
+                    }
+                    Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString(
+                            Files.isDirectory(copy) ? "rwxr-xr-x" : "rw-r--r--"));
+                }
+            }
+            entries.add(target.toString());
+        }
+        return String.join(File.pathSeparator, entries);
     }
 }

@@ -12,12 +12,10 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.NicVector;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -133,7 +131,7 @@ class LiveIrqTest {
     @Test
     void anUnprivilegedUserIsRefusedBeforeAnythingChanges() throws Exception {
         eth0QueueIrqs();
-        String readable = copyForEveryone(ForkedCli.classPath());
+        String readable = ForkedCli.classPathForEveryone(run);
         Path state = run.resolve("unprivileged.json");
         try {
             CliRun refused = ForkedCli.run(List.of("runuser", "-u", "nobody", "--"), readable, Map.of(),
@@ -157,36 +155,5 @@ class LiveIrqTest {
         assertTrue(view.out().contains("virtio") && view.out().contains("input.0"), view.out());
         assertTrue(view.out().contains("To apply it (as root): numaspread apply --nic eth0"), view.out());
         assertEquals(original, everyAffinity());
-    }
-
-    /** The class path copied where user nobody can read it (the Maven repository is root's alone). */
-    private String copyForEveryone(String classPath) throws IOException {
-        Path dir = Files.createDirectory(run.resolve("cp"));
-        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        List<String> entries = new ArrayList<>();
-        int n = 0;
-        for (String entry : classPath.split(File.pathSeparator)) {
-            Path source = Path.of(entry);
-            if (!Files.exists(source)) {
-                continue;
-            }
-            Path target = dir.resolve(n++ + "-" + source.getFileName());
-            try (Stream<Path> tree = Files.walk(source)) {
-                for (Path file : tree.toList()) {
-                    Path copy = target.resolve(source.relativize(file).toString());
-                    if (Files.isDirectory(file)) {
-                        Files.createDirectories(copy);
-                    } else {
-                        Files.createDirectories(copy.getParent());
-                        Files.copy(file, copy);
-                    }
-                    Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString(
-                            Files.isDirectory(copy) ? "rwxr-xr-x" : "rw-r--r--"));
-                }
-            }
-            entries.add(target.toString());
-        }
-        return String.join(File.pathSeparator, entries);
     }
 }

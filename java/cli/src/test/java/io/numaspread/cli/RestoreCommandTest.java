@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.numaspread.testing.NicFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -109,6 +110,23 @@ class RestoreCommandTest {
                 restore.out());
         assertEquals(List.of("0-7", "0-7"), List.of(affinity(50), affinity(51)));
         assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void restoreWithoutWriteAccessIsRefusedUpFrontWithExitThree(@TempDir Path classes) throws Exception {
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
+        assertEquals(0, apply.exitCode(), apply.err());
+        for (Path dir : List.of(sys, proc, run)) {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Map<Path, String> applied = NicFixture.snapshot(proc, sys, run);
+        CliRun refused = ForkedCli.run(List.of("runuser", "-u", "nobody", "--"), ForkedCli.classPathForEveryone(classes),
+                Map.of(), args("restore", "--state", state.toString()));
+        assertEquals(CliException.REFUSED, refused.exitCode(), refused.err());
+        assertOneCleanLine(refused);
+        assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root")
+                && refused.err().contains("nothing was changed"), refused.err());
+        assertEquals(applied, NicFixture.snapshot(proc, sys, run), "nothing written, the state file kept");
     }
 
     @Test

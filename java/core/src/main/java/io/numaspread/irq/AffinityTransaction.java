@@ -177,7 +177,8 @@ public final class AffinityTransaction {
      */
     @SuppressWarnings("try") // the lock is held, not used
     public List<Result> restore(Path stateFile, Optional<InterfaceName> expected) {
-        stateOf(stateFile, expected);
+        // As apply does: without privilege, refuse before the lock file or any IRQ is touched.
+        stateOf(stateFile, expected).saved().forEach(saved -> probe(saved.target()));
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             return restoreHoldingLock(stateOf(stateFile, expected), stateFile);
         }
@@ -228,6 +229,7 @@ public final class AffinityTransaction {
             throw NumaspreadException.badInput("state file " + stateFile + " cannot be restored on this machine: "
                     + String.join("; ", invalid) + "; nothing was written");
         }
+        // Another apply may have added entries while this one waited for the lock.
         toWrite.forEach(r -> probe(r.saved().target()));
 
         List<String> failures = new ArrayList<>();
