@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StateFileFuzzTest {
     private static final long SEED = Long.getLong("numaspread.fuzz.seed", 0x5eedL);
     private static final int CASES = Integer.getInteger("numaspread.fuzz.cases", 3000);
-    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(40);
+    private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     /** Fragments that parsers trip on: JSON structure, numbers at the edges, values the kernel never prints. */
     private static final List<String> TOKENS = List.of("{", "}", "[", "]", ",", ":", "\"", "\\", "\\u00", "\\n", "null",

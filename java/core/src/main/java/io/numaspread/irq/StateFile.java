@@ -122,10 +122,10 @@ public final class StateFile {
     }
 
     /**
-     * Refuses a state file that is not a plain file, or that lies in a directory others can write: numaspread runs
-     * as root, and what such a directory holds (a planted link, FIFO, device or state file) would steer what it
-     * reads, creates and writes back to the kernel. A sticky directory such as /tmp is refused too, because
-     * others can still create the names numaspread uses there first.
+     * Refuses a state file that is not a plain file, or that lies in a directory others can write or own:
+     * numaspread runs as root, and what such a directory holds (a planted link, FIFO, device or state file) would
+     * steer what it reads, creates and writes back to the kernel. A sticky directory such as /tmp is refused too,
+     * because others can still create the names numaspread uses there first.
      *
      * @throws NumaspreadException (bad input) for a path or file that is not a state file, (refused) for the
      *     directory
@@ -141,6 +141,14 @@ public final class StateFile {
                             + " can be written by others (mode " + PosixFilePermissions.toString(mode) + "), so files"
                             + " planted there could steer what numaspread writes as root; choose a directory only its"
                             + " owner can write, such as the default /run/numaspread; nothing was changed");
+                }
+                int owner = (Integer) Files.getAttribute(dir, "unix:uid");
+                int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+                if (owner != 0 && owner != self) {
+                    throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "state file directory " + dir
+                            + " belongs to uid " + owner + ", neither root nor this user (uid " + self + "), who could"
+                            + " plant files there; choose a directory of root's or your own, such as the default"
+                            + " /run/numaspread; nothing was changed");
                 }
             }
             Optional<BasicFileAttributes> attributes = attributes(file);

@@ -135,6 +135,17 @@ class StateFileSafetyTest {
     }
 
     @Test
+    void aDirectoryOfAnotherUserIsRefused() throws IOException {
+        Path theirs = Files.createDirectory(dir.resolve("theirs"));
+        Files.setAttribute(theirs, "unix:uid", 65534);
+        NumaspreadException e = failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(theirs.resolve("eth0.json")));
+        assertTrue(e.getMessage().contains("belongs to uid 65534, neither root nor this user"), e.getMessage());
+        try (Stream<Path> files = Files.list(theirs)) {
+            assertEquals(0, files.count());
+        }
+    }
+
+    @Test
     void pathsThatNameNoFileAreRefusedWithoutAStrayLock() throws IOException {
         for (Path bad : List.of(Path.of("/"), Path.of(""), dir.resolve("."), dir.resolve(".."))) {
             NumaspreadException e = failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.lock(bad));
