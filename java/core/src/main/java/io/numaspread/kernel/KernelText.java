@@ -7,9 +7,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Optional;
 
 /**
@@ -30,10 +31,16 @@ public final class KernelText {
     /**
      * The file's text as it is (UTF-8, malformed bytes replaced), read to its end but never beyond
      * {@code maxBytes}. Kernel files report a size of 0, so the size is counted while reading, not asked first.
+     * Only a regular file is opened: a FIFO planted in a stand-in tree would block the open forever.
      *
-     * @throws IOException when it cannot be read, or holds more than {@code maxBytes} bytes (the message says so)
+     * @param options {@link LinkOption#NOFOLLOW_LINKS} to refuse a symbolic link
+     * @throws IOException when it cannot be read, is no regular file, or holds more than {@code maxBytes} bytes
+     *     (the message says so); {@link java.nio.file.NoSuchFileException} when it does not exist
      */
-    public static String read(Path file, int maxBytes, OpenOption... options) throws IOException {
+    public static String read(Path file, int maxBytes, LinkOption... options) throws IOException {
+        if (!Files.readAttributes(file, BasicFileAttributes.class, options).isRegularFile()) {
+            throw new IOException("not a regular file (a directory, FIFO, socket or device)");
+        }
         try (InputStream in = Files.newInputStream(file, options)) {
             ByteArrayOutputStream text = new ByteArrayOutputStream();
             byte[] chunk = new byte[8192];
