@@ -120,13 +120,21 @@ class RestoreCommandTest {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
         Map<Path, String> applied = NicFixture.snapshot(proc, sys, run);
-        CliRun refused = ForkedCli.run(List.of("runuser", "-u", "nobody", "--"), ForkedCli.classPathForEveryone(classes),
-                Map.of(), args("restore", "--state", state.toString()));
+        List<String> nobody = List.of("runuser", "-u", "nobody", "--");
+        String classPath = ForkedCli.classPathForEveryone(classes);
+        CliRun refused = ForkedCli.run(nobody, classPath, Map.of(), args("restore", "--state", state.toString()));
         assertEquals(CliException.REFUSED, refused.exitCode(), refused.err());
         assertOneCleanLine(refused);
         assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root")
                 && refused.err().contains("nothing was changed"), refused.err());
         assertEquals(applied, NicFixture.snapshot(proc, sys, run), "nothing written, the state file kept");
+
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+        CliRun unreadable = ForkedCli.run(nobody, classPath, Map.of(), args("restore", "--state", state.toString()));
+        assertEquals(CliException.REFUSED, unreadable.exitCode(), unreadable.err());
+        assertOneCleanLine(unreadable);
+        assertTrue(unreadable.err().contains(state + ": EACCES (Permission denied)"), unreadable.err());
+        assertEquals(applied, NicFixture.snapshot(proc, sys, run));
     }
 
     @Test

@@ -282,7 +282,7 @@ public final class AffinityTransaction {
                 .orElse(was));
     }
 
-    private boolean readsAs(Target target, String text, CpuSet expected) {
+    private static boolean readsAs(Target target, String text, CpuSet expected) {
         try {
             return target.parse(text).equals(expected);
         } catch (IllegalArgumentException e) {
@@ -309,14 +309,6 @@ public final class AffinityTransaction {
                     && Files.exists(file)) {
                 return Optional.empty();
             }
-            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
-        }
-    }
-
-    private String readRequired(Path file) {
-        try {
-            return files.read(file);
-        } catch (IOException e) {
             throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
         }
     }

@@ -157,9 +157,17 @@ public final class StateFile {
                         + ", not a regular file; nothing was changed");
             }
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot check state file " + file + ": " + Errno.describe(e));
+            throw failure("cannot check state file " + file, e);
         }
         return dir;
+    }
+
+    /** Refused (exit 3) for want of privilege, as a write to the kernel would be; otherwise bad input. */
+    private static NumaspreadException failure(String what, IOException e) {
+        Errno errno = Errno.of(e);
+        NumaspreadException.Kind kind = errno == Errno.EACCES || errno == Errno.EPERM
+                ? NumaspreadException.Kind.REFUSED : NumaspreadException.Kind.BAD_INPUT;
+        return new NumaspreadException(kind, what + ": " + Errno.describe(e) + "; nothing was changed", e);
     }
 
     private static Optional<BasicFileAttributes> attributes(Path file) throws IOException {
@@ -179,7 +187,7 @@ public final class StateFile {
 
     /**
      * @throws NumaspreadException (bad input) if the file is unreadable, too large, not a regular file or not a
-     *     state file, naming it
+     *     state file, naming it; (refused) without the privilege to read it or for a directory others can write
      */
     public static Optional<State> read(Path file) {
         checkLocation(file);
@@ -189,7 +197,7 @@ public final class StateFile {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read state file " + file + ": " + Errno.describe(e));
+            throw failure("cannot read state file " + file, e);
         }
         try {
             return Optional.of(decode(text));
