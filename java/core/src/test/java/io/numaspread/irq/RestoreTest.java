@@ -243,6 +243,15 @@ class RestoreTest {
     }
 
     @Test
+    void theUndoCommandRepeatsStandInRootsAsShellWords() {
+        KernelPaths odd = new KernelPaths(Path.of("/tmp/fake proc"), Path.of("/tmp/it's/sys"));
+        assertEquals("numaspread restore --state '/run/a b.json' --sysfs-root '/tmp/it'\\''s/sys' --proc-root"
+                + " '/tmp/fake proc'", AffinityTransaction.restoreCommand(odd, Path.of("/run/a b.json")));
+        assertEquals("numaspread restore --state /run/numaspread/eth0.json",
+                AffinityTransaction.restoreCommand(KernelPaths.LIVE, Path.of("/run/numaspread/eth0.json")));
+    }
+
+    @Test
     void aMalformedInterruptsFileIsBadInputBeforeAnyWrite() throws IOException {
         applyQueues(false);
         Files.writeString(paths.interrupts(), "           CPUx\n  50: 1 i40e-eth0-TxRx-0\n");
