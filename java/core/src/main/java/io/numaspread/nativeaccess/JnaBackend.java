@@ -6,6 +6,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import io.numaspread.CpuSet;
+import io.numaspread.internal.NumaSoname;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,0 +1,4 @@
+/** An application on the module path that uses numaspread's core API (scripts/module-check). */
+module io.numaspread.moduletest {
+    requires io.numaspread.core;
+}
