@@ -6,7 +6,6 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Assignment;
-import io.numaspread.plan.Mode;
 import io.numaspread.plan.Priorities;
 import io.numaspread.plan.PriorityCheck;
 import io.numaspread.plan.Purpose;
@@ -96,7 +95,7 @@ final class PlanCommand implements Runnable {
         ArrayNode origin = root.putArray("origin");
         plan.request().origins().forEach(origin::add);
         root.put("count", plan.request().count());
-        root.put("mode", plan.request().mode() == Mode.SIBLINGS ? "siblings" : "cpu");
+        root.put("mode", plan.request().mode().label());
         root.put("policy", plan.request().policy().id());
         root.put("skip_first", plan.request().skipFirst());
         root.set("candidates", Json.cpus(plan.candidates()));
@@ -134,7 +133,7 @@ final class PlanCommand implements Runnable {
     static void printText(PrintWriter out, SpreadPlan plan, List<PriorityCheck> checks) {
         boolean several = plan.request().origins().size() > 1;
         out.println("candidates " + plan.candidates() + "   policy " + plan.request().policy().id() + "   mode "
-                + (plan.request().mode() == Mode.SIBLINGS ? "siblings" : "per-cpu")
+                + plan.request().mode().label()
                 + (plan.request().skipFirst() ? "   first slot skipped" : ""));
         out.println((several ? "origin  " : "") + "queue  cpus              slot  node  distance  level  pass");
         for (Assignment a : plan.assignments()) {
