@@ -64,7 +64,12 @@ class ThreadPinnerTest {
         CompletableFuture<Integer> tid = new CompletableFuture<>();
         CountDownLatch release = new CountDownLatch(1);
         Thread other = new Thread(() -> {
-            tid.complete(pinner.currentTid());
+            try {
+                tid.complete(pinner.currentTid());
+            } catch (Throwable t) {
+                // Reported by tid.get() below, instead of leaving the test waiting for a tid.
+                tid.completeExceptionally(t);
+            }
             await(release);
         });
         other.start();
