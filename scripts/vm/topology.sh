@@ -6,6 +6,7 @@
 #   distances  one row of the distance matrix per node ("10 21")
 #   nic_node   the node whose PCI host bridge holds the NIC (vm-test --nic-node overrides it)
 # load_topology also derives cpu_count, node_count, cores_per_socket and threads_per_core.
+# shellcheck disable=SC2034 # the variables are for the scripts that source this file
 load_topology() {
   # shellcheck source=topologies/mana
   source "$1"
