@@ -2,6 +2,7 @@ package io.numaspread.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
@@ -58,13 +59,12 @@ final class PlanCommand implements Runnable {
         Nic found = null;
         if (nic != null) {
             if (count != null || !nodes.isEmpty()) {
-                throw new CliException(CliException.BAD_INPUT,
-                        "--nic takes the origin and the count from the NIC: leave out --node and --count");
+                throw NumaspreadException.badInput("--nic takes the origin and the count from the NIC: leave out --node and --count");
             }
             found = NicDiscovery.discover(new InterfaceName(nic), proc.paths(machine));
             plan = NicOptions.planFor(topology, found, options);
         } else if (count == null) {
-            throw new CliException(CliException.BAD_INPUT, "give --nic IFACE, or --count K (with --node N)");
+            throw NumaspreadException.badInput("give --nic IFACE, or --count K (with --node N)");
         } else {
             plan = PlanOptions.plan(topology, options.request(nodes, count, Purpose.IRQS));
         }

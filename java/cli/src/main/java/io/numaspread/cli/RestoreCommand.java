@@ -1,5 +1,6 @@
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
@@ -44,7 +45,7 @@ final class RestoreCommand implements Runnable {
     @Override
     public void run() {
         if (nic == null && stateFile == null) {
-            throw new CliException(CliException.BAD_INPUT, "restore needs --nic IFACE or --state FILE");
+            throw NumaspreadException.badInput("restore needs --nic IFACE or --state FILE");
         }
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(iface.get());
