@@ -11,6 +11,8 @@ import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.testing.CpusetCgroup;
+import io.numaspread.testing.NeedsRoot;
+import io.numaspread.testing.NeedsSecondCpu;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Pins real threads on this machine, through each backend that can pin here, and reads the kernel's answer. */
+@NeedsSecondCpu
 class ThreadPinnerTest {
     private static final CpuSet FIRST = CpuSet.of(0);
     private static final CpuSet SECOND = CpuSet.of(1);
@@ -100,6 +103,7 @@ class ThreadPinnerTest {
     /** A process in a cpuset cgroup of CPU 0 alone, as in a container: the kernel refuses CPU 1 for it. */
     @ParameterizedTest
     @MethodSource("pinningBackends")
+    @NeedsRoot
     void kernelRefusalsAreNativeCallExceptions(NativeBackend backend) throws Exception {
         ThreadPinner pinner = pinner(backend);
         try (CpusetCgroup container = CpusetCgroup.withChild(FIRST)) {

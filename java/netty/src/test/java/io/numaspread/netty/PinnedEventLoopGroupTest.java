@@ -18,6 +18,7 @@ import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.NeedsLiveNic;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.Topology;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PinnedEventLoopGroupTest {
     @Test
+    @NeedsLiveNic
     void forNicPutsLoopIOnQueueIsSiblingGroupOfTheLiveEth0() throws Exception {
         Nic eth0 = NicDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE);
         ThreadPinner pinner = ThreadPinner.live();
