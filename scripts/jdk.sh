@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts: finds JDKs and builds the project when its jars are missing or stale.
 # shellcheck shell=bash
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Reads a topology definition (scripts/vm/topologies/NAME) for vm-test on the host and the checks in the guest.
 # A definition is bash that sets:

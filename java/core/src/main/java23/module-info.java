@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * numaspread's core: topology, planner, IRQ placement and thread pinning. This descriptor is in the
  * multi-release jar's Java 23 overlay, so on JDK 23 and newer the jar is a named module on the module path;

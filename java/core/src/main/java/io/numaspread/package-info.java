@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * numaspread's vocabulary: {@link io.numaspread.CpuSet}, an immutable set of CPU numbers in the kernel's
  * cpulist and hex-mask forms, and {@link io.numaspread.NumaspreadException}, the one exception, whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The write side: moves a NIC's queue IRQs (and, optionally, its XPS masks) to a plan, all or nothing.
  * {@link io.numaspread.irq.AffinityTransaction} writes a state file before the first change, rolls every

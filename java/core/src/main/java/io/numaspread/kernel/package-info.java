@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The bottom package: where the kernel's files are ({@link io.numaspread.kernel.KernelPaths},
  * {@link io.numaspread.kernel.SysfsTree}), how they are read and written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The one way numaspread reaches the kernel: a {@link io.numaspread.nativeaccess.NativeBackend} chosen in
  * one place, {@link io.numaspread.nativeaccess.Backends}: FFM on JDK 23 and newer, JNA below, sysfs when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Read-only NIC discovery: a {@link io.numaspread.nic.Nic}'s PCI function, NUMA node and queue interrupts,
  * from sysfs and {@code /proc/interrupts}. It never writes; the {@code irq} package changes affinity, and

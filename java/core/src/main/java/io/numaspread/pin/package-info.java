@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Pins threads to CPUs through the selected backend, refusing CPUs outside this process's allowed set
  * before the kernel is asked, and records each pin as a JFR event.

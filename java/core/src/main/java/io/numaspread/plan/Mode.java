@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.plan;
 
 /** What each queue's affinity is: its whole sibling group, or its slot CPU alone. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The planner: a pure function from a {@link io.numaspread.topology.Topology} and a
  * {@link io.numaspread.plan.PlanRequest} to a {@link io.numaspread.plan.SpreadPlan}, keeping the Linux

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The machine as the planner sees it: NUMA nodes, their distances, CPUs with their package and SMT siblings,
  * and which CPUs are online, allowed to this process, isolated or nohz_full.

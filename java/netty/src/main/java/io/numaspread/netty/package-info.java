@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Netty event loop groups pinned next to a NIC's queues: loop i runs on the CPUs where
  * {@code numaspread plan --nic} puts queue i's IRQ, and, as a server's child group, each accepted connection
