@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts: finds JDKs and builds the project when its jars are missing or stale.
 # shellcheck shell=bash
 
@@ -20,7 +21,7 @@ jdk_feature() {
 # Prints the first JDK of feature version >= $1: JAVA_HOME first, then /usr/lib/jvm, newest first.
 find_jdk() {
     local minimum=$1 candidate feature
-    for candidate in ${JAVA_HOME:+"$JAVA_HOME"} $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sed 's:/$::' | sort -rV); do
+    for candidate in ${JAVA_HOME:+"$JAVA_HOME"} $(printf '%s\n' /usr/lib/jvm/*/ | sed 's:/$::' | sort -rV); do
         feature=$(jdk_feature "$candidate")
         if [ -n "$feature" ] && [ "$feature" -ge "$minimum" ]; then
             echo "$candidate"
@@ -33,7 +34,7 @@ find_jdk() {
 # The JDK of exactly feature version $1 under /usr/lib/jvm or JAVA_HOME, if any.
 find_jdk_exactly() {
     local wanted=$1 candidate
-    for candidate in ${JAVA_HOME:+"$JAVA_HOME"} $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sed 's:/$::' | sort -V); do
+    for candidate in ${JAVA_HOME:+"$JAVA_HOME"} $(printf '%s\n' /usr/lib/jvm/*/ | sed 's:/$::' | sort -V); do
         if [ "$(jdk_feature "$candidate")" = "$wanted" ]; then
             echo "$candidate"
             return 0
@@ -50,8 +51,9 @@ ensure_maven() {
     command -v mvn >/dev/null && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "numaspread: installing maven" >&2
-        apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y maven >/dev/null \
-            || die "could not install maven with apt-get"
+        if ! { apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y maven >/dev/null; }; then
+            die "could not install maven with apt-get"
+        fi
     else
         die "building needs Apache Maven (mvn) on PATH; install it (Debian: apt-get install maven)"
     fi

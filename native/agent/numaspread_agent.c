@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * numaspread's agent library: a JVMTI agent and a JNI library at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The floor of the pin-cost benchmark: sched_setaffinity and sched_getaffinity as raw syscalls in a loop,
  * with nothing between them and the kernel. Every setaffinity call alternates between two CPUs, so each one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for check scripts that run inside a vm-test guest (source it; bash). A check script calls the
 # check_* functions and ends with `check_summary NAME`, which prints "NAME: P passed, F failed" and returns 1

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Reads a topology definition (scripts/vm/topologies/NAME) for vm-test on the host and the checks in the guest.
 # A definition is bash that sets:
@@ -6,6 +7,7 @@
 #   distances  one row of the distance matrix per node ("10 21")
 #   nic_node   the node whose PCI host bridge holds the NIC (vm-test --nic-node overrides it)
 # load_topology also derives cpu_count, node_count, cores_per_socket and threads_per_core.
+# shellcheck disable=SC2034 # the variables are for the scripts that source this file
 load_topology() {
   # shellcheck source=topologies/mana
   source "$1"

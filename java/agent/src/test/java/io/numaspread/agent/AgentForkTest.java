@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,6 +20,8 @@ import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.CpusetCgroup;
+import io.numaspread.testing.NeedsLiveNic;
+import io.numaspread.testing.NeedsRoot;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.io.PrintWriter;
@@ -90,6 +93,7 @@ class AgentForkTest {
     @ParameterizedTest
     @MethodSource("jdks")
     @SuppressWarnings("try") // the cgroup holds the JVM, and is removed after it ends
+    @NeedsRoot
     void aPinTheKernelRefusesIsReportedWithItsErrno(Path jdk) throws Exception {
         SpreadPlan plan = plan(2, Mode.CPU);
         CpuSet first = plan.get(0).cpus();
@@ -121,6 +125,7 @@ class AgentForkTest {
 
     @ParameterizedTest
     @MethodSource("jdks")
+    @NeedsLiveNic
     void nicPlansNearTheNicWithOneAssignmentPerQueue(Path jdk) throws Exception {
         SpreadPlan plan = ethPlan(Mode.CPU);
         ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,nic=" + LIVE_NIC + ",mode=cpu", "sequential", "io:4");
@@ -132,6 +137,8 @@ class AgentForkTest {
 
     /** As root on the live host: the agent applies eth0's IRQ plan as `numaspread apply` would; restored after. */
     @Test
+    @NeedsRoot
+    @NeedsLiveNic
     void irqsApplyWritesTheNicsQueueIrqsAndRestoreUndoesIt() throws Exception {
         Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
         Map<Integer, String> before = new TreeMap<>();

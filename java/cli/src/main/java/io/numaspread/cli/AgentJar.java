@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,19 +17,19 @@ final class AgentJar {
     private AgentJar() {
     }
 
-    /** @throws CliException naming the places looked at, when the agent jar is in none of them */
+    /** @throws NumaspreadException naming the places looked at, when the agent jar is in none of them */
     static Path locate() {
         Path cli;
         try {
             cli = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
         } catch (URISyntaxException | SecurityException e) {
-            throw new CliException(CliException.BAD_INPUT, "cannot tell where the numaspread CLI jar is: " + e);
+            throw NumaspreadException.badInput("cannot tell where the numaspread CLI jar is: " + e);
         }
         Path directory = cli.getParent();
         List<Path> candidates = List.of(directory.resolve(FILE_NAME),
                 directory.resolve("../../agent/target").resolve(FILE_NAME).normalize());
         return candidates.stream().filter(Files::isRegularFile).findFirst()
-                .orElseThrow(() -> new CliException(CliException.BAD_INPUT, "no agent jar at " + candidates
+                .orElseThrow(() -> NumaspreadException.badInput("no agent jar at " + candidates
                         + "; build it with: mvn -pl java/agent -am package"));
     }
 }

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import com.sun.tools.attach.AgentInitializationException;
 import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
+import io.numaspread.NumaspreadException;
 import java.io.IOException;
 import java.util.Arrays;
 import picocli.CommandLine.Command;
@@ -36,15 +38,15 @@ final class AttachCommand implements Runnable {
         try {
             vm = VirtualMachine.attach(Long.toString(pid));
         } catch (AttachNotSupportedException | IOException e) {
-            throw new CliException(CliException.BAD_INPUT, "cannot attach to JVM " + pid + ": " + e.getMessage());
+            throw NumaspreadException.badInput("cannot attach to JVM " + pid + ": " + e.getMessage());
         }
         try {
             vm.loadAgent(jar, agentOptions);
         } catch (AgentInitializationException e) {
-            throw new CliException(CliException.BAD_INPUT, "the agent in JVM " + pid
+            throw NumaspreadException.badInput("the agent in JVM " + pid
                     + " refused the options \"" + options + "\"; that JVM's stderr says why");
         } catch (AgentLoadException | IOException e) {
-            throw new CliException(CliException.BAD_INPUT, "cannot load " + jar + " into JVM " + pid + ": "
+            throw NumaspreadException.badInput("cannot load " + jar + " into JVM " + pid + ": "
                     + e.getMessage());
         } finally {
             try {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
@@ -8,6 +9,9 @@ import picocli.CommandLine;
 /** Turns every exception into one line on stderr and an exit code, never a stack trace. */
 final class Failures implements CommandLine.IExecutionExceptionHandler {
     static final int INTERNAL = 1;
+    static final int BAD_INPUT = 2;
+    static final int REFUSED = 3;
+    static final int ROLLED_BACK = 4;
 
     @Override
     public int handleExecutionException(Exception failure, CommandLine commandLine, ParseResult parseResult) {
@@ -38,18 +42,15 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         err.println("numaspread: " + failure.getMessage());
         err.println("Try '" + failure.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
         err.flush();
-        return CliException.BAD_INPUT;
+        return BAD_INPUT;
     }
 
     private static int exitCodeOf(Exception failure) {
-        if (failure instanceof CliException cli) {
-            return cli.exitCode();
-        }
         if (failure instanceof NumaspreadException known) {
             return switch (known.kind()) {
-                case BAD_INPUT, UNAVAILABLE, CALL_FAILED -> CliException.BAD_INPUT;
-                case REFUSED -> CliException.REFUSED;
-                case ROLLED_BACK, INCOMPLETE -> CliException.ROLLED_BACK;
+                case BAD_INPUT, UNAVAILABLE, CALL_FAILED -> BAD_INPUT;
+                case REFUSED -> REFUSED;
+                case ROLLED_BACK, INCOMPLETE -> ROLLED_BACK;
             };
         }
         return INTERNAL;

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
@@ -36,7 +38,7 @@ final class MachineOptions {
             try {
                 return Backends.live();
             } catch (BackendUnavailableException e) {
-                throw new CliException(CliException.BAD_INPUT, e.getMessage() + " (it was forced by -D"
+                throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
                         + Backends.OVERRIDE_PROPERTY + ")");
             }
         }

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Assignment;
-import io.numaspread.plan.Mode;
 import io.numaspread.plan.Priorities;
 import io.numaspread.plan.PriorityCheck;
 import io.numaspread.plan.Purpose;
@@ -59,13 +60,12 @@ final class PlanCommand implements Runnable {
         Nic found = null;
         if (nic != null) {
             if (count != null || !nodes.isEmpty()) {
-                throw new CliException(CliException.BAD_INPUT,
-                        "--nic takes the origin and the count from the NIC: leave out --node and --count");
+                throw NumaspreadException.badInput("--nic takes the origin and the count from the NIC: leave out --node and --count");
             }
             found = NicDiscovery.discover(new InterfaceName(nic), proc.paths(machine));
             plan = NicOptions.planFor(topology, found, options);
         } else if (count == null) {
-            throw new CliException(CliException.BAD_INPUT, "give --nic IFACE, or --count K (with --node N)");
+            throw NumaspreadException.badInput("give --nic IFACE, or --count K (with --node N)");
         } else {
             plan = PlanOptions.plan(topology, options.request(nodes, count, Purpose.IRQS));
         }
@@ -96,7 +96,7 @@ final class PlanCommand implements Runnable {
         ArrayNode origin = root.putArray("origin");
         plan.request().origins().forEach(origin::add);
         root.put("count", plan.request().count());
-        root.put("mode", plan.request().mode() == Mode.SIBLINGS ? "siblings" : "cpu");
+        root.put("mode", plan.request().mode().label());
         root.put("policy", plan.request().policy().id());
         root.put("skip_first", plan.request().skipFirst());
         root.set("candidates", Json.cpus(plan.candidates()));
@@ -134,7 +134,7 @@ final class PlanCommand implements Runnable {
     static void printText(PrintWriter out, SpreadPlan plan, List<PriorityCheck> checks) {
         boolean several = plan.request().origins().size() > 1;
         out.println("candidates " + plan.candidates() + "   policy " + plan.request().policy().id() + "   mode "
-                + (plan.request().mode() == Mode.SIBLINGS ? "siblings" : "per-cpu")
+                + plan.request().mode().label()
                 + (plan.request().skipFirst() ? "   first slot skipped" : ""));
         out.println((several ? "origin  " : "") + "queue  cpus              slot  node  distance  level  pass");
         for (Assignment a : plan.assignments()) {

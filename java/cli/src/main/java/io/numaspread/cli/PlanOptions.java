@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
@@ -40,24 +42,24 @@ final class PlanOptions {
     /**
      * The request for {@code count} queues per origin; an empty origin list means no origin.
      *
-     * @throws CliException (bad input) naming the flag for a malformed cpulist, unknown policy or bad count
+     * @throws NumaspreadException (bad input) naming the flag for a malformed cpulist, unknown policy or bad count
      */
     PlanRequest request(List<Integer> origins, int count, Purpose purpose) {
         if (count < 1) {
-            throw new CliException(CliException.BAD_INPUT, "--count must be at least 1, not " + count);
+            throw NumaspreadException.badInput("--count must be at least 1, not " + count);
         }
         try {
             return refine(new PlanRequest(origins, count, Mode.SIBLINGS, purpose, Optional.empty(), CpuSet.EMPTY,
                     false));
         } catch (IllegalArgumentException e) {
-            throw new CliException(CliException.BAD_INPUT, e.getMessage());
+            throw NumaspreadException.badInput(e.getMessage());
         }
     }
 
     /**
      * {@code base} (origins, count and purpose from {@code --node/--count} or a NIC) with these flags applied.
      *
-     * @throws CliException (bad input) naming the flag for a malformed cpulist or unknown policy
+     * @throws NumaspreadException (bad input) naming the flag for a malformed cpulist or unknown policy
      */
     PlanRequest refine(PlanRequest base) {
         PlanRequest request = base.withPolicy(policy()).withSkipFirst(skipFirst);
@@ -75,7 +77,7 @@ final class PlanOptions {
         try {
             return Planner.plan(topology, request);
         } catch (IllegalArgumentException e) {
-            throw new CliException(CliException.BAD_INPUT, e.getMessage());
+            throw NumaspreadException.badInput(e.getMessage());
         }
     }
 
@@ -83,7 +85,7 @@ final class PlanOptions {
         try {
             return Policy.of(policy);
         } catch (IllegalArgumentException e) {
-            throw new CliException(CliException.BAD_INPUT, "--policy: " + e.getMessage());
+            throw NumaspreadException.badInput("--policy: " + e.getMessage());
         }
     }
 
@@ -91,7 +93,7 @@ final class PlanOptions {
         try {
             return CpuSet.parse(list);
         } catch (IllegalArgumentException e) {
-            throw new CliException(CliException.BAD_INPUT, flag + ": " + e.getMessage());
+            throw NumaspreadException.badInput(flag + ": " + e.getMessage());
         }
     }
 }

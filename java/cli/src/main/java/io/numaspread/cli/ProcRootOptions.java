@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -16,7 +18,7 @@ final class ProcRootOptions {
      */
     KernelPaths writablePaths(MachineOptions machine) {
         if ((procRoot == null) != (machine.sysfsRoot == null)) {
-            throw new CliException(CliException.BAD_INPUT, "give both --proc-root and --sysfs-root or neither:"
+            throw NumaspreadException.badInput("give both --proc-root and --sysfs-root or neither:"
                     + " with one alone, the live kernel's files would be written for a copied tree's NIC");
         }
         return paths(machine);

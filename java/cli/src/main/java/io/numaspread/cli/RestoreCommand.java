@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
@@ -46,7 +48,7 @@ final class RestoreCommand implements Runnable {
     @Override
     public void run() {
         if (nic == null && stateFile == null) {
-            throw new CliException(CliException.BAD_INPUT, "restore needs --nic IFACE or --state FILE");
+            throw NumaspreadException.badInput("restore needs --nic IFACE or --state FILE");
         }
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         KernelPaths paths = proc.writablePaths(machine);

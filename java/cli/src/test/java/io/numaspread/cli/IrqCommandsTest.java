@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -102,9 +103,9 @@ class IrqCommandsTest {
         assertTrue(text.out().startsWith("eth0: PCI 0000:3b:00.0, numa_node 0; 4 queues (interface-named"), text.out());
 
         CliRun both = CliRun.of("plan", "--nic", "eth0", "--count", "2", "--sysfs-root", sys.toString());
-        assertEquals(CliException.BAD_INPUT, both.exitCode());
+        assertEquals(Failures.BAD_INPUT, both.exitCode());
         assertTrue(both.err().contains("leave out --node and --count"), both.err());
-        assertEquals(CliException.BAD_INPUT, CliRun.of("plan").exitCode());
+        assertEquals(Failures.BAD_INPUT, CliRun.of("plan").exitCode());
     }
 
     @Test
@@ -156,7 +157,7 @@ class IrqCommandsTest {
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         before = NicFixture.snapshot(proc, sys);
         CliRun refused = CliRun.of(args("apply", "--nic", "eth0"));
-        assertEquals(CliException.REFUSED, refused.exitCode());
+        assertEquals(Failures.REFUSED, refused.exitCode());
         assertTrue(refused.err().startsWith("numaspread: irqbalance is running (pid 700)"), refused.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
 
@@ -170,18 +171,18 @@ class IrqCommandsTest {
         for (String[] bad : List.of(new String[] {"--nic", "../eth0"}, new String[] {"--nic", "eth9"},
                 new String[] {"--nic", "eth0", "--cpus", "0-"}, new String[] {"--nic", "eth0", "--cpus", "64"})) {
             CliRun result = CliRun.of(args("apply", bad));
-            assertEquals(CliException.BAD_INPUT, result.exitCode(), String.join(" ", bad) + ": " + result.err());
+            assertEquals(Failures.BAD_INPUT, result.exitCode(), String.join(" ", bad) + ": " + result.err());
             assertTrue(result.err().startsWith("numaspread: ") && result.err().lines().count() == 1, result.err());
             assertFalse(result.err().contains("Exception"), result.err());
         }
         assertTrue(CliRun.of(args("apply", "--nic", "eth9")).err().contains("no such interface eth9"));
         assertTrue(CliRun.of(args("apply", "--nic", "eth0", "--cpus", "64")).err().contains("no candidate CPUs"));
         CliRun restore = CliRun.of(args("restore"));
-        assertEquals(CliException.BAD_INPUT, restore.exitCode());
+        assertEquals(Failures.BAD_INPUT, restore.exitCode());
         assertTrue(restore.err().contains("no state file " + state), restore.err());
-        assertEquals(CliException.BAD_INPUT, CliRun.of("restore").exitCode());
+        assertEquals(Failures.BAD_INPUT, CliRun.of("restore").exitCode());
         CliRun halfFake = CliRun.of("apply", "--nic", "eth0", "--sysfs-root", sys.toString());
-        assertEquals(CliException.BAD_INPUT, halfFake.exitCode());
+        assertEquals(Failures.BAD_INPUT, halfFake.exitCode());
         assertTrue(halfFake.err().contains("both --proc-root and --sysfs-root or neither"), halfFake.err());
     }
 
@@ -199,7 +200,7 @@ class IrqCommandsTest {
     void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
         CliRun failed = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "einval:3"),
                 args("apply", "--nic", "eth0"));
-        assertEquals(CliException.ROLLED_BACK, failed.exitCode(), failed.err());
+        assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
         assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -214,7 +215,7 @@ class IrqCommandsTest {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);
             CliRun concurrent = CliRun.of(args("apply", "--nic", "eth0", "--per-cpu"));
-            assertEquals(CliException.REFUSED, concurrent.exitCode(), concurrent.err());
+            assertEquals(Failures.REFUSED, concurrent.exitCode(), concurrent.err());
             assertTrue(concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
                     concurrent.err());
             apply.destroyForcibly().waitFor();

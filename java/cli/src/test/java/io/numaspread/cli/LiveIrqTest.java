@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +13,8 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.NicVector;
+import io.numaspread.testing.NeedsLiveNic;
+import io.numaspread.testing.NeedsRoot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -92,6 +95,8 @@ class LiveIrqTest {
     }
 
     @Test
+    @NeedsRoot
+    @NeedsLiveNic
     void applyReadBackAndRestoreOnTheRealKernel() throws Exception {
         List<Integer> queueIrqs = eth0QueueIrqs();
         assertFalse(queueIrqs.isEmpty());
@@ -129,6 +134,8 @@ class LiveIrqTest {
     }
 
     @Test
+    @NeedsRoot
+    @NeedsLiveNic
     void anUnprivilegedUserIsRefusedBeforeAnythingChanges() throws Exception {
         eth0QueueIrqs();
         String readable = ForkedCli.classPathForEveryone(run);
@@ -136,7 +143,7 @@ class LiveIrqTest {
         try {
             CliRun refused = ForkedCli.run(List.of("runuser", "-u", "nobody", "--"), readable, Map.of(),
                     "apply", "--nic", "eth0", "--cpus", "0", "--state", state.toString());
-            assertEquals(CliException.REFUSED, refused.exitCode(), refused.err() + refused.out());
+            assertEquals(Failures.REFUSED, refused.exitCode(), refused.err() + refused.out());
             assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root"),
                     refused.err());
             assertEquals(original, everyAffinity(), "nothing changed");
@@ -147,6 +154,7 @@ class LiveIrqTest {
     }
 
     @Test
+    @NeedsLiveNic
     void withNoArgumentsItShowsTheDefaultRoutesPlanAsADryRun() {
         CliRun view = CliRun.of();
         assertEquals(0, view.exitCode(), view.err());

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -63,7 +64,7 @@ class PlanCommandTest {
         CliRun run = run(MachineShape.kunpeng920(), "--node", "2", "--count", "100", "--per-cpu", "--exclude", "0-23");
         assertEquals(0, run.exitCode(), run.err());
         String[] lines = run.out().split("\n");
-        assertEquals("candidates 24-95   policy kernel   mode per-cpu", lines[0]);
+        assertEquals("candidates 24-95   policy kernel   mode cpu", lines[0]);
         assertTrue(lines[1].startsWith("queue  cpus"), lines[1]);
         assertEquals("    0  48                  48     2        10      0     0", lines[2]);
         assertEquals("   24  72                  72     3        16      1     0", lines[26]);

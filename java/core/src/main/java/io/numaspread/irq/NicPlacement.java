@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.irq;
 
 import io.numaspread.kernel.InterfaceName;
@@ -67,7 +68,7 @@ public final class NicPlacement {
     /**
      * @param plan one assignment per queue of {@code nic}, as planned from {@link Nic#planRequest}
      * @param files the kernel's files ({@link KernelFiles#DIRECT} but in fault tests)
-     * @throws NumaspreadException REFUSED (irqbalance, no privilege), BAD_INPUT or ROLLED_BACK, as
+     * @throws io.numaspread.NumaspreadException REFUSED (irqbalance, no privilege), BAD_INPUT or ROLLED_BACK, as
      *     {@link AffinityTransaction#apply} says; only ROLLED_BACK can follow a change, and it was put back
      */
     public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files) {

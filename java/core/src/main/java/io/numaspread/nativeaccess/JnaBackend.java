@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nativeaccess;
 
 import com.sun.jna.LastErrorException;
@@ -6,6 +7,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import io.numaspread.CpuSet;
+import io.numaspread.internal.NumaSoname;
 import java.util.List;
 import java.util.Optional;
 

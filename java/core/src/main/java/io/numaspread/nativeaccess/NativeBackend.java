@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
@@ -11,8 +12,12 @@ import java.util.Optional;
  * The sysfs backend reads everything from files and cannot change affinity.
  *
  * <p>Implementations are thread-safe. errno is captured per call, on the calling thread.
+ *
+ * <p>The implementations are {@link JnaBackend}, {@link SysfsBackend} and {@code FfmBackend}, all in this
+ * package. The interface cannot be sealed: {@code FfmBackend} exists only in the multi-release jar's Java 23
+ * overlay, which the Java 17 base cannot name.
  */
-public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBackend {
+public interface NativeBackend {
 
     BackendKind kind();
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nic;
 
 /** What a NIC's MSI/MSI-X vector serves, as told by its name. */

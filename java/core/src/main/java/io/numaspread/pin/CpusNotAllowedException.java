@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.pin;
 
 /** A pin asked for CPUs this process may not use; the message names them and the allowed set. */

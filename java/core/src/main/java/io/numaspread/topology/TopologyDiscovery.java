@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.topology;
 
 import io.numaspread.CpuSet;
@@ -23,7 +24,7 @@ public final class TopologyDiscovery {
      * @param backend the selected backend; its libnuma is used when usable
      * @param sysfs the tree to read; a copied tree is read by the sysfs backend alone, since libnuma always
      *     reads the live {@code /sys}, and its allowed set is its online set, since no process runs there
-     * @throws NumaspreadException naming the file that is missing or malformed
+     * @throws io.numaspread.NumaspreadException naming the file that is missing or malformed
      */
     public static Topology discover(NativeBackend backend, SysfsTree sysfs) {
         NativeBackend numa = sysfs.isLive() && backend.numaUnavailableCause().isEmpty()

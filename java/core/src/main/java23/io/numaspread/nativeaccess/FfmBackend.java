@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
@@ -14,8 +15,11 @@ import java.util.Optional;
  * libc and libnuma through the FFM API and the jextract bindings (JDK 23 and newer). Each thread has its own
  * {@link CallState}: errno is captured by the call into that thread's memory, and the CPU mask is reused, so
  * pinning the calling thread allocates no native memory.
+ *
+ * <p>The Java 17 base has no such class; {@link Backends} finds this one by name, on JDK 23 and newer. It is
+ * package-private, so the overlay adds no public class that the base lacks ({@code jar --validate}).
  */
-public final class FfmBackend implements NativeBackend {
+final class FfmBackend implements NativeBackend {
     private final int maskBits;
     private final Optional<String> numaUnavailableCause;
     private final ThreadLocal<CallState> callState;
@@ -28,7 +32,7 @@ public final class FfmBackend implements NativeBackend {
     }
 
     /** Binds libc and, if it can, libnuma; masks hold {@code maskBits} CPUs, from {@code cpu/possible}. */
-    static FfmBackend load(int maskBits) throws BackendUnavailableException {
+    static NativeBackend load(int maskBits) throws BackendUnavailableException {
         // A restricted call of our own first: with --illegal-native-access=deny, the bindings' static
         // initializers would otherwise fail with an ExceptionInInitializerError.
         try {

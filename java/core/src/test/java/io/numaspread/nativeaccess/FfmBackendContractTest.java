@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nativeaccess;
 
 import io.numaspread.kernel.SysfsTree;
 import java.util.Optional;
 
-/** The contract on FFM; on a JDK older than 23 the base release's stub must say why FFM is unavailable. */
+/** The contract on FFM; on a JDK older than 23 {@link Backends} must say why FFM is unavailable. */
 class FfmBackendContractTest extends NativeBackendContract {
     @Override
     BackendKind kind() {
@@ -12,7 +13,7 @@ class FfmBackendContractTest extends NativeBackendContract {
 
     @Override
     NativeBackend load() throws BackendUnavailableException {
-        return FfmBackend.load(SysfsTree.live().maskBits());
+        return Backends.load(BackendKind.FFM, SysfsTree.live());
     }
 
     @Override

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nativeaccess;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -16,6 +17,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
@@ -58,7 +60,8 @@ abstract class NativeBackendContract {
         if (reason.isPresent()) {
             return Stream.of(dynamicTest("unavailable, because " + reason.get(), () -> {
                 BackendUnavailableException e = assertThrows(BackendUnavailableException.class, this::load);
-                assertEquals(kind(), e.kind());
+                assertEquals(kind(), e.backend());
+                assertEquals(NumaspreadException.Kind.UNAVAILABLE, e.kind());
                 assertEquals(kind().id() + " backend unavailable, because " + reason.get(), e.getMessage());
             }));
         }
@@ -173,7 +176,7 @@ abstract class NativeBackendContract {
                 assertEquals(before, LiveHost.threadSelfAllowedCpus());
                 return backend.affinity(0);
             });
-            pinned.await();
+            awaitOrFailure(pinned, restored);
             assertEquals(CpuSet.of(target), backend.affinity(pinnedTid[0]), "affinity by tid");
             assertEquals(CpuSet.of(target), LiveHost.allowedCpus(pinnedTid[0]), "/proc/<tid>/status");
             checked.countDown();
@@ -181,6 +184,19 @@ abstract class NativeBackendContract {
         } finally {
             checked.countDown();
             executor.shutdownNow();
+        }
+    }
+
+    /**
+     * Waits for {@code latch}, or rethrows the failure of {@code task} (an assertion before its countDown),
+     * so that a failed assertion in the executor is reported instead of leaving this thread waiting.
+     */
+    private static void awaitOrFailure(CountDownLatch latch, Future<?> task) throws Exception {
+        while (!latch.await(50, TimeUnit.MILLISECONDS)) {
+            if (task.isDone()) {
+                task.get();
+                throw new AssertionError("the task ended without counting the latch down");
+            }
         }
     }
 

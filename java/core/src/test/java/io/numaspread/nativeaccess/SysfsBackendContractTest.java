@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nativeaccess;
 
 /** The contract on the sysfs reader: the same reads, but it cannot pin threads. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.pin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +12,8 @@ import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.testing.CpusetCgroup;
+import io.numaspread.testing.NeedsRoot;
+import io.numaspread.testing.NeedsSecondCpu;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Path;
@@ -28,6 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Pins real threads on this machine, through each backend that can pin here, and reads the kernel's answer. */
+@NeedsSecondCpu
 class ThreadPinnerTest {
     private static final CpuSet FIRST = CpuSet.of(0);
     private static final CpuSet SECOND = CpuSet.of(1);
@@ -64,7 +68,12 @@ class ThreadPinnerTest {
         CompletableFuture<Integer> tid = new CompletableFuture<>();
         CountDownLatch release = new CountDownLatch(1);
         Thread other = new Thread(() -> {
-            tid.complete(pinner.currentTid());
+            try {
+                tid.complete(pinner.currentTid());
+            } catch (Throwable t) {
+                // Reported by tid.get() below, instead of leaving the test waiting for a tid.
+                tid.completeExceptionally(t);
+            }
             await(release);
         });
         other.start();
@@ -95,6 +104,7 @@ class ThreadPinnerTest {
     /** A process in a cpuset cgroup of CPU 0 alone, as in a container: the kernel refuses CPU 1 for it. */
     @ParameterizedTest
     @MethodSource("pinningBackends")
+    @NeedsRoot
     void kernelRefusalsAreNativeCallExceptions(NativeBackend backend) throws Exception {
         ThreadPinner pinner = pinner(backend);
         try (CpusetCgroup container = CpusetCgroup.withChild(FIRST)) {

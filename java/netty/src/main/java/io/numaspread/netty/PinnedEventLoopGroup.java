@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.netty;
 
 import io.netty.channel.Channel;
@@ -183,7 +184,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
-         * @throws io.numaspread.irq.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
+         * @throws io.numaspread.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
          *     has no queue vectors
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
          *     plan are given

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,6 +27,7 @@ import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.NeedsSecondCpu;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
@@ -53,6 +55,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * pinned to CPU 0, then CPU 1; loopback handles a packet on its sender's CPU, so the accepted connections'
  * SO_INCOMING_CPU are 0 and 1, and each must land on the loop pinned there.
  */
+@NeedsSecondCpu
 class IncomingCpuSteeringTest {
     private static final List<Integer> CLIENT_CPUS = List.of(0, 1, 1, 0);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,6 +19,7 @@ import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.NeedsLiveNic;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.Topology;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PinnedEventLoopGroupTest {
     @Test
+    @NeedsLiveNic
     void forNicPutsLoopIOnQueueIsSiblingGroupOfTheLiveEth0() throws Exception {
         Nic eth0 = NicDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE);
         ThreadPinner pinner = ThreadPinner.live();

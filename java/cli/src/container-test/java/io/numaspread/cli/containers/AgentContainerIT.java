@@ -1,15 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli.containers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.testing.NeedsContainerEngine;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** A JVM started with -javaagent inside a cpuset-limited container pins the threads that match its rule. */
+@NeedsContainerEngine
 class AgentContainerIT {
     private static final List<String> THREADS = List.of("io-0", "io-1", "io-2", "io-3", "other-0", "other-1");
 

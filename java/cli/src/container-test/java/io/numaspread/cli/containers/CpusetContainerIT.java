@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli.containers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -5,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaspread.CpuSet;
+import io.numaspread.testing.NeedsContainerEngine;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** A container limited to CPU 1 (--cpuset-cpus=1) on a host with more CPUs. */
+@NeedsContainerEngine
 class CpusetContainerIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static NumaspreadContainer container;

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli.containers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.testing.NeedsContainerEngine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +23,7 @@ import org.testcontainers.utility.DockerImageName;
  * The image users deploy (deploy/Containerfile), built from this build's jars on the local test image (no
  * pull; the JDK is mounted at /opt/java/openjdk), run as users run it.
  */
+@NeedsContainerEngine
 class DeployImageContainerIT {
     private static final String TAG = "localhost/numaspread:container-test";
     private static final ObjectMapper JSON = new ObjectMapper();

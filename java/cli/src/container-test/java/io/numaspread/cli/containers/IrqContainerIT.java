@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli.containers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +12,7 @@ import io.numaspread.nativeaccess.Backends;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.NeedsContainerEngine;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Files;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * reads the host's /proc/irq itself, and puts the host's original affinities back after every test, pass or
  * fail.
  */
+@NeedsContainerEngine
 class IrqContainerIT {
     private static final String NIC = "eth0";
 

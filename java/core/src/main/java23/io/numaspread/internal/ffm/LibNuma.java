@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.numaspread.internal.ffm;
 
 import io.numaspread.CpuSet;
+import io.numaspread.internal.NumaSoname;
 import io.numaspread.internal.ffm.gen.bitmask;
 import io.numaspread.internal.ffm.gen.libnuma_h;
 import java.lang.foreign.Arena;
@@ -14,15 +16,12 @@ import java.util.Optional;
 /**
  * libnuma through the jextract bindings in {@code libnuma_h}, when it can be used.
  *
- * <p>{@code libnuma_h} opens {@value #SONAME} in its static initializer, and each function's holder looks
- * its symbol up in its own; on a machine without libnuma that would be an {@link ExceptionInInitializerError}
- * at the first call. So {@link #unavailableCause()} opens the library and looks every symbol up first, and
+ * <p>{@code libnuma_h} opens {@value NumaSoname#VALUE} in its static initializer, and each function's
+ * holder looks its symbol up in its own; on a machine without libnuma that would be an
+ * {@link ExceptionInInitializerError} at the first call. So {@link #unavailableCause()} opens the library and looks every symbol up first, and
  * the bindings are touched only when it is empty.
  */
 public final class LibNuma {
-    /** The soname: the unversioned {@code libnuma.so} exists only with the -dev package. */
-    public static final String SONAME = "libnuma.so.1";
-
     private static final List<String> SYMBOLS = List.of("numa_available", "numa_max_node", "numa_distance",
             "numa_node_to_cpus", "numa_allocate_cpumask", "numa_bitmask_free");
 
@@ -39,13 +38,13 @@ public final class LibNuma {
     private static Optional<String> probe() {
         SymbolLookup library;
         try {
-            library = SymbolLookup.libraryLookup(SONAME, Arena.global());
+            library = SymbolLookup.libraryLookup(NumaSoname.VALUE, Arena.global());
         } catch (IllegalArgumentException e) {
-            return Optional.of(SONAME + " cannot be loaded (install libnuma1): " + e.getMessage());
+            return Optional.of(NumaSoname.VALUE + " cannot be loaded (install libnuma1): " + e.getMessage());
         }
         for (String symbol : SYMBOLS) {
             if (library.find(symbol).isEmpty()) {
-                return Optional.of(SONAME + " has no " + symbol + "; numaspread needs libnuma 2.0 or newer");
+                return Optional.of(NumaSoname.VALUE + " has no " + symbol + "; numaspread needs libnuma 2.0 or newer");
             }
         }
         if (libnuma_h.numa_available() == -1) {
