@@ -190,7 +190,7 @@ public final class StateFile {
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
             json.append(i == 0 ? "\n" : ",\n").append("    {\"kind\": ")
-                    .append(MiniJson.quote(saved.target().kind().name().toLowerCase()))
+                    .append(MiniJson.quote(saved.target().kind().name().toLowerCase(java.util.Locale.ROOT)))
                     .append(", \"number\": ").append(saved.target().number())
                     .append(", \"name\": ").append(MiniJson.quote(saved.target().name()))
                     .append(", \"value\": ").append(MiniJson.quote(saved.value())).append('}');
@@ -209,7 +209,7 @@ public final class StateFile {
         List<Saved> saved = new ArrayList<>();
         for (Object entry : (List<Object>) root.get("saved")) {
             Map<String, Object> fields = new LinkedHashMap<>((Map<String, Object>) entry);
-            Target.Kind kind = Target.Kind.valueOf(((String) fields.get("kind")).toUpperCase());
+            Target.Kind kind = Target.Kind.valueOf(((String) fields.get("kind")).toUpperCase(java.util.Locale.ROOT));
             int number = Math.toIntExact((Long) fields.get("number"));
             String name = (String) fields.get("name");
             if (kind == Target.Kind.XPS && !name.equals(iface.value())) {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -155,13 +156,13 @@ public final class NicFixture {
         Map<Integer, String> lines = new TreeMap<>(vectors);
         lines.put(1, null);
         StringBuilder interrupts = new StringBuilder("     ");
-        online.forEachCpu(cpu -> interrupts.append(String.format("      CPU%d", cpu)));
+        online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, "      CPU%d", cpu)));
         interrupts.append('\n');
         int hwirq = 0;
         for (Map.Entry<Integer, String> line : lines.entrySet()) {
             int irq = line.getKey();
-            interrupts.append(String.format("%4d:", irq));
-            online.forEachCpu(cpu -> interrupts.append(String.format(" %10d", 100 * irq + cpu)));
+            interrupts.append(String.format(Locale.ROOT, "%4d:", irq));
+            online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, " %10d", 100 * irq + cpu)));
             interrupts.append(line.getValue() == null ? "   IO-APIC   1-edge      i8042" : "   " + chip(hwirq++) + "      " + line.getValue());
             interrupts.append('\n');
             file(proc.resolve("irq/" + irq + "/smp_affinity_list"), affinity);
