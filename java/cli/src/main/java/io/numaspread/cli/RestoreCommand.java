@@ -3,7 +3,6 @@ package io.numaspread.cli;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import java.io.PrintWriter;
@@ -49,7 +48,7 @@ final class RestoreCommand implements Runnable {
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(iface.get());
         KernelPaths paths = proc.writablePaths(machine);
-        AffinityTransaction applier = new AffinityTransaction(paths, KernelFiles.DIRECT,
+        AffinityTransaction applier = new AffinityTransaction(paths, machine.kernelFiles(),
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         PrintWriter out = spec.commandLine().getOut();

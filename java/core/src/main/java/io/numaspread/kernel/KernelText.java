@@ -3,25 +3,68 @@ package io.numaspread.kernel;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** Reads the kernel's small text files under /sys and /proc, and parses what they hold, naming the file on error. */
+/**
+ * The one rule by which numaspread reads the kernel's files under /sys and /proc, and the one way its messages
+ * quote what they hold.
+ *
+ * <p>A file means its bytes without trailing NULs and whitespace, and without leading whitespace. Real kernels
+ * pad some files with NULs: {@code node/online} is {@code "0-7\n\0"} from 2.6.24 to about 3.1 (fixed by "mm: Fix
+ * off-by-one bug in print_nodes_state"), {@code cpu/nohz_full} is {@code "\0\n"} on RHEL 7's 3.10, and every
+ * {@code nodeN/cpulist} and {@code thread_siblings_list} ends in {@code "\n\0"} on a Kunpeng 920 with 5.15-rc1.
+ *
+ * <p>Bytes are decoded as ISO-8859-1, one character per byte, which never fails: an IRQ name in
+ * {@code /proc/interrupts} is whatever bytes a driver or a renamed interface put there, UTF-8 or not.
+ */
 public final class KernelText {
     private KernelText() {
     }
 
-    /** The file's text without surrounding whitespace, or empty when the file does not exist. */
+    /** The file's meaning (see the class comment). */
+    public static String read(Path file) throws IOException {
+        return meaning(Files.readAllBytes(file));
+    }
+
+    /** What {@code bytes} mean as a kernel file's content (see the class comment). */
+    public static String meaning(byte[] bytes) {
+        int end = bytes.length;
+        while (end > 0 && isPadding(bytes[end - 1])) {
+            end--;
+        }
+        int start = 0;
+        while (start < end && isWhitespace(bytes[start])) {
+            start++;
+        }
+        return new String(bytes, start, end - start, StandardCharsets.ISO_8859_1);
+    }
+
+    private static boolean isPadding(byte b) {
+        return b == 0 || isWhitespace(b);
+    }
+
+    private static boolean isWhitespace(byte b) {
+        return b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == 0x0b || b == '\f';
+    }
+
+    /** The file's meaning, or empty when the file does not exist. */
     public static Optional<String> readOptional(Path file) {
         try {
-            return Optional.of(Files.readString(file).strip());
+            return Optional.of(read(file));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e), e);
         }
+    }
+
+    /** A file that must exist. */
+    public static String readRequired(Path file) {
+        return readOptional(file).orElseThrow(() -> NumaspreadException.badInput("missing file " + file));
     }
 
     /** Parses a kernel CPU list ("0-3,8"), naming {@code file} when it is malformed. */
@@ -29,7 +72,40 @@ public final class KernelText {
         try {
             return CpuSet.parse(text);
         } catch (IllegalArgumentException e) {
-            throw NumaspreadException.badInput(file + ": " + e.getMessage());
+            throw NumaspreadException.badInput(file + ": " + escape(e.getMessage()), e);
         }
+    }
+
+    /**
+     * {@code text} fit to quote in a one-line message or print to a terminal: control characters (C0, DEL and
+     * C1, which terminals act on) become {@code \xNN}, {@code \n}, {@code \t} or {@code \0}. Everything else,
+     * backslashes included, is kept, so that escaping twice changes nothing.
+     */
+    public static String escape(String text) {
+        StringBuilder escaped = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!isControl(c)) {
+                if (escaped != null) {
+                    escaped.append(c);
+                }
+                continue;
+            }
+            if (escaped == null) {
+                escaped = new StringBuilder(text.length() + 8).append(text, 0, i);
+            }
+            switch (c) {
+                case '\0' -> escaped.append("\\0");
+                case '\n' -> escaped.append("\\n");
+                case '\t' -> escaped.append("\\t");
+                default -> escaped.append("\\x").append(Character.forDigit(c >> 4, 16))
+                        .append(Character.forDigit(c & 0xf, 16));
+            }
+        }
+        return escaped == null ? text : escaped.toString();
+    }
+
+    private static boolean isControl(char c) {
+        return c < 0x20 || (c >= 0x7f && c <= 0x9f);
     }
 }

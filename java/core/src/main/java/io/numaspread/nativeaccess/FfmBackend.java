@@ -1,6 +1,7 @@
 package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.KernelFiles;
 import java.util.Optional;
 
 /**
@@ -63,6 +64,11 @@ public final class FfmBackend implements NativeBackend {
 
     @Override
     public int incomingCpu(int fd) {
+        throw new AssertionError("never instantiated");
+    }
+
+    @Override
+    public KernelFiles kernelFiles() {
         throw new AssertionError("never instantiated");
     }
 }
