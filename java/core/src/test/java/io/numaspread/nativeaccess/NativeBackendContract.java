@@ -58,7 +58,7 @@ abstract class NativeBackendContract {
         if (reason.isPresent()) {
             return Stream.of(dynamicTest("unavailable, because " + reason.get(), () -> {
                 BackendUnavailableException e = assertThrows(BackendUnavailableException.class, this::load);
-                assertEquals(kind(), e.kind());
+                assertEquals(kind(), e.backend());
                 assertEquals(kind().id() + " backend unavailable, because " + reason.get(), e.getMessage());
             }));
         }
