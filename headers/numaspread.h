@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <numa.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>

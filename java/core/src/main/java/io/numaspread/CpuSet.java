@@ -322,7 +322,7 @@ public final class CpuSet implements Iterable<Integer> {
         StringBuilder text = new StringBuilder(groups * 9);
         for (int g = groups - 1; g >= 0; g--) {
             long group = (mask[g / 2] >>> ((g % 2) * 32)) & 0xffffffffL;
-            text.append(String.format("%08x", group));
+            text.append(String.format(java.util.Locale.ROOT, "%08x", group));
             if (g > 0) {
                 text.append(',');
             }

@@ -5,12 +5,16 @@ import io.numaspread.CpuSet;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Target;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.Nic;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -63,9 +67,11 @@ final class ApplyCommand implements Runnable {
         nicPlan.report().printHeader(out);
         out.println();
         NicPlacement.Outcome outcome = NicPlacement.apply(nic, nicPlan.plan(),
-                new NicPlacement.Options(force, xps, dryRun, Optional.ofNullable(stateFile)), nicPlan.paths(), files());
+                new NicPlacement.Options(force, xps, dryRun, Optional.ofNullable(stateFile)), nicPlan.paths(),
+                files(nicOptions.machine.kernelFiles()));
         printResults(out, outcome.results());
         out.println();
+        outcome.notes().forEach(note -> out.println("note: " + note));
         if (dryRun) {
             String roots = AffinityTransaction.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
@@ -91,7 +97,7 @@ final class ApplyCommand implements Runnable {
                 continue;
             }
             String before = result.before().isEmpty() ? "?" : describe(result.target(), result.before());
-            String line = String.format("%-" + width + "s  %s -> %s  %s", result.target().label(), before,
+            String line = String.format(Locale.ROOT, "%-" + width + "s  %s -> %s  %s", result.target().label(), before,
                     result.planned(), result.status().label());
             out.println(result.detail().isEmpty() ? line : line + " (" + result.detail() + ")");
         }
@@ -103,38 +109,44 @@ final class ApplyCommand implements Runnable {
             CpuSet cpus = target.parse(raw);
             return target.kind() == Target.Kind.XPS ? cpus.toString() + " (" + raw + ")" : cpus.toString();
         } catch (IllegalArgumentException e) {
-            return raw;
+            return KernelText.escape(raw);
         }
     }
 
     /**
      * The real files; under the test hook {@value #TEST_FAULT}, files that misbehave at write N: "halt:N" does
-     * write N and then stops dead (a test kills the process there), "einval:N" fails write N with EINVAL.
+     * write N and then stops dead (a test kills the process there), "einval:N" fails write N with EINVAL, and
+     * "eio:N" makes write N to {@code /proc/self/mem} at offset 0, which is never mapped, so that the kernel
+     * itself fails it with EIO, as it does for a managed IRQ, and the files report it as they would.
      */
-    private KernelFiles files() {
+    private KernelFiles files(KernelFiles real) {
         String fault = System.getenv(TEST_FAULT);
         if (fault == null) {
-            return KernelFiles.DIRECT;
+            return real;
         }
         String[] modeAndWrite = fault.split(":", 2);
         int at = Integer.parseInt(modeAndWrite[1]);
-        boolean halt = modeAndWrite[0].equals("halt");
+        String mode = modeAndWrite[0];
         PrintWriter err = spec.commandLine().getErr();
         return new KernelFiles() {
             private int writes;
 
             @Override
             public String read(Path file) throws IOException {
-                return KernelFiles.DIRECT.read(file);
+                return real.read(file);
             }
 
             @Override
             public void write(Path file, String value) throws IOException {
-                if (++writes == at && !halt) {
-                    throw new IOException("Invalid argument");
+                if (++writes == at && mode.equals("einval")) {
+                    throw new ErrnoException("write", file, Errno.EINVAL.number());
                 }
-                KernelFiles.DIRECT.write(file, value);
-                if (writes == at) {
+                if (writes == at && mode.equals("eio")) {
+                    real.write(Path.of("/proc/self/mem"), value);
+                    throw new IllegalStateException("writing /proc/self/mem at offset 0 did not fail");
+                }
+                real.write(file, value);
+                if (writes == at && mode.equals("halt")) {
                     err.println("numaspread: test hook: halted after write " + writes);
                     err.flush();
                     haltForever();
@@ -143,7 +155,7 @@ final class ApplyCommand implements Runnable {
 
             @Override
             public void probeWritable(Path file) throws IOException {
-                KernelFiles.DIRECT.probeWritable(file);
+                real.probeWritable(file);
             }
         };
     }

@@ -2,6 +2,7 @@
 package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.KernelText;
 import java.io.PrintWriter;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine;
@@ -18,7 +19,9 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
         PrintWriter err = commandLine.getErr();
         int exitCode = exitCodeOf(failure);
         String message = failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
-        err.println("numaspread: " + (exitCode == INTERNAL ? "internal error: " + failure + hint() : message));
+        // Messages quote files and arguments; whatever they hold, the line stays one printable line.
+        err.println("numaspread: " + KernelText.escape(exitCode == INTERNAL ? "internal error: " + failure + hint()
+                : message));
         if (System.getenv("NUMASPREAD_DEBUG") != null) {
             failure.printStackTrace(err);
         }
@@ -39,7 +42,7 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
 
     static int badUsage(CommandLine.ParameterException failure, String[] args) {
         PrintWriter err = failure.getCommandLine().getErr();
-        err.println("numaspread: " + failure.getMessage());
+        err.println("numaspread: " + KernelText.escape(failure.getMessage()));
         err.println("Try '" + failure.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
         err.flush();
         return BAD_INPUT;

@@ -2,6 +2,7 @@
 package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
@@ -27,6 +28,20 @@ final class MachineOptions {
         SysfsTree sysfs = sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot);
         Backends.Selection selection = selection(sysfs);
         return new Machine(selection, TopologyDiscovery.discover(selection.backend(), sysfs));
+    }
+
+    /**
+     * The kernel's control files through this JVM's backend on the live machine, whichever tree describes it:
+     * they are written by this process, and a native backend reports each failure's errno whatever the user's
+     * language, where Java's file API would word it in that language.
+     */
+    KernelFiles kernelFiles() {
+        try {
+            return Backends.live().backend().kernelFiles();
+        } catch (BackendUnavailableException e) {
+            throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
+                    + Backends.OVERRIDE_PROPERTY + ")");
+        }
     }
 
     Topology topology() {

@@ -15,6 +15,7 @@ import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -73,10 +74,10 @@ final class NicReport {
     void printTable(PrintWriter out) {
         int nameWidth = Math.max(4, rows.stream().mapToInt(r -> r.vector().name().length()).max().orElse(4));
         String format = "%5s  %-" + nameWidth + "s  %5s  %-17s  %-9s  %-8s  %-8s  %s%n";
-        out.printf(format, "IRQ", "name", "queue", "smp_affinity_list", "effective", "planned", "state",
+        out.printf(Locale.ROOT, format, "IRQ", "name", "queue", "smp_affinity_list", "effective", "planned", "state",
                 "interrupts per CPU");
         for (Row row : rows) {
-            out.printf(format, row.vector().irq(), row.vector().name(),
+            out.printf(Locale.ROOT, format, row.vector().irq(), row.vector().name(),
                     row.vector().isQueue() ? Integer.toString(row.vector().queue()) : "-",
                     row.state().affinity(), row.state().effective().map(CpuSet::toString).orElse("?"),
                     row.planned().map(CpuSet::toString).orElse("-"), row.verdict(), counts(row.state()));
@@ -105,7 +106,7 @@ final class NicReport {
             ObjectNode entry = irqs.addObject();
             entry.put("irq", row.vector().irq());
             entry.put("name", row.vector().name());
-            entry.put("role", row.vector().role().name().toLowerCase());
+            entry.put("role", row.vector().role().name().toLowerCase(Locale.ROOT));
             if (row.vector().isQueue()) {
                 entry.put("queue", row.vector().queue());
             } else {

@@ -15,6 +15,7 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -138,9 +139,9 @@ final class PlanCommand implements Runnable {
                 + (plan.request().skipFirst() ? "   first slot skipped" : ""));
         out.println((several ? "origin  " : "") + "queue  cpus              slot  node  distance  level  pass");
         for (Assignment a : plan.assignments()) {
-            String origin = several ? String.format("%6s  ", a.origin().isPresent() ? a.origin().getAsInt() : "-")
+            String origin = several ? String.format(Locale.ROOT, "%6s  ", a.origin().isPresent() ? a.origin().getAsInt() : "-")
                     : "";
-            out.printf("%s%5d  %-16s %5d %5d %9s %6d %5d%n", origin, a.index(), a.cpus(), a.cpu(), a.node(),
+            out.printf(Locale.ROOT, "%s%5d  %-16s %5d %5d %9s %6d %5d%n", origin, a.index(), a.cpus(), a.cpu(), a.node(),
                     a.distance().isPresent() ? Integer.toString(a.distance().getAsInt()) : "-", a.level(), a.pass());
         }
         out.println();

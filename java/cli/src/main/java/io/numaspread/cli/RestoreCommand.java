@@ -5,7 +5,6 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import java.io.PrintWriter;
@@ -53,7 +52,7 @@ final class RestoreCommand implements Runnable {
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         KernelPaths paths = proc.writablePaths(machine);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(paths, iface.get());
-        AffinityTransaction applier = new AffinityTransaction(paths, KernelFiles.DIRECT,
+        AffinityTransaction applier = new AffinityTransaction(paths, machine.kernelFiles(),
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         PrintWriter out = spec.commandLine().getOut();

@@ -11,6 +11,7 @@ import io.numaspread.topology.NumaNode;
 import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
 import java.util.LinkedHashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine.Command;
@@ -92,16 +93,16 @@ final class TopologyCommand implements Runnable {
         out.println();
         out.println("node  cpus");
         for (NumaNode node : topology.nodes()) {
-            out.printf("%4d  %s%n", node.id(), cpulist(node.cpus()));
+            out.printf(Locale.ROOT, "%4d  %s%n", node.id(), cpulist(node.cpus()));
         }
         out.println();
         out.println("distances");
         StringBuilder header = new StringBuilder("node");
-        topology.nodes().forEach(node -> header.append(String.format("%5d", node.id())));
+        topology.nodes().forEach(node -> header.append(String.format(Locale.ROOT, "%5d", node.id())));
         out.println(header);
         for (NumaNode node : topology.nodes()) {
-            StringBuilder row = new StringBuilder(String.format("%4d", node.id()));
-            node.distances().forEach(d -> row.append(d == 0 ? "    ?" : String.format("%5d", d)));
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%4d", node.id()));
+            node.distances().forEach(d -> row.append(d == 0 ? "    ?" : String.format(Locale.ROOT, "%5d", d)));
             out.println(row);
         }
         out.println();

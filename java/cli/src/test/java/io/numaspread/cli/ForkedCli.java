@@ -29,10 +29,17 @@ final class ForkedCli {
     /** Starts {@code prefix java -cp CLASSPATH Main args} with {@code env} added to this environment. */
     static Process start(List<String> prefix, String classPath, Map<String, String> env, String... args)
             throws IOException {
+        return start(prefix, List.of(), classPath, env, args);
+    }
+
+    /** As {@link #start(List, String, Map, String...)}, with {@code jvmOptions} ({@code -Dname=value}) for java. */
+    static Process start(List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env,
+            String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         // No perf data: a JVM run as another user would leave /tmp/hsperfdata_USER behind.
-        command.addAll(List.of(java().toString(), "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED",
-                "-cp", classPath, Main.class.getName()));
+        command.addAll(List.of(java().toString(), "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath, Main.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(env);
@@ -42,7 +49,13 @@ final class ForkedCli {
     /** Runs to the end and returns exit code and output. */
     static CliRun run(List<String> prefix, String classPath, Map<String, String> env, String... args)
             throws IOException, InterruptedException {
-        Process process = start(prefix, classPath, env, args);
+        return run(prefix, List.of(), classPath, env, args);
+    }
+
+    /** Runs to the end with {@code jvmOptions} and returns exit code and output. */
+    static CliRun run(List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env,
+            String... args) throws IOException, InterruptedException {
+        Process process = start(prefix, jvmOptions, classPath, env, args);
         process.getOutputStream().close();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

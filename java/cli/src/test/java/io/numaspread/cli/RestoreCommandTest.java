@@ -76,7 +76,7 @@ class RestoreCommandTest {
                 "\"0-2147483647\"", "\"2147483648\"", "[]", "{}", "1")) {
             writeState(bad);
             CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
-            assertEquals(CliException.BAD_INPUT, restore.exitCode(), bad + ": " + restore.err());
+            assertEquals(Failures.BAD_INPUT, restore.exitCode(), bad + ": " + restore.err());
             assertOneCleanLine(restore);
             assertTrue(restore.err().contains("IRQ 51 (i40e-eth0-TxRx-1)"), bad + ": " + restore.err());
             assertEquals("0-7", affinity(50), bad + ": the first entry was not written");
@@ -123,7 +123,7 @@ class RestoreCommandTest {
         List<String> nobody = List.of("runuser", "-u", "nobody", "--");
         String classPath = ForkedCli.classPathForEveryone(classes);
         CliRun refused = ForkedCli.run(nobody, classPath, Map.of(), args("restore", "--state", state.toString()));
-        assertEquals(CliException.REFUSED, refused.exitCode(), refused.err());
+        assertEquals(Failures.REFUSED, refused.exitCode(), refused.err());
         assertOneCleanLine(refused);
         assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root")
                 && refused.err().contains("nothing was changed"), refused.err());
@@ -131,7 +131,7 @@ class RestoreCommandTest {
 
         Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
         CliRun unreadable = ForkedCli.run(nobody, classPath, Map.of(), args("restore", "--state", state.toString()));
-        assertEquals(CliException.REFUSED, unreadable.exitCode(), unreadable.err());
+        assertEquals(Failures.REFUSED, unreadable.exitCode(), unreadable.err());
         assertOneCleanLine(unreadable);
         assertTrue(unreadable.err().contains(state + ": EACCES (Permission denied)"), unreadable.err());
         assertEquals(applied, NicFixture.snapshot(proc, sys, run));
@@ -143,7 +143,7 @@ class RestoreCommandTest {
         assertEquals(0, apply.exitCode(), apply.err());
         Files.writeString(proc.resolve("interrupts"), "           CPU0 CPUx\n");
         CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
-        assertEquals(CliException.BAD_INPUT, restore.exitCode(), restore.err());
+        assertEquals(Failures.BAD_INPUT, restore.exitCode(), restore.err());
         assertOneCleanLine(restore);
         assertTrue(restore.err().contains(proc.resolve("interrupts").toString()), restore.err());
         assertEquals("0-1", affinity(50));
@@ -159,7 +159,7 @@ class RestoreCommandTest {
                 String[] more = command.equals("apply") ? new String[] {"--nic", "eth0", "--state", bad}
                         : new String[] {"--state", bad};
                 CliRun result = CliRun.of(args(command, more));
-                assertEquals(CliException.BAD_INPUT, result.exitCode(), command + " --state '" + bad + "': " + result.err());
+                assertEquals(Failures.BAD_INPUT, result.exitCode(), command + " --state '" + bad + "': " + result.err());
                 assertOneCleanLine(result);
             }
         }
@@ -201,7 +201,7 @@ class RestoreCommandTest {
         for (String file : List.of(fifo.toString(), deep.toString(), large.toString(), "/dev/zero")) {
             CliRun restore = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(),
                     args("restore", "--state", file));
-            assertEquals(CliException.BAD_INPUT, restore.exitCode(), file + ": " + restore.err());
+            assertEquals(Failures.BAD_INPUT, restore.exitCode(), file + ": " + restore.err());
             assertOneCleanLine(restore);
             assertTrue(restore.err().contains(file), restore.err());
         }
@@ -213,7 +213,7 @@ class RestoreCommandTest {
     void hugeCpuNumbersAreRefusedAtOnce() {
         for (String cpus : List.of("0-2147483647", "2147483647", "99999999999999999999999", "0-4000000000:1/2")) {
             CliRun plan = CliRun.of(args("plan", "--cpus", cpus, "--count", "2"));
-            assertEquals(CliException.BAD_INPUT, plan.exitCode(), cpus + ": " + plan.err());
+            assertEquals(Failures.BAD_INPUT, plan.exitCode(), cpus + ": " + plan.err());
             assertOneCleanLine(plan);
             assertTrue(plan.err().contains("beyond the 65536 CPUs"), "refused by its number, before any bit is set: "
                     + plan.err());

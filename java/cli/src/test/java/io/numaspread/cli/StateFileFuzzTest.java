@@ -80,7 +80,7 @@ class StateFileFuzzTest {
                 RestoreCommandTest.assertOneCleanLine(result);
             }
             Map<Path, String> now = NicFixture.snapshot(proc, sys);
-            if (result.exitCode() == CliException.BAD_INPUT) {
+            if (result.exitCode() == Failures.BAD_INPUT) {
                 assertEquals(applied, now, "nothing may be written on exit 2: " + which);
             } else if (!now.equals(applied)) {
                 assertWrittenInTheKernelsForm(now, which);

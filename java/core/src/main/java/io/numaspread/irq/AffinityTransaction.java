@@ -7,6 +7,7 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -318,7 +319,7 @@ public final class AffinityTransaction {
         try {
             return target.parse(text);
         } catch (IllegalArgumentException e) {
-            throw NumaspreadException.badInput(target.file(paths) + ": " + e.getMessage());
+            throw NumaspreadException.badInput(target.file(paths) + ": " + KernelText.escape(e.getMessage()));
         }
     }
 
@@ -432,11 +433,13 @@ public final class AffinityTransaction {
         try {
             actual = target.parse(back);
         } catch (IllegalArgumentException e) {
-            throw rollBack(applied, change, "it reads back as \"" + back + "\": " + e.getMessage(), createdState,
+            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\": "
+                    + KernelText.escape(e.getMessage()), createdState,
                     stateFile);
         }
         if (!actual.equals(change.setting().cpus())) {
-            throw rollBack(applied, change, "it reads back as \"" + back + "\"", createdState, stateFile);
+            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\"", createdState,
+                    stateFile);
         }
         return Optional.empty();
     }

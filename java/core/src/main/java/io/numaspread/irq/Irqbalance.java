@@ -1,85 +1,192 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.irq;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.KernelText;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * A running irqbalance moves IRQs every few seconds and would undo an apply. It is found by its
- * {@code /proc/PID/comm}; IRQs it was told to leave alone ({@code --banirq=N}) are safe.
+ * A running irqbalance moves IRQs every few seconds and would undo an apply. Every irqbalance is found by its
+ * {@code /proc/PID/comm}, and each is asked what it leaves alone: IRQs its command line bans ({@code --banirq=N},
+ * {@code --banirq N}, {@code -i N}, {@code -iN}), and IRQs whose planned CPUs all lie in the CPUs its environment
+ * bans ({@code IRQBALANCE_BANNED_CPULIST}, or the older hex {@code IRQBALANCE_BANNED_CPUS}), on which it places
+ * nothing.
  */
 public final class Irqbalance {
-    /** A running irqbalance and the IRQs its command line bans. */
-    public record Process(int pid, List<Integer> bannedIrqs) {
+    /**
+     * The inode of the initial PID namespace, {@code PROC_PID_INIT_INO} in the kernel's
+     * {@code include/linux/proc_ns.h}: fixed since Linux 3.8, so {@code /proc/self/ns/pid} names it exactly when
+     * this process shares the host's PID namespace.
+     */
+    static final long INITIAL_PID_NAMESPACE_INODE = 0xEFFFFFFCL;
+
+    /** A running irqbalance, the IRQs its command line bans and the CPUs its environment bans. */
+    public record Process(int pid, List<Integer> bannedIrqs, CpuSet bannedCpus) {
         public Process {
             bannedIrqs = List.copyOf(bannedIrqs);
+        }
+
+        /** Whether this irqbalance leaves {@code irq}, placed on {@code cpus}, alone. */
+        boolean leavesAlone(int irq, CpuSet cpus) {
+            return bannedIrqs.contains(irq) || (!cpus.isEmpty() && bannedCpus.containsAll(cpus));
         }
     }
 
     private Irqbalance() {
     }
 
-    public static Optional<Process> find(Path procRoot) {
+    /** Every irqbalance in {@code procRoot}, by pid. */
+    public static List<Process> find(Path procRoot) {
         try (Stream<Path> entries = Files.list(procRoot)) {
-            return entries.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+            return entries.filter(p -> isPid(p.getFileName().toString()))
                     .filter(p -> "irqbalance".equals(readQuietly(p.resolve("comm"))))
-                    .findFirst()
-                    .map(p -> new Process(Integer.parseInt(p.getFileName().toString()),
-                            bannedIrqs(readQuietly(p.resolve("cmdline")))));
+                    .sorted((a, b) -> Integer.compare(pidOf(a), pidOf(b)))
+                    .map(p -> new Process(pidOf(p), bannedIrqs(readQuietly(p.resolve("cmdline"))),
+                            bannedCpus(readQuietly(p.resolve("environ")))))
+                    .toList();
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot list " + procRoot + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot list " + procRoot + ": " + Errno.describe(e), e);
         }
     }
 
     /**
-     * @throws NumaspreadException (refused) naming the fix, when irqbalance runs and does not ban every one of {@code irqs}
+     * @param planned each IRQ about to be written, with its planned CPUs
+     * @throws NumaspreadException (refused) naming the fix, when an irqbalance runs that would move one of them
      */
-    public static void refuseIfRunning(Path procRoot, Collection<Integer> irqs) {
-        Optional<Process> running = find(procRoot);
-        if (running.isEmpty() || running.get().bannedIrqs().containsAll(irqs)) {
-            return;
+    public static void refuseIfRunning(Path procRoot, Map<Integer, CpuSet> planned) {
+        for (Process running : find(procRoot)) {
+            List<Integer> unbanned = new ArrayList<>();
+            new TreeMap<>(planned).forEach((irq, cpus) -> {
+                if (!running.leavesAlone(irq, cpus)) {
+                    unbanned.add(irq);
+                }
+            });
+            if (unbanned.isEmpty()) {
+                continue;
+            }
+            StringBuilder banirq = new StringBuilder();
+            unbanned.forEach(irq -> banirq.append(" --banirq=").append(irq));
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "irqbalance is running (pid "
+                    + running.pid() + ") and would move IRQs " + unbanned + " again: stop it (systemctl stop"
+                    + " irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\"" + banirq.toString().strip()
+                    + "\" in /etc/default/irqbalance, or IRQBALANCE_BANNED_CPULIST for the planned CPUs), or pass"
+                    + " --force");
         }
-        List<Integer> unbanned = new ArrayList<>(irqs);
-        unbanned.removeAll(running.get().bannedIrqs());
-        StringBuilder banirq = new StringBuilder();
-        unbanned.forEach(irq -> banirq.append(" --banirq=").append(irq));
-        throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "irqbalance is running (pid " + running.get().pid()
-                + ") and would move IRQs " + unbanned + " again: stop it (systemctl stop irqbalance), or keep it"
-                + " off these IRQs (IRQBALANCE_ARGS=\"" + banirq.toString().strip() + "\" in /etc/default/irqbalance,"
-                + " or IRQBALANCE_BANNED_CPULIST for the planned CPUs), or pass --force");
     }
 
-    /** The IRQs of {@code --banirq=N}, {@code --banirq N} and {@code -i N} in a NUL-separated command line. */
+    /**
+     * Why no irqbalance may be visible though one runs: this process is in a PID namespace of its own (a
+     * container without {@code --pid=host}), where the host's processes do not appear in {@code /proc}. Empty
+     * when {@code procRoot}'s {@code self/ns/pid} names the host's PID namespace, or is absent (a copied tree).
+     */
+    public static Optional<String> blindSpot(Path procRoot) {
+        Path link = procRoot.resolve("self/ns/pid");
+        String target;
+        try {
+            target = Files.readSymbolicLink(link).toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
+        if (target.equals("pid:[" + INITIAL_PID_NAMESPACE_INODE + "]")) {
+            return Optional.empty();
+        }
+        return Optional.of("this process is not in the host's PID namespace (" + link + " is " + target
+                + ", not pid:[" + INITIAL_PID_NAMESPACE_INODE + "]), so an irqbalance on the host cannot be seen"
+                + " and was not checked for: run the container with --pid=host, or make sure irqbalance is stopped"
+                + " or bans these IRQs");
+    }
+
+    /**
+     * The IRQs of {@code --banirq=N}, {@code --banirq N}, {@code -i N} and {@code -iN} (also after other flags,
+     * {@code -fi38}) in a NUL-separated command line, read as irqbalance's {@code getopt_long} reads it.
+     */
     static List<Integer> bannedIrqs(String cmdline) {
         List<Integer> banned = new ArrayList<>();
         String[] args = cmdline.split("\0");
-        for (int i = 0; i < args.length; i++) {
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
             String value = null;
-            if (args[i].startsWith("--banirq=")) {
-                value = args[i].substring("--banirq=".length());
-            } else if ((args[i].equals("--banirq") || args[i].equals("-i")) && i + 1 < args.length) {
-                value = args[++i];
+            if (arg.equals("--")) {
+                break;
+            } else if (arg.startsWith("--")) {
+                int equals = arg.indexOf('=');
+                String name = equals < 0 ? arg.substring(2) : arg.substring(2, equals);
+                // getopt_long takes any unambiguous prefix: "bani" is the shortest that only banirq starts with.
+                if (name.length() >= 4 && "banirq".startsWith(name)) {
+                    value = equals >= 0 ? arg.substring(equals + 1) : (i + 1 < args.length ? args[++i] : null);
+                }
+            } else if (arg.startsWith("-")) {
+                int option = shortOptionTakingValue(arg);
+                if (option > 0) {
+                    String attached = arg.substring(option + 1);
+                    String optionValue = attached.isEmpty() ? (i + 1 < args.length ? args[++i] : null) : attached;
+                    value = arg.charAt(option) == 'i' ? optionValue : null;
+                }
             }
-            if (value != null && !value.isEmpty() && value.length() < 10 && value.chars().allMatch(Character::isDigit)) {
+            if (value != null && !value.isEmpty() && value.length() < 10
+                    && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 banned.add(Integer.parseInt(value));
             }
         }
         return banned;
     }
 
-    /** A process may exit while it is being looked at; its files then read as empty. */
+    /** irqbalance's short options without a value ("odfjnV"); any other letter takes one (as -i does). */
+    private static int shortOptionTakingValue(String arg) {
+        for (int k = 1; k < arg.length(); k++) {
+            if ("odfjnV".indexOf(arg.charAt(k)) < 0) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The CPUs of {@code IRQBALANCE_BANNED_CPULIST}, else of {@code IRQBALANCE_BANNED_CPUS} (a hex mask), in a
+     * NUL-separated environment; none when neither is set or the value is malformed, as irqbalance then bans none.
+     */
+    static CpuSet bannedCpus(String environ) {
+        String list = null;
+        String mask = null;
+        for (String variable : environ.split("\0")) {
+            if (variable.startsWith("IRQBALANCE_BANNED_CPULIST=")) {
+                list = variable.substring("IRQBALANCE_BANNED_CPULIST=".length()).strip();
+            } else if (variable.startsWith("IRQBALANCE_BANNED_CPUS=")) {
+                mask = variable.substring("IRQBALANCE_BANNED_CPUS=".length()).strip();
+            }
+        }
+        try {
+            if (list != null) {
+                return CpuSet.parse(list);
+            }
+            return mask != null ? CpuSet.parseHexMask(mask) : CpuSet.EMPTY;
+        } catch (IllegalArgumentException e) {
+            return CpuSet.EMPTY;
+        }
+    }
+
+    private static boolean isPid(String name) {
+        return !name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9');
+    }
+
+    private static int pidOf(Path dir) {
+        return Integer.parseInt(dir.getFileName().toString());
+    }
+
+    /** A process may exit while it is being looked at, and environ is its owner's only: such files read as empty. */
     private static String readQuietly(Path file) {
         try {
-            return new String(Files.readAllBytes(file), StandardCharsets.UTF_8).strip();
+            return KernelText.read(file);
         } catch (IOException e) {
             return "";
         }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.irq;
 
+import io.numaspread.CpuSet;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nic.Nic;
-import io.numaspread.nic.NicVector;
 import io.numaspread.plan.SpreadPlan;
 import java.nio.file.Path;
 import java.util.List;
@@ -37,11 +37,13 @@ public final class NicPlacement {
      * @param stateFile the state file used
      * @param defaultStateFile whether it is the interface's default, which {@code restore --nic} finds
      * @param results one per setting, in plan order
+     * @param notes what the caller should know that did not stop the apply (an irqbalance that could not be seen)
      */
     public record Outcome(InterfaceName iface, KernelPaths paths, Path stateFile, boolean defaultStateFile,
-            List<AffinityTransaction.Result> results) {
+            List<AffinityTransaction.Result> results, List<String> notes) {
         public Outcome {
             results = List.copyOf(results);
+            notes = List.copyOf(notes);
         }
 
         public boolean changed() {
@@ -74,11 +76,15 @@ public final class NicPlacement {
     public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files) {
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
         if (!options.dryRun() && !options.force()) {
-            Irqbalance.refuseIfRunning(paths.procRoot(), nic.queueVectors().stream().map(NicVector::irq).toList());
+            Map<Integer, CpuSet> planned = new TreeMap<>();
+            settings.stream().filter(setting -> setting.target().kind() == Target.Kind.IRQ)
+                    .forEach(setting -> planned.put(setting.target().number(), setting.cpus()));
+            Irqbalance.refuseIfRunning(paths.procRoot(), planned);
         }
         Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
         AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
         return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(),
-                applier.apply(nic.name(), settings, state, options.dryRun()));
+                applier.apply(nic.name(), settings, state, options.dryRun()),
+                Irqbalance.blindSpot(paths.procRoot()).stream().toList());
     }
 }

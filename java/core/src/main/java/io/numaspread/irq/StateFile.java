@@ -194,7 +194,7 @@ public final class StateFile {
         checkLocation(file);
         String text;
         try {
-            text = KernelText.read(file, MAX_BYTES, LinkOption.NOFOLLOW_LINKS);
+            text = KernelText.readUtf8(file, MAX_BYTES, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -331,7 +331,7 @@ public final class StateFile {
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
             json.append(i == 0 ? "\n" : ",\n").append("    {\"kind\": ")
-                    .append(MiniJson.quote(saved.target().kind().name().toLowerCase()))
+                    .append(MiniJson.quote(saved.target().kind().name().toLowerCase(java.util.Locale.ROOT)))
                     .append(", \"number\": ").append(saved.target().number())
                     .append(", \"name\": ").append(MiniJson.quote(saved.target().name()))
                     .append(", \"value\": ").append(MiniJson.quote(saved.value())).append('}');

@@ -3,52 +3,66 @@ package io.numaspread.kernel;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
-import java.util.Map;
 
 /**
- * The errno behind a Java I/O failure. Java reports errno only as its exception type (EACCES, ENOENT) or as
- * glibc's {@code strerror()} text, so the text is mapped back to the name users and kernel sources use.
+ * The errno behind a failed call on a kernel file. It is never read from message text, which the C library
+ * words in the user's language ({@code LANG=de_DE.UTF-8} turns EIO into "Eingabe-/Ausgabefehler"): a native
+ * backend captures the number itself ({@link ErrnoException}); without one, Java's exception type is all
+ * there is, and it names only EACCES, ENOENT and ENOTDIR.
  */
 public enum Errno {
-    EPERM("Operation not permitted"),
-    ENOENT("No such file or directory"),
-    EIO("Input/output error"),
-    ENXIO("No such device or address"),
-    EACCES("Permission denied"),
-    EBUSY("Device or resource busy"),
-    ENODEV("No such device"),
-    ENOTDIR("Not a directory"),
-    EISDIR("Is a directory"),
-    EINVAL("Invalid argument"),
-    ENOSPC("No space left on device"),
-    EROFS("Read-only file system"),
-    ERANGE("Numerical result out of range"),
-    EOPNOTSUPP("Operation not supported"),
-    /** Not an errno: the failure had no recognisable one. */
-    UNKNOWN("");
+    EPERM(1, "Operation not permitted"),
+    ENOENT(2, "No such file or directory"),
+    EIO(5, "Input/output error"),
+    ENXIO(6, "No such device or address"),
+    EACCES(13, "Permission denied"),
+    EBUSY(16, "Device or resource busy"),
+    ENODEV(19, "No such device"),
+    ENOTDIR(20, "Not a directory"),
+    EISDIR(21, "Is a directory"),
+    EINVAL(22, "Invalid argument"),
+    ENOSPC(28, "No space left on device"),
+    EROFS(30, "Read-only file system"),
+    ERANGE(34, "Numerical result out of range"),
+    /** Not an errno: the failure had no errno that numaspread knows. */
+    UNKNOWN(0, "");
 
-    private static final Map<String, Errno> BY_TEXT = Map.ofEntries(
-            Map.entry(EPERM.text, EPERM), Map.entry(ENOENT.text, ENOENT), Map.entry(EIO.text, EIO),
-            Map.entry(ENXIO.text, ENXIO), Map.entry(EACCES.text, EACCES), Map.entry(EBUSY.text, EBUSY),
-            Map.entry(ENODEV.text, ENODEV), Map.entry(ENOTDIR.text, ENOTDIR), Map.entry(EISDIR.text, EISDIR),
-            Map.entry(EINVAL.text, EINVAL), Map.entry(ENOSPC.text, ENOSPC), Map.entry(EROFS.text, EROFS),
-            Map.entry(ERANGE.text, ERANGE), Map.entry(EOPNOTSUPP.text, EOPNOTSUPP));
-
+    private final int number;
     private final String text;
 
-    Errno(String text) {
+    /** {@code number} is the same on every Linux architecture for these (asm-generic/errno-base.h). */
+    Errno(int number, String text) {
+        this.number = number;
         this.text = text;
     }
 
-    /** glibc's {@code strerror()} text for it. */
+    /** The errno value. */
+    public int number() {
+        return number;
+    }
+
+    /** glibc's English {@code strerror()} text for it, for messages. */
     public String text() {
         return text;
     }
 
+    /** The errno with this value, or {@link #UNKNOWN}. */
+    public static Errno ofNumber(int number) {
+        for (Errno errno : values()) {
+            if (errno.number == number && errno != UNKNOWN) {
+                return errno;
+            }
+        }
+        return UNKNOWN;
+    }
+
+    /** From the captured errno of an {@link ErrnoException}, else from Java's exception type alone. */
     public static Errno of(IOException failure) {
+        if (failure instanceof ErrnoException captured) {
+            return ofNumber(captured.number());
+        }
         if (failure instanceof AccessDeniedException) {
             return EACCES;
         }
@@ -58,30 +72,25 @@ public enum Errno {
         if (failure instanceof NotDirectoryException) {
             return ENOTDIR;
         }
-        String text = failure instanceof FileSystemException fs ? fs.getReason() : failure.getMessage();
-        if (text == null) {
-            return UNKNOWN;
-        }
-        Errno exact = BY_TEXT.get(text.strip());
-        if (exact != null) {
-            return exact;
-        }
-        // Some messages carry the path or a prefix: "…: Input/output error".
-        for (Map.Entry<String, Errno> entry : BY_TEXT.entrySet()) {
-            if (text.endsWith(entry.getKey())) {
-                return entry.getValue();
-            }
-        }
         return UNKNOWN;
     }
 
-    /** "EIO (Input/output error)", or the exception's own message when no errno is recognisable. */
+    /** "EIO (Input/output error)", "errno 75", or the exception's own message when no errno is known. */
     public static String describe(IOException failure) {
+        if (failure instanceof ErrnoException captured) {
+            return describe(captured.number());
+        }
         Errno errno = of(failure);
         if (errno == UNKNOWN) {
             String message = failure.getMessage();
-            return message == null ? failure.getClass().getSimpleName() : message;
+            return message == null ? failure.getClass().getSimpleName() : KernelText.escape(message);
         }
         return errno.name() + " (" + errno.text + ")";
+    }
+
+    /** "EIO (Input/output error)", or "errno 75" for one numaspread has no name for. */
+    public static String describe(int number) {
+        Errno errno = ofNumber(number);
+        return errno == UNKNOWN ? "errno " + number : errno.name() + " (" + errno.text + ")";
     }
 }

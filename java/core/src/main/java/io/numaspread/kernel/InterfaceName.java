@@ -2,6 +2,7 @@
 package io.numaspread.kernel;
 
 import io.numaspread.NumaspreadException;
+import java.util.Locale;
 
 /**
  * A network interface name, checked by the kernel's own rule ({@code dev_valid_name()}) before any path is
@@ -34,7 +35,7 @@ public record InterfaceName(String value) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (c == '/' || c == ':' || c == '\0' || Character.isWhitespace(c) || c < 0x20 || c > 0x7e) {
-                return "it contains '" + (c < 0x20 || c > 0x7e ? String.format("\\u%04x", (int) c) : c) + "'";
+                return "it contains '" + (c < 0x20 || c > 0x7e ? String.format(Locale.ROOT, "\\u%04x", (int) c) : c) + "'";
             }
         }
         return null;

@@ -5,14 +5,18 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Reads and writes the kernel's small control files. An interface so that tests can inject failures the kernel
- * makes (EIO from a managed IRQ, EINVAL midway) and crashes between writes.
+ * Reads and writes the kernel's small control files. The native backends do it through libc
+ * ({@link LibcKernelFiles}), so that a failure carries its errno; {@link #DIRECT} does it through Java's file API,
+ * whose failures name only EACCES, ENOENT and ENOTDIR ({@link Errno}). An interface also so that tests can inject
+ * failures the kernel makes (EIO from a managed IRQ, EINVAL midway) and crashes between writes.
  */
 public interface KernelFiles {
+    /** The file's meaning, by {@link KernelText}'s rule. */
     String read(Path file) throws IOException;
 
     /** Writes {@code value} with one {@code write(2)}, as the kernel parses each write on its own. */
@@ -24,11 +28,11 @@ public interface KernelFiles {
      */
     void probeWritable(Path file) throws IOException;
 
-    /** The real files. */
+    /** Java's file API, for the sysfs backend; errno is known only as far as {@link Errno#of} can tell. */
     KernelFiles DIRECT = new KernelFiles() {
         @Override
         public String read(Path file) throws IOException {
-            return KernelText.read(file, KernelText.MAX_ATTRIBUTE_BYTES).strip();
+            return KernelText.read(file);
         }
 
         @Override
@@ -43,9 +47,17 @@ public interface KernelFiles {
             }
         }
 
+        /** A read-only mount is told from the mount's flags, since Java words EROFS only as text. */
         @Override
         public void probeWritable(Path file) throws IOException {
-            FileChannel.open(file, StandardOpenOption.WRITE).close();
+            try {
+                FileChannel.open(file, StandardOpenOption.WRITE).close();
+            } catch (IOException e) {
+                if (Errno.of(e) == Errno.UNKNOWN && Files.getFileStore(file).isReadOnly()) {
+                    throw new ErrnoException("open", file, Errno.EROFS.number());
+                }
+                throw e;
+            }
         }
     };
 }

@@ -3,10 +3,7 @@ package io.numaspread.kernel;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
-import java.io.IOException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -96,24 +93,15 @@ public final class SysfsTree {
         return exists(NODE_DIR);
     }
 
-    /** A required file's content, stripped. */
+    /** A required file's meaning ({@link KernelText}). */
     public String read(String relative) {
         return readOptional(relative)
                 .orElseThrow(() -> NumaspreadException.badInput("missing file " + root.resolve(relative)));
     }
 
-    /** A file that only some kernels or configurations have; empty when it is absent. */
+    /** A file that only some kernels or configurations have, read as {@link KernelText} says; empty when it is absent. */
     public Optional<String> readOptional(String relative) {
-        Path file = root.resolve(relative);
-        try {
-            return Optional.of(KernelText.read(file, KernelText.MAX_ATTRIBUTE_BYTES).strip());
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        } catch (AccessDeniedException e) {
-            throw NumaspreadException.badInput("cannot read " + file + ": permission denied", e);
-        } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e), e);
-        }
+        return KernelText.readOptional(root.resolve(relative));
     }
 
     /** A required cpulist file, checked against {@code cpu/possible}. */
@@ -131,7 +119,7 @@ public final class SysfsTree {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput(root.resolve(relative) + ": \"" + text + "\" is not an integer", e);
+            throw NumaspreadException.badInput(root.resolve(relative) + ": \"" + KernelText.escape(text) + "\" is not an integer", e);
         }
     }
 
@@ -144,7 +132,7 @@ public final class SysfsTree {
         try {
             cpus = CpuSet.parse(text);
         } catch (IllegalArgumentException e) {
-            throw NumaspreadException.badInput(root.resolve(relative) + ": " + e.getMessage(), e);
+            throw NumaspreadException.badInput(root.resolve(relative) + ": " + KernelText.escape(e.getMessage()), e);
         }
         if (possible != null && !possible.containsAll(cpus)) {
             throw NumaspreadException.badInput(root.resolve(relative) + ": CPUs " + cpus.minus(possible)

@@ -8,6 +8,8 @@ import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import io.numaspread.CpuSet;
 import io.numaspread.internal.NumaSoname;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.LibcKernelFiles;
 import java.util.List;
 import java.util.Optional;
 
@@ -154,6 +156,50 @@ public final class JnaBackend implements NativeBackend {
         return cpu[0];
     }
 
+    /** libc's open, read, write and close; JNA reads each failure's errno right after the call, on its thread. */
+    @Override
+    public KernelFiles kernelFiles() {
+        return new LibcKernelFiles(new LibcKernelFiles.Calls() {
+            @Override
+            public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
+                int flags = (forWriting ? OpenFlags.O_WRONLY : OpenFlags.O_RDONLY)
+                        | (truncate ? OpenFlags.O_TRUNC : 0) | OpenFlags.O_CLOEXEC;
+                try {
+                    return libc.open(nulTerminatedPath, flags);
+                } catch (LastErrorException e) {
+                    return -e.getErrorCode();
+                }
+            }
+
+            @Override
+            public long read(int fd, byte[] buffer, int length) {
+                try {
+                    return libc.read(fd, buffer, new NativeLong(length)).longValue();
+                } catch (LastErrorException e) {
+                    return -e.getErrorCode();
+                }
+            }
+
+            @Override
+            public long write(int fd, byte[] buffer, int length) {
+                try {
+                    return libc.write(fd, buffer, new NativeLong(length)).longValue();
+                } catch (LastErrorException e) {
+                    return -e.getErrorCode();
+                }
+            }
+
+            @Override
+            public int close(int fd) {
+                try {
+                    return libc.close(fd);
+                } catch (LastErrorException e) {
+                    return -e.getErrorCode();
+                }
+            }
+        });
+    }
+
     private LibNuma requireNuma() {
         if (numa == null) {
             throw new IllegalStateException("libnuma is not usable through JNA: " + numaUnavailableCause);
@@ -179,6 +225,15 @@ public final class JnaBackend implements NativeBackend {
         int getsockopt(int fd, int level, int optname, int[] optval, int[] optlen) throws LastErrorException;
 
         String strerror(int errnum);
+
+        /** Variadic in C; called without a mode, which only O_CREAT needs, as the ABI allows. */
+        int open(byte[] path, int flags) throws LastErrorException;
+
+        NativeLong read(int fd, byte[] buffer, NativeLong count) throws LastErrorException;
+
+        NativeLong write(int fd, byte[] buffer, NativeLong count) throws LastErrorException;
+
+        int close(int fd) throws LastErrorException;
     }
 
     /** The libnuma functions we call. */

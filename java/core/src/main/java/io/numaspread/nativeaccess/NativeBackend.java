@@ -2,6 +2,7 @@
 package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.KernelFiles;
 import java.util.Optional;
 
 /**
@@ -56,4 +57,11 @@ public interface NativeBackend {
      * @throws UnsupportedOperationException on a backend that cannot call libc
      */
     int incomingCpu(int fd);
+
+    /**
+     * The kernel's control files (/proc/irq, xps_cpus) as this backend reaches them: through libc with each
+     * failure's errno captured, or, for the sysfs backend, through Java's file API, whose failures tell only
+     * EACCES, ENOENT and ENOTDIR apart (see {@link io.numaspread.kernel.Errno}).
+     */
+    KernelFiles kernelFiles();
 }

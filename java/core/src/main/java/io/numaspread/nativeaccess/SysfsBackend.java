@@ -4,6 +4,7 @@ package io.numaspread.nativeaccess;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import java.io.IOException;
@@ -71,7 +72,8 @@ public final class SysfsBackend implements NativeBackend {
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput(sysfs.resolve(file) + ": \"" + value + "\" is not a distance", e);
+            throw NumaspreadException.badInput(sysfs.resolve(file) + ": \"" + KernelText.escape(value)
+                    + "\" is not a distance", e);
         }
     }
 
@@ -80,7 +82,7 @@ public final class SysfsBackend implements NativeBackend {
         Path status = taskDir(tid).resolve("status");
         for (String line : readLines(status)) {
             if (line.startsWith("Cpus_allowed_list:")) {
-                return KernelText.parseCpuList(status, line.substring("Cpus_allowed_list:".length()));
+                return KernelText.parseCpuList(status, line.substring("Cpus_allowed_list:".length()).strip());
             }
         }
         throw NumaspreadException.badInput(status + " has no Cpus_allowed_list line");
@@ -118,16 +120,17 @@ public final class SysfsBackend implements NativeBackend {
                 "the sysfs backend cannot call getsockopt for SO_INCOMING_CPU; use the ffm or jna backend");
     }
 
+    @Override
+    public KernelFiles kernelFiles() {
+        return KernelFiles.DIRECT;
+    }
+
     private Path taskDir(int tid) {
         return tid == 0 ? proc.resolve("thread-self") : proc.resolve(Integer.toString(tid));
     }
 
     private static List<String> readLines(Path file) {
-        try {
-            return KernelText.read(file, KernelText.MAX_ATTRIBUTE_BYTES).lines().toList();
-        } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e), e);
-        }
+        return KernelText.readRequired(file).lines().toList();
     }
 
     private static String nodePath(int node) {

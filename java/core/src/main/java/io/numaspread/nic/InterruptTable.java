@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
  * counts and the name differ between kernels and architectures ({@code PCI-MSIX-0000:00:03.0 1-edge},
  * {@code PCI-MSI 67633153-edge}, {@code IR-PCI-MSI 524288-edge}, {@code ITS-MSI 524288 Edge}, the old
  * {@code PCI-MSI-edge}), so the name is taken as what follows the trigger-type column.
+ *
+ * <p>A name is whatever bytes the driver gave it (a renamed interface's name, in a tenant's namespace), so the
+ * file is read one character per byte ({@link KernelText}) and never fails to decode.
  */
 public final class InterruptTable {
     /**
@@ -55,12 +58,13 @@ public final class InterruptTable {
     public static InterruptTable parse(String text) {
         String[] rows = text.split("\n");
         if (rows.length == 0 || rows[0].isBlank()) {
-            throw new IllegalArgumentException("empty /proc/interrupts");
+            throw new IllegalArgumentException("it is empty");
         }
         List<Integer> cpus = new ArrayList<>();
         for (String column : rows[0].trim().split("\\s+")) {
-            if (!column.startsWith("CPU")) {
-                throw new IllegalArgumentException("/proc/interrupts header column \"" + column + "\" is not CPUn");
+            String number = column.startsWith("CPU") ? column.substring(3) : "";
+            if (!isCount(number) || number.length() > 9) {
+                throw new IllegalArgumentException("header column \"" + column + "\" is not CPUn");
             }
             cpus.add(number(column.substring(3), "header column \"" + column + "\""));
         }
@@ -68,19 +72,20 @@ public final class InterruptTable {
         for (int r = 1; r < rows.length; r++) {
             String row = rows[r].trim();
             int colon = row.indexOf(':');
-            if (colon <= 0 || !row.substring(0, colon).chars().allMatch(Character::isDigit)) {
+            if (colon <= 0 || !isCount(row.substring(0, colon))) {
                 continue; // NMI:, LOC:, ERR: and other architecture summaries
             }
             int irq = number(row.substring(0, colon), "IRQ number \"" + row.substring(0, colon) + "\"");
             String[] tokens = row.substring(colon + 1).trim().split("\\s+");
             Map<Integer, Long> counts = new LinkedHashMap<>();
             int column = 0;
-            while (column < cpus.size() && column < tokens.length && isCount(tokens[column])) {
+            while (column < cpus.size() && column < tokens.length && isCount(tokens[column])
+                    && tokens[column].length() <= 19) {
                 counts.put(cpus.get(column), Long.parseLong(tokens[column]));
                 column++;
             }
             if (column < cpus.size()) {
-                throw new IllegalArgumentException("/proc/interrupts line for IRQ " + irq + " has "
+                throw new IllegalArgumentException("line for IRQ " + irq + " has "
                         + column + " counts for " + cpus.size() + " CPU columns: \"" + row + "\"");
             }
             lines.put(irq, new Line(irq, nameOf(tokens, column), counts));
@@ -101,14 +106,17 @@ public final class InterruptTable {
         return !token.isEmpty() && token.length() <= 18 && token.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 
-    /** The text after the first trigger-type column; without one, the last column. */
+    /**
+     * The text after the first trigger-type column; without one, the last column. Control characters in it
+     * are escaped ({@link KernelText#escape}), so that a name is always printable.
+     */
     private static String nameOf(String[] tokens, int firstAfterCounts) {
         for (int i = firstAfterCounts; i < tokens.length; i++) {
             if (TRIGGER.matcher(tokens[i]).matches()) {
-                return String.join(" ", List.of(tokens).subList(i + 1, tokens.length));
+                return KernelText.escape(String.join(" ", List.of(tokens).subList(i + 1, tokens.length)));
             }
         }
-        return tokens.length - firstAfterCounts >= 2 ? tokens[tokens.length - 1] : "";
+        return tokens.length - firstAfterCounts >= 2 ? KernelText.escape(tokens[tokens.length - 1]) : "";
     }
 
     /**
@@ -127,7 +135,7 @@ public final class InterruptTable {
         try {
             return parse(text);
         } catch (IllegalArgumentException e) {
-            throw NumaspreadException.badInput(file + ": " + e.getMessage());
+            throw NumaspreadException.badInput(file + ": " + KernelText.escape(e.getMessage()), e);
         }
     }
 

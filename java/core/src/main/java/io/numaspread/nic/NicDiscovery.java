@@ -94,7 +94,8 @@ public final class NicDiscovery {
                     bestMetric = metric;
                 }
             } catch (NumberFormatException e) {
-                throw NumaspreadException.badInput(paths.defaultRoutes() + ": malformed line \"" + line.trim() + "\"");
+                throw NumaspreadException.badInput(paths.defaultRoutes() + ": malformed line \""
+                        + KernelText.escape(line.trim()) + "\"");
             }
         }
         return Optional.ofNullable(best).map(InterfaceName::new);
@@ -157,7 +158,7 @@ public final class NicDiscovery {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput(file + ": \"" + text + "\" is not an integer");
+            throw NumaspreadException.badInput(file + ": \"" + KernelText.escape(text) + "\" is not an integer");
         }
     }
 }

@@ -5,6 +5,9 @@ import io.numaspread.CpuSet;
 import io.numaspread.internal.ffm.CallState;
 import io.numaspread.internal.ffm.LibC;
 import io.numaspread.internal.ffm.LibNuma;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.LibcKernelFiles;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -122,6 +125,53 @@ final class FfmBackend implements NativeBackend {
             throw failure("getsockopt", call, "SO_INCOMING_CPU of fd " + fd);
         }
         return call.intOption();
+    }
+
+    /** libc's open, read, write and close, each failure's errno captured by the call into this thread's state. */
+    @Override
+    public KernelFiles kernelFiles() {
+        return new LibcKernelFiles(new LibcKernelFiles.Calls() {
+            @Override
+            public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
+                CallState call = callState.get();
+                try (Arena arena = Arena.ofConfined()) {
+                    int fd = LibC.open(call, arena.allocateFrom(ValueLayout.JAVA_BYTE, nulTerminatedPath), forWriting,
+                            truncate);
+                    return fd < 0 ? -call.errno() : fd;
+                }
+            }
+
+            @Override
+            public long read(int fd, byte[] buffer, int length) {
+                CallState call = callState.get();
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment bytes = arena.allocate(length);
+                    long got = LibC.read(call, fd, bytes);
+                    if (got < 0) {
+                        return -call.errno();
+                    }
+                    MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, 0, buffer, 0, (int) got);
+                    return got;
+                }
+            }
+
+            @Override
+            public long write(int fd, byte[] buffer, int length) {
+                CallState call = callState.get();
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment bytes = arena.allocate(length);
+                    MemorySegment.copy(buffer, 0, bytes, ValueLayout.JAVA_BYTE, 0, length);
+                    long written = LibC.write(call, fd, bytes);
+                    return written < 0 ? -call.errno() : written;
+                }
+            }
+
+            @Override
+            public int close(int fd) {
+                CallState call = callState.get();
+                return LibC.close(call, fd) < 0 ? -call.errno() : 0;
+            }
+        });
     }
 
     private void requireNuma() {

@@ -9,13 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.NicFixture;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,7 +121,7 @@ class AffinityTransactionTest {
     @Test
     void aWriteThatFailsMidwayPutsEveryChangeBack() {
         KernelFiles failing = inject((file, writes) -> writes == 3
-                ? new FileSystemException(file.toString(), null, "Invalid argument") : null);
+                ? new ErrnoException("write", file, Errno.EINVAL.number()) : null);
         NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(failing).apply(ETH0, settings(false), state, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
@@ -134,7 +135,7 @@ class AffinityTransactionTest {
     @Test
     void anXpsWriteFailureRollsBackTheIrqsToo() {
         KernelFiles failing = inject((file, writes) -> file.endsWith("xps_cpus") && writes == 6
-                ? new FileSystemException(file.toString(), null, "No such device") : null);
+                ? new ErrnoException("write", file, Errno.ENODEV.number()) : null);
         NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(failing).apply(ETH0, settings(true), state, false));
         assertTrue(e.getMessage().startsWith("eth0 tx-1 xps_cpus: writing \"0c\""), e.getMessage());
@@ -164,7 +165,7 @@ class AffinityTransactionTest {
     @Test
     void aKernelManagedIrqIsReportedAndTheOthersStillApply() throws IOException {
         KernelFiles managed51 = inject((file, writes) -> file.equals(paths.smpAffinityList(51))
-                ? new IOException("Input/output error") : null);
+                ? new ErrnoException("write", file, Errno.EIO.number()) : null);
         List<AffinityTransaction.Result> results = applier(managed51).apply(ETH0, settings(false), state, false);
         AffinityTransaction.Result irq51 = results.stream().filter(r -> r.target().number() == 51).findFirst().orElseThrow();
         assertEquals(AffinityTransaction.Status.MANAGED, irq51.status());
@@ -176,7 +177,7 @@ class AffinityTransactionTest {
     @Test
     void eachEpermWhileOthersSucceedIsAManagedIrq() {
         KernelFiles managed = inject((file, writes) -> file.equals(paths.smpAffinityList(53))
-                ? new IOException("Operation not permitted") : null);
+                ? new ErrnoException("write", file, Errno.EPERM.number()) : null);
         List<AffinityTransaction.Result> results = applier(managed).apply(ETH0, settings(false), state, false);
         assertEquals(AffinityTransaction.Status.MANAGED, results.get(3).status());
         assertEquals(AffinityTransaction.Status.CHANGED, results.get(0).status());
@@ -184,8 +185,8 @@ class AffinityTransactionTest {
 
     @Test
     void epermOnEveryIrqIsNoPrivilegeAndChangesNothing() {
-        KernelFiles unprivileged = inject((file, writes) -> new FileSystemException(file.toString(), null,
-                "Operation not permitted"));
+        KernelFiles unprivileged = inject((file, writes) -> new ErrnoException("write", file,
+                Errno.EPERM.number()));
         NumaspreadException e = assertThrows(NumaspreadException.class,
                 () -> applier(unprivileged).apply(ETH0, settings(true), state, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
@@ -222,7 +223,7 @@ class AffinityTransactionTest {
         KernelFiles readOnly = new ForwardingFiles() {
             @Override
             public void probeWritable(Path file) throws IOException {
-                throw new FileSystemException(file.toString(), null, "Read-only file system");
+                throw new ErrnoException("open", file, Errno.EROFS.number());
             }
         };
         NumaspreadException e = assertThrows(NumaspreadException.class,
@@ -238,7 +239,7 @@ class AffinityTransactionTest {
             @Override
             public String read(Path file) throws IOException {
                 if (file.endsWith("xps_cpus")) {
-                    throw new IOException("No such file or directory");
+                    throw new ErrnoException("read", file, Errno.ENOENT.number());
                 }
                 return super.read(file);
             }

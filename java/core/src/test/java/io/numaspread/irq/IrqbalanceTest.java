@@ -6,14 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.testing.NicFixture;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
 class IrqbalanceTest {
+    private static final Map<Integer, CpuSet> IRQS_38_39_ON_2_3 = Map.of(38, CpuSet.of(2), 39, CpuSet.of(3));
+
     @TempDir
     Path proc;
 
@@ -21,7 +29,8 @@ class IrqbalanceTest {
     void aRunningIrqbalanceIsRefusedWithTheFix() {
         NicFixture.process(proc, 1, "systemd", "/sbin/init");
         NicFixture.process(proc, 612, "irqbalance", "/usr/sbin/irqbalance", "--foreground", "--banirq=38");
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, List.of(38, 39)));
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("pid 612") && e.getMessage().contains("--banirq=39")
                 && !e.getMessage().contains("--banirq=38") && e.getMessage().contains("systemctl stop irqbalance")
@@ -32,14 +41,67 @@ class IrqbalanceTest {
     @Test
     void irqbalanceThatBansEveryIrqIsNoDanger() {
         NicFixture.process(proc, 612, "irqbalance", "irqbalance", "--banirq", "38", "-i", "39");
-        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, List.of(38, 39)));
+        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+    }
+
+    @Test
+    void everySpellingOfBanirqThatGetoptAccepts() {
+        assertEquals(List.of(38, 39, 40, 41, 42, 43), Irqbalance.bannedIrqs(String.join("\0", "irqbalance",
+                "-i38", "-i", "39", "--banirq=40", "--banirq", "41", "-fi42", "--bani=43", "-p", "44", "-i")));
+        assertEquals(List.of(), Irqbalance.bannedIrqs(String.join("\0", "irqbalance", "--", "-i38")));
+        assertEquals(List.of(), Irqbalance.bannedIrqs(String.join("\0", "irqbalance", "-s", "-i38", "--ban=39")));
+    }
+
+    @Test
+    void theSecondOfTwoIrqbalancesIsLookedAtToo() {
+        NicFixture.process(proc, 612, "irqbalance", "irqbalance", "--banirq=38", "--banirq=39");
+        NicFixture.process(proc, 700, "irqbalance", "irqbalance", "--banirq=38");
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        assertTrue(e.getMessage().contains("pid 700") && e.getMessage().contains("[39]"), e.getMessage());
+        assertEquals(List.of(612, 700), Irqbalance.find(proc).stream().map(Irqbalance.Process::pid).toList());
+    }
+
+    @Test
+    void bannedCpusInIrqbalancesEnvironmentCoverIrqsPlannedOnThem() throws Exception {
+        NicFixture.process(proc, 612, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
+        Files.writeString(proc.resolve("612/environ"), "LANG=C\0IRQBALANCE_BANNED_CPULIST=2-3\0");
+        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> Irqbalance.refuseIfRunning(proc, Map.of(38, CpuSet.of(2), 39, CpuSet.of(3, 4))));
+        assertTrue(e.getMessage().contains("[39]"), e.getMessage());
+
+        Files.writeString(proc.resolve("612/environ"), "IRQBALANCE_BANNED_CPUS=0000000c\0");
+        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        Files.writeString(proc.resolve("612/environ"), "IRQBALANCE_BANNED_CPULIST=nonsense\0");
+        assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
     }
 
     @Test
     void noIrqbalanceNoRefusal() {
         NicFixture.process(proc, 1, "systemd", "/sbin/init");
         NicFixture.file(proc.resolve("interrupts"), "CPU0\n");
-        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, List.of(38)));
+        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, Map.of(38, CpuSet.of(0))));
         assertTrue(Irqbalance.find(proc).isEmpty());
+    }
+
+    @Test
+    void aPidNamespaceOfItsOwnIsABlindSpot() throws Exception {
+        Files.createDirectories(proc.resolve("self/ns"));
+        Files.createSymbolicLink(proc.resolve("self/ns/pid"), Path.of("pid:[4026532201]"));
+        String note = Irqbalance.blindSpot(proc).orElseThrow();
+        assertTrue(note.contains("pid:[4026532201]") && note.contains("--pid=host"), note);
+
+        Files.delete(proc.resolve("self/ns/pid"));
+        Files.createSymbolicLink(proc.resolve("self/ns/pid"), Path.of("pid:[4026531836]"));
+        assertTrue(Irqbalance.blindSpot(proc).isEmpty());
+    }
+
+    /** This test runs in the host's PID namespace (scripts/test runs on the host or in a VM), so no note. */
+    @Test
+    void theLiveProcIsTheHostsPidNamespaceHere() throws Exception {
+        Path live = Path.of("/proc/self/ns/pid");
+        boolean host = Files.readSymbolicLink(live).toString().equals("pid:[4026531836]");
+        assertEquals(host, Irqbalance.blindSpot(Path.of("/proc")).isEmpty());
     }
 }

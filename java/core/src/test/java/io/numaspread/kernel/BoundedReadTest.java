@@ -37,10 +37,10 @@ class BoundedReadTest {
     void readsUpToTheLimitAndNoFurther() throws IOException {
         Path file = dir.resolve("possible");
         Files.writeString(file, "0-1234567\n");
-        assertEquals("0-1234567\n", KernelText.read(file, 10));
-        IOException e = assertThrows(IOException.class, () -> KernelText.read(file, 9));
+        assertEquals("0-1234567\n", KernelText.readUtf8(file, 10));
+        IOException e = assertThrows(IOException.class, () -> KernelText.readUtf8(file, 9));
         assertEquals("larger than 9 bytes, more than any such file holds", e.getMessage());
-        assertThrows(NoSuchFileException.class, () -> KernelText.read(dir.resolve("absent"), 10));
+        assertThrows(NoSuchFileException.class, () -> KernelText.readUtf8(dir.resolve("absent"), 10));
     }
 
     @Test
@@ -48,7 +48,7 @@ class BoundedReadTest {
         Path fifo = dir.resolve("fifo");
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
         for (Path file : new Path[] {fifo, Path.of("/dev/zero"), dir}) {
-            IOException e = assertThrows(IOException.class, () -> KernelText.read(file, 1 << 20), file.toString());
+            IOException e = assertThrows(IOException.class, () -> KernelText.readUtf8(file, 1 << 20), file.toString());
             assertTrue(e.getMessage().startsWith("not a regular file"), e.getMessage());
         }
     }

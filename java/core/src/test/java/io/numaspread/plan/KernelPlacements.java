@@ -59,8 +59,8 @@ final class KernelPlacements {
     }
 
     /**
-     * mana's {@code irq_setup()} as posted in the patch (/work/shared/seeds/000): every hop runs
-     * {@code weight} (its new CPU count) rounds, and every round gives each sibling group in the hop one IRQ.
+     * mana's {@code irq_setup()} as posted in the patch "net: mana: add a function to spread IRQs per CPUs": every
+     * hop runs {@code weight} (its new CPU count) rounds, and every round gives each sibling group in the hop one IRQ.
      * So a hop takes weight × groups IRQs before the next hop starts, and stops when IRQs run out.
      * <pre>
      * for_each_numa_hop_mask(next, node) {

@@ -9,6 +9,8 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nativeaccess.BackendUnavailableException;
+import io.numaspread.nativeaccess.Backends;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +27,10 @@ public final class ApplierProbe {
     private ApplierProbe() {
     }
 
-    public static void main(String[] args) {
-        AffinityTransaction applier = new AffinityTransaction(KernelPaths.LIVE, KernelFiles.DIRECT, SysfsTree.live().maskBits());
+    /** Writes through the live backend's files, as the CLI does: a managed IRQ's EIO is known by its errno. */
+    public static void main(String[] args) throws BackendUnavailableException {
+        KernelFiles files = Backends.live().backend().kernelFiles();
+        AffinityTransaction applier = new AffinityTransaction(KernelPaths.LIVE, files, SysfsTree.live().maskBits());
         Path state = Path.of(args[1]);
         InterfaceName owner = new InterfaceName("probe");
         List<AffinityTransaction.Result> results = switch (args[0]) {

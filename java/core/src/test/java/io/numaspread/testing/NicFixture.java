@@ -4,11 +4,13 @@ package io.numaspread.testing;
 import io.numaspread.CpuSet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -46,6 +48,8 @@ public final class NicFixture {
     private ChipStyle chipStyle = ChipStyle.PER_DEVICE_MSIX;
     private CpuSet online = CpuSet.range(0, 1);
     private final Map<Integer, String> vectors = new LinkedHashMap<>();
+    private final Map<Integer, String> otherIrqs = new TreeMap<>(Map.of(1, "i8042"));
+    private String padding = "";
 
     private NicFixture(Path sysfs, Path proc) {
         this.sysfs = sysfs;
@@ -131,7 +135,25 @@ public final class NicFixture {
         return this;
     }
 
-    /** Writes the NIC, plus an unrelated IRQ 1 ({@code i8042}) that nothing may touch. */
+    /**
+     * An IRQ of another device in {@code /proc/interrupts}. Its name is written one byte per character, so
+     * "\u00ff" is the byte 0xff, which no UTF-8 decoder accepts.
+     */
+    public NicFixture otherIrq(int irq, String name) {
+        otherIrqs.put(irq, name);
+        return this;
+    }
+
+    /**
+     * Text after the final newline of every file this NIC writes (numa_node, local_cpulist, xps_cpus,
+     * interrupts, irq/N/*): "\0" pads them as some kernels pad sysfs files.
+     */
+    public NicFixture padding(String text) {
+        this.padding = text;
+        return this;
+    }
+
+    /** Writes the NIC, plus unrelated IRQs (IRQ 1, {@code i8042}, and {@link #otherIrq}s) that nothing may touch. */
     public NicFixture write() {
         Path function = sysfs.resolve("devices/pci0000:00/" + pci);
         Path deviceDir = virtioDevice == null ? function : function.resolve(virtioDevice);
@@ -142,36 +164,47 @@ public final class NicFixture {
         Path driverDir = sysfs.resolve("bus/drivers/" + driver);
         mkdirs(driverDir);
         link(deviceDir.resolve("driver"), driverDir);
-        file(function.resolve("numa_node"), Integer.toString(numaNode));
+        kernelFile(function.resolve("numa_node"), Integer.toString(numaNode));
         if (localCpus != null) {
-            file(function.resolve("local_cpulist"), localCpus);
+            kernelFile(function.resolve("local_cpulist"), localCpus);
         }
         for (int irq : vectors.keySet()) {
             file(function.resolve("msi_irqs/" + irq), "msix");
         }
         for (int q = 0; q < txQueues; q++) {
-            file(netDir.resolve("queues/tx-" + q + "/xps_cpus"), xps);
+            kernelFile(netDir.resolve("queues/tx-" + q + "/xps_cpus"), xps);
             mkdirs(netDir.resolve("queues/rx-" + q));
         }
         Map<Integer, String> lines = new TreeMap<>(vectors);
-        lines.put(1, null);
+        otherIrqs.keySet().forEach(irq -> lines.put(irq, null));
         StringBuilder interrupts = new StringBuilder("     ");
-        online.forEachCpu(cpu -> interrupts.append(String.format("      CPU%d", cpu)));
+        online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, "      CPU%d", cpu)));
         interrupts.append('\n');
         int hwirq = 0;
         for (Map.Entry<Integer, String> line : lines.entrySet()) {
             int irq = line.getKey();
-            interrupts.append(String.format("%4d:", irq));
-            online.forEachCpu(cpu -> interrupts.append(String.format(" %10d", 100 * irq + cpu)));
-            interrupts.append(line.getValue() == null ? "   IO-APIC   1-edge      i8042" : "   " + chip(hwirq++) + "      " + line.getValue());
+            interrupts.append(String.format(Locale.ROOT, "%4d:", irq));
+            online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, " %10d", 100 * irq + cpu)));
+            interrupts.append(line.getValue() == null ? "   IO-APIC   " + irq + "-edge      " + otherIrqs.get(irq)
+                    : "   " + chip(hwirq++) + "      " + line.getValue());
             interrupts.append('\n');
-            file(proc.resolve("irq/" + irq + "/smp_affinity_list"), affinity);
-            file(proc.resolve("irq/" + irq + "/effective_affinity_list"), Integer.toString(online.first()));
+            kernelFile(proc.resolve("irq/" + irq + "/smp_affinity_list"), affinity);
+            kernelFile(proc.resolve("irq/" + irq + "/effective_affinity_list"), Integer.toString(online.first()));
         }
         interrupts.append(" NMI:").append(" 0".repeat(online.size())).append("   Non-maskable interrupts\n");
-        interrupts.append(" ERR:          0\n");
-        file(proc.resolve("interrupts"), interrupts.toString());
+        interrupts.append(" ERR:          0");
+        kernelFile(proc.resolve("interrupts"), interrupts.toString());
         return this;
+    }
+
+    /** {@code content}, a newline and the padding, one byte per character. */
+    private void kernelFile(Path file, String content) {
+        mkdirs(file.getParent());
+        try {
+            Files.write(file, (content + "\n" + padding).getBytes(StandardCharsets.ISO_8859_1));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private String chip(int hwirq) {
@@ -202,7 +235,7 @@ public final class NicFixture {
         for (Path root : roots) {
             try (Stream<Path> walk = Files.walk(root)) {
                 for (Path file : walk.filter(Files::isRegularFile).toList()) {
-                    files.put(file, Files.readString(file));
+                    files.put(file, Files.readString(file, StandardCharsets.ISO_8859_1));
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

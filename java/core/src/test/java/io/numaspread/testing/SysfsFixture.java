@@ -10,11 +10,66 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Set;
 import java.util.StringJoiner;
 
 /** Writes the sysfs files a kernel would publish for a {@link MachineShape}, laid out as under {@code /sys}. */
 public final class SysfsFixture {
     private SysfsFixture() {
+    }
+
+    /** NUL padding that real kernels wrote into sysfs files (see {@code KernelText}), to write a tree with. */
+    public enum OddKernel {
+        /**
+         * 2.6.24 to about 3.1: {@code node/online}, {@code possible} and {@code has_cpu} end in {@code "\n\0"}
+         * (fixed by "mm: Fix off-by-one bug in print_nodes_state").
+         */
+        NODE_STATE_NUL,
+        /** RHEL/CentOS 7's 3.10 without {@code nohz_full=}: {@code cpu/nohz_full} is {@code "\0\n"}. */
+        NOHZ_FULL_NUL,
+        /** A Kunpeng 920 on 5.15-rc1: every {@code nodeN/cpulist} and {@code thread_siblings_list} ends in {@code "\n\0"}. */
+        CPULIST_NUL
+    }
+
+    /** Writes {@code shape} under {@code root} as a kernel with {@code quirks} would, and returns {@code root}. */
+    public static Path write(MachineShape shape, Path root, OddKernel... quirks) {
+        write(shape, root);
+        Set<OddKernel> odd = Set.of(quirks);
+        String nodeDir = "devices/system/node/";
+        if (odd.contains(OddKernel.NODE_STATE_NUL) && !shape.nodeIds().isEmpty()) {
+            for (String state : List.of("online", "possible", "has_cpu")) {
+                appendNul(root.resolve(nodeDir + state));
+            }
+        }
+        if (odd.contains(OddKernel.NOHZ_FULL_NUL) && shape.nohzFull().isEmpty()) {
+            writeBytes(root.resolve("devices/system/cpu/nohz_full"), new byte[] {0, '\n'});
+        }
+        if (odd.contains(OddKernel.CPULIST_NUL)) {
+            shape.nodeIds().forEach(id -> appendNul(root.resolve(nodeDir + "node" + id + "/cpulist")));
+            shape.online().forEachCpu(
+                    cpu -> appendNul(root.resolve("devices/system/cpu/cpu" + cpu + "/topology/thread_siblings_list")));
+        }
+        return root;
+    }
+
+    private static void appendNul(Path file) {
+        try {
+            Files.write(file, new byte[] {0}, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes exactly {@code bytes}, as a kernel's show() function may. */
+    public static void writeBytes(Path file, byte[] bytes) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.write(file, bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Writes {@code shape} under {@code root} and returns {@code root}. */

@@ -63,6 +63,26 @@ class IrqContainerIT {
         applyThenRestoreInAnotherContainer(host -> host.withSecurityOpts(List.of("unmask=/proc/irq")));
     }
 
+    /**
+     * In a PID namespace of its own the host's irqbalance is out of sight, and apply says so; with --pid=host, as
+     * the README's command has it, it looks and says nothing.
+     */
+    @Test
+    void applyNotesWhenItCannotSeeTheHostsProcesses() throws Exception {
+        String note = "note: this process is not in the host's PID namespace";
+        try (NumaspreadContainer container = startOnTheHostsNetwork(host -> host.withPrivileged(true))) {
+            NumaspreadContainer.Run run = container.numaspread("apply", "--nic", NIC, "--dry-run");
+            assertEquals(0, run.exitCode(), run::toString);
+            assertTrue(run.out().contains(note) && run.out().contains("--pid=host"), run::toString);
+        }
+        try (NumaspreadContainer container = startOnTheHostsNetwork(
+                host -> host.withPrivileged(true).withPidMode("host"))) {
+            NumaspreadContainer.Run run = container.numaspread("apply", "--nic", NIC, "--dry-run");
+            assertEquals(0, run.exitCode(), run::toString);
+            assertFalse(run.out().contains(note), run::toString);
+        }
+    }
+
     @Test
     void unprivilegedApplyIsRefusedWithExitCode3AndChangesNothing() throws Exception {
         Map<Integer, CpuSet> before = startAwayFromThePlan(plannedQueueAffinities());

@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.Arrays;
 
 /**
  * One thread's scratch memory for native calls: the errno that the last call left behind, and a CPU mask of
@@ -41,8 +42,10 @@ public final class CallState {
      * A downcall handle for a function that reports failure through errno. It takes this class's
      * {@link #state()} as an extra first argument.
      */
-    static MethodHandle capturingErrno(MemorySegment function, FunctionDescriptor descriptor) {
-        return Linker.nativeLinker().downcallHandle(function, descriptor, CAPTURE_ERRNO);
+    static MethodHandle capturingErrno(MemorySegment function, FunctionDescriptor descriptor, Linker.Option... more) {
+        Linker.Option[] options = Arrays.copyOf(more, more.length + 1);
+        options[more.length] = CAPTURE_ERRNO;
+        return Linker.nativeLinker().downcallHandle(function, descriptor, options);
     }
 
     /** The segment a capturing downcall writes errno into. */

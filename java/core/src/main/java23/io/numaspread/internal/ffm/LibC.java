@@ -16,7 +16,8 @@ import java.util.Optional;
  */
 public final class LibC {
     private static final List<String> SYMBOLS =
-            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "strerror");
+            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "strerror", "open",
+                    "read", "write", "close");
 
     private LibC() {
     }
@@ -70,6 +71,47 @@ public final class LibC {
         }
     }
 
+    /**
+     * {@code open(path, O_RDONLY | O_CLOEXEC)}, or {@code O_WRONLY} with {@code O_TRUNC} if asked: a descriptor,
+     * or -1 with errno in {@code call}. The descriptor is never inherited by a child process.
+     */
+    public static int open(CallState call, MemorySegment nulTerminatedPath, boolean forWriting, boolean truncate) {
+        int flags = (forWriting ? libc_h.O_WRONLY() : libc_h.O_RDONLY()) | (truncate ? libc_h.O_TRUNC() : 0)
+                | libc_h.O_CLOEXEC();
+        try {
+            return (int) Handles.OPEN.invokeExact(call.state(), nulTerminatedPath, flags);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code read}: the bytes read, 0 at the end, or -1 with errno in {@code call}. */
+    public static long read(CallState call, int fd, MemorySegment buffer) {
+        try {
+            return (long) Handles.READ.invokeExact(call.state(), fd, buffer, buffer.byteSize());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code write}: the bytes written, or -1 with errno in {@code call}. */
+    public static long write(CallState call, int fd, MemorySegment buffer) {
+        try {
+            return (long) Handles.WRITE.invokeExact(call.state(), fd, buffer, buffer.byteSize());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code close}: 0, or -1 with errno in {@code call}. */
+    public static int close(CallState call, int fd) {
+        try {
+            return (int) Handles.CLOSE.invokeExact(call.state(), fd);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
     /** {@code gettid}, which cannot fail. */
     public static int gettid() {
         return libc_h.gettid();
@@ -105,6 +147,12 @@ public final class LibC {
                 libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
         static final MethodHandle GETSOCKOPT = CallState.capturingErrno(
                 libc_h.getsockopt$address(), libc_h.getsockopt$descriptor());
+        // open is variadic (a mode follows O_CREAT, which numaspread never passes), so its handle says so.
+        static final MethodHandle OPEN = CallState.capturingErrno(libc_h.open.address(),
+                libc_h.open.makeInvoker().descriptor(), Linker.Option.firstVariadicArg(2));
+        static final MethodHandle READ = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
+        static final MethodHandle WRITE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
+        static final MethodHandle CLOSE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());
         // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
         static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
                 Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),

@@ -23,6 +23,33 @@ public class libc_h extends libc_h$shared {
     static final SymbolLookup SYMBOL_LOOKUP = SymbolLookup.loaderLookup()
             .or(Linker.nativeLinker().defaultLookup());
 
+    private static final int O_RDONLY = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define O_RDONLY 0
+     * }
+     */
+    public static int O_RDONLY() {
+        return O_RDONLY;
+    }
+    private static final int O_WRONLY = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define O_WRONLY 1
+     * }
+     */
+    public static int O_WRONLY() {
+        return O_WRONLY;
+    }
+    private static final int O_TRUNC = (int)512L;
+    /**
+     * {@snippet lang=c :
+     * #define O_TRUNC 512
+     * }
+     */
+    public static int O_TRUNC() {
+        return O_TRUNC;
+    }
     private static final int SOL_SOCKET = (int)1L;
     /**
      * {@snippet lang=c :
@@ -40,6 +67,79 @@ public class libc_h extends libc_h$shared {
      */
     public static int SO_INCOMING_CPU() {
         return SO_INCOMING_CPU;
+    }
+
+    /**
+     * Variadic invoker class for:
+     * {@snippet lang=c :
+     * extern int open(const char *__file, int __oflag, ...)
+     * }
+     */
+    public static class open {
+        private static final FunctionDescriptor BASE_DESC = FunctionDescriptor.of(
+                libc_h.C_INT,
+                libc_h.C_POINTER,
+                libc_h.C_INT
+            );
+        private static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("open");
+
+        private final MethodHandle handle;
+        private final FunctionDescriptor descriptor;
+        private final MethodHandle spreader;
+
+        private open(MethodHandle handle, FunctionDescriptor descriptor, MethodHandle spreader) {
+            this.handle = handle;
+            this.descriptor = descriptor;
+            this.spreader = spreader;
+        }
+
+        /**
+         * Variadic invoker factory for:
+         * {@snippet lang=c :
+         * extern int open(const char *__file, int __oflag, ...)
+         * }
+         */
+        public static open makeInvoker(MemoryLayout... layouts) {
+            FunctionDescriptor desc$ = BASE_DESC.appendArgumentLayouts(layouts);
+            Linker.Option fva$ = Linker.Option.firstVariadicArg(BASE_DESC.argumentLayouts().size());
+            var mh$ = Linker.nativeLinker().downcallHandle(ADDR, desc$, fva$);
+            var spreader$ = mh$.asSpreader(Object[].class, layouts.length);
+            return new open(mh$, desc$, spreader$);
+        }
+
+        /**
+         * {@return the address}
+         */
+        public static MemorySegment address() {
+            return ADDR;
+        }
+
+        /**
+         * {@return the specialized method handle}
+         */
+        public MethodHandle handle() {
+            return handle;
+        }
+
+        /**
+         * {@return the specialized descriptor}
+         */
+        public FunctionDescriptor descriptor() {
+            return descriptor;
+        }
+
+        public int apply(MemorySegment __file, int __oflag, Object... x2) {
+            try {
+                if (TRACE_DOWNCALLS) {
+                    traceDowncall("open", __file, __oflag, x2);
+                }
+                return (int) spreader.invokeExact(__file, __oflag, x2);
+            } catch(IllegalArgumentException | ClassCastException ex$)  {
+                throw ex$; // rethrow IAE from passing wrong number/type of args
+            } catch (Throwable ex$) {
+               throw new AssertionError("should not reach here", ex$);
+            }
+        }
     }
 
     private static class sched_getcpu {
@@ -288,6 +388,190 @@ public class libc_h extends libc_h$shared {
         }
     }
 
+    private static class close {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("close");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int close(int __fd)
+     * }
+     */
+    public static FunctionDescriptor close$descriptor() {
+        return close.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int close(int __fd)
+     * }
+     */
+    public static MethodHandle close$handle() {
+        return close.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int close(int __fd)
+     * }
+     */
+    public static MemorySegment close$address() {
+        return close.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int close(int __fd)
+     * }
+     */
+    public static int close(int __fd) {
+        var mh$ = close.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("close", __fd);
+            }
+            return (int)mh$.invokeExact(__fd);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class read {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_LONG,
+            libc_h.C_INT,
+            libc_h.C_POINTER,
+            libc_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("read");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern ssize_t read(int __fd, void *__buf, size_t __nbytes)
+     * }
+     */
+    public static FunctionDescriptor read$descriptor() {
+        return read.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern ssize_t read(int __fd, void *__buf, size_t __nbytes)
+     * }
+     */
+    public static MethodHandle read$handle() {
+        return read.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern ssize_t read(int __fd, void *__buf, size_t __nbytes)
+     * }
+     */
+    public static MemorySegment read$address() {
+        return read.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern ssize_t read(int __fd, void *__buf, size_t __nbytes)
+     * }
+     */
+    public static long read(int __fd, MemorySegment __buf, long __nbytes) {
+        var mh$ = read.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("read", __fd, __buf, __nbytes);
+            }
+            return (long)mh$.invokeExact(__fd, __buf, __nbytes);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class write {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_LONG,
+            libc_h.C_INT,
+            libc_h.C_POINTER,
+            libc_h.C_LONG
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("write");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern ssize_t write(int __fd, const void *__buf, size_t __n)
+     * }
+     */
+    public static FunctionDescriptor write$descriptor() {
+        return write.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern ssize_t write(int __fd, const void *__buf, size_t __n)
+     * }
+     */
+    public static MethodHandle write$handle() {
+        return write.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern ssize_t write(int __fd, const void *__buf, size_t __n)
+     * }
+     */
+    public static MemorySegment write$address() {
+        return write.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern ssize_t write(int __fd, const void *__buf, size_t __n)
+     * }
+     */
+    public static long write(int __fd, MemorySegment __buf, long __n) {
+        var mh$ = write.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("write", __fd, __buf, __n);
+            }
+            return (long)mh$.invokeExact(__fd, __buf, __n);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class gettid {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             libc_h.C_INT    );
@@ -344,6 +628,15 @@ public class libc_h extends libc_h$shared {
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }
+    }
+    private static final int O_CLOEXEC = (int)524288L;
+    /**
+     * {@snippet lang=c :
+     * #define O_CLOEXEC 524288
+     * }
+     */
+    public static int O_CLOEXEC() {
+        return O_CLOEXEC;
     }
 }
 
