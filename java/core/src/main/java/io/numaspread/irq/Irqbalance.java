@@ -17,10 +17,11 @@ import java.util.stream.Stream;
 
 /**
  * A running irqbalance moves IRQs every few seconds and would undo an apply. Every irqbalance is found by its
- * {@code /proc/PID/comm}, and each is asked what it leaves alone: IRQs its command line bans ({@code --banirq=N},
- * {@code --banirq N}, {@code -i N}, {@code -iN}), and IRQs whose planned CPUs all lie in the CPUs its environment
- * bans ({@code IRQBALANCE_BANNED_CPULIST}, or the older hex {@code IRQBALANCE_BANNED_CPUS}), on which it places
- * nothing.
+ * {@code /proc/PID/comm}. The only IRQs one leaves alone are those its command line bans ({@code --banirq=N},
+ * {@code --banirq N}, {@code -i N}, {@code -iN}). The CPUs its environment bans ({@code IRQBALANCE_BANNED_CPUS},
+ * which wins, or {@code IRQBALANCE_BANNED_CPULIST}, in {@code /proc/PID/environ}) protect no IRQ: irqbalance
+ * leaves banned CPUs out of its CPU tree ({@code cputree.c}) and places every IRQ it balances on the others, so an
+ * IRQ planned on banned CPUs is moved away at its next rebalance. They are read to say exactly that.
  */
 public final class Irqbalance {
     /**
@@ -34,11 +35,6 @@ public final class Irqbalance {
     public record Process(int pid, List<Integer> bannedIrqs, CpuSet bannedCpus) {
         public Process {
             bannedIrqs = List.copyOf(bannedIrqs);
-        }
-
-        /** Whether this irqbalance leaves {@code irq}, placed on {@code cpus}, alone. */
-        boolean leavesAlone(int irq, CpuSet cpus) {
-            return bannedIrqs.contains(irq) || (!cpus.isEmpty() && bannedCpus.containsAll(cpus));
         }
     }
 
@@ -66,9 +62,11 @@ public final class Irqbalance {
     public static void refuseIfRunning(Path procRoot, Map<Integer, CpuSet> planned) {
         for (Process running : find(procRoot)) {
             List<Integer> unbanned = new ArrayList<>();
+            CpuSet.Builder plannedOnBanned = CpuSet.builder();
             new TreeMap<>(planned).forEach((irq, cpus) -> {
-                if (!running.leavesAlone(irq, cpus)) {
+                if (!running.bannedIrqs().contains(irq)) {
                     unbanned.add(irq);
+                    cpus.intersect(running.bannedCpus()).forEachCpu(plannedOnBanned::add);
                 }
             });
             if (unbanned.isEmpty()) {
@@ -76,11 +74,15 @@ public final class Irqbalance {
             }
             StringBuilder banirq = new StringBuilder();
             unbanned.forEach(irq -> banirq.append(" --banirq=").append(irq));
+            CpuSet onBanned = plannedOnBanned.build();
+            String environment = onBanned.isEmpty() ? "" : "; its environment bans CPUs " + onBanned
+                    + " of the plan (IRQBALANCE_BANNED_CPULIST or _CPUS), which keeps other IRQs off them but makes it move"
+                    + " these IRQs away from them";
             throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "irqbalance is running (pid "
-                    + running.pid() + ") and would move IRQs " + unbanned + " again: stop it (systemctl stop"
-                    + " irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\"" + banirq.toString().strip()
-                    + "\" in /etc/default/irqbalance, or IRQBALANCE_BANNED_CPULIST for the planned CPUs), or pass"
-                    + " --force");
+                    + running.pid() + ") and would move IRQs " + unbanned + " again" + environment + ": stop it"
+                    + " (systemctl stop irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\""
+                    + banirq.toString().strip() + "\" in /etc/default/irqbalance, and IRQBALANCE_BANNED_CPULIST for"
+                    + " the planned CPUs to keep other IRQs off them), or pass --force");
         }
     }
 
@@ -141,10 +143,10 @@ public final class Irqbalance {
         return banned;
     }
 
-    /** irqbalance's short options without a value ("odfjnV"); any other letter takes one (as -i does). */
+    /** irqbalance's short options without a value ("odfjV" of its "odfjVi:p:s:c:l:m:t:e:"); the others take one. */
     private static int shortOptionTakingValue(String arg) {
         for (int k = 1; k < arg.length(); k++) {
-            if ("odfjnV".indexOf(arg.charAt(k)) < 0) {
+            if ("odfjV".indexOf(arg.charAt(k)) < 0) {
                 return k;
             }
         }
@@ -152,8 +154,9 @@ public final class Irqbalance {
     }
 
     /**
-     * The CPUs of {@code IRQBALANCE_BANNED_CPULIST}, else of {@code IRQBALANCE_BANNED_CPUS} (a hex mask), in a
-     * NUL-separated environment; none when neither is set or the value is malformed, as irqbalance then bans none.
+     * The CPUs of a non-empty {@code IRQBALANCE_BANNED_CPUS} (a hex mask), else of {@code IRQBALANCE_BANNED_CPULIST},
+     * in a NUL-separated environment, in irqbalance's order ({@code setup_banned_cpus}); none when neither is set
+     * (irqbalance then bans the isolated and nohz_full CPUs, which no IRQ plan uses) or the value is malformed.
      */
     static CpuSet bannedCpus(String environ) {
         String list = null;
@@ -166,10 +169,10 @@ public final class Irqbalance {
             }
         }
         try {
-            if (list != null) {
-                return CpuSet.parse(list);
+            if (mask != null && !mask.isEmpty()) {
+                return CpuSet.parseHexMask(mask);
             }
-            return mask != null ? CpuSet.parseHexMask(mask) : CpuSet.EMPTY;
+            return list != null ? CpuSet.parse(list) : CpuSet.EMPTY;
         } catch (IllegalArgumentException e) {
             return CpuSet.EMPTY;
         }

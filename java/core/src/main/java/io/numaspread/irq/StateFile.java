@@ -52,9 +52,8 @@ public final class StateFile {
 
     /**
      * What one kernel file held before numaspread first changed it, as read. The value is checked when the record
-     * is made: a cpulist or hex mask exactly as the kernel prints them, nothing else.
-     *
-     * @throws IllegalArgumentException if the value is not one, naming it
+     * is made: a cpulist or hex mask exactly as the kernel prints them, nothing else; anything else is an
+     * {@link IllegalArgumentException} naming the value.
      */
     public record Saved(Target target, String value) {
         public Saved {

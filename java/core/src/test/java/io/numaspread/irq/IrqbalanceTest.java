@@ -47,7 +47,7 @@ class IrqbalanceTest {
     @Test
     void everySpellingOfBanirqThatGetoptAccepts() {
         assertEquals(List.of(38, 39, 40, 41, 42, 43), Irqbalance.bannedIrqs(String.join("\0", "irqbalance",
-                "-i38", "-i", "39", "--banirq=40", "--banirq", "41", "-fi42", "--bani=43", "-p", "44", "-i")));
+                "-i38", "-i", "39", "--banirq=40", "--banirq", "41", "-fi42", "--bani=43", "-p", "44", "-e5", "-i")));
         assertEquals(List.of(), Irqbalance.bannedIrqs(String.join("\0", "irqbalance", "--", "-i38")));
         assertEquals(List.of(), Irqbalance.bannedIrqs(String.join("\0", "irqbalance", "-s", "-i38", "--ban=39")));
     }
@@ -62,19 +62,31 @@ class IrqbalanceTest {
         assertEquals(List.of(612, 700), Irqbalance.find(proc).stream().map(Irqbalance.Process::pid).toList());
     }
 
+    /**
+     * irqbalance leaves banned CPUs out of its tree and moves every IRQ it balances onto the others, so banned CPUs
+     * protect no IRQ planned on them; the refusal says so, and only --banirq makes an IRQ safe.
+     */
     @Test
-    void bannedCpusInIrqbalancesEnvironmentCoverIrqsPlannedOnThem() throws Exception {
+    void bannedCpusInIrqbalancesEnvironmentAreReadAndProtectNothing() throws Exception {
         NicFixture.process(proc, 612, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         Files.writeString(proc.resolve("612/environ"), "LANG=C\0IRQBALANCE_BANNED_CPULIST=2-3\0");
-        assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        assertEquals(CpuSet.parse("2-3"), Irqbalance.find(proc).get(0).bannedCpus());
         NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> Irqbalance.refuseIfRunning(proc, Map.of(38, CpuSet.of(2), 39, CpuSet.of(3, 4))));
-        assertTrue(e.getMessage().contains("[39]"), e.getMessage());
+                () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        assertTrue(e.getMessage().contains("[38, 39]") && e.getMessage().contains("bans CPUs 2-3 of the plan")
+                && e.getMessage().contains("move these IRQs away"), e.getMessage());
 
-        Files.writeString(proc.resolve("612/environ"), "IRQBALANCE_BANNED_CPUS=0000000c\0");
+        Files.writeString(proc.resolve("612/cmdline"), "irqbalance\0--banirq=38\0-i39\0");
         assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
-        Files.writeString(proc.resolve("612/environ"), "IRQBALANCE_BANNED_CPULIST=nonsense\0");
-        assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+    }
+
+    /** As irqbalance's setup_banned_cpus: a non-empty IRQBALANCE_BANNED_CPUS wins over the list. */
+    @Test
+    void theHexMaskWinsOverTheListAsInIrqbalance() {
+        assertEquals(CpuSet.parse("0-1"), Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPULIST=4\0IRQBALANCE_BANNED_CPUS=3\0"));
+        assertEquals(CpuSet.of(4), Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPUS=\0IRQBALANCE_BANNED_CPULIST=4\0"));
+        assertEquals(CpuSet.EMPTY, Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPULIST=nonsense\0"));
+        assertEquals(CpuSet.EMPTY, Irqbalance.bannedCpus(""));
     }
 
     @Test
