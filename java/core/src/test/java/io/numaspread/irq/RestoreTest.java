@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
@@ -226,7 +228,7 @@ class RestoreTest {
             @Override
             public void write(Path file, String value) throws IOException {
                 if (file.equals(paths.smpAffinityList(52))) {
-                    throw new IOException("Invalid argument");
+                    throw new ErrnoException("write", file, Errno.EINVAL.number());
                 }
                 super.write(file, value);
             }
