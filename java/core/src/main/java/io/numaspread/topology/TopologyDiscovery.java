@@ -1,9 +1,12 @@
 package io.numaspread.topology;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +65,19 @@ public final class TopologyDiscovery {
      * process started (a container's cpuset, {@code taskset}), whatever other threads were pinned to since.
      */
     public static CpuSet processAllowed(NativeBackend backend) {
-        return backend.affinity((int) ProcessHandle.current().pid());
+        return backend.affinity(processId());
+    }
+
+    /**
+     * This process's id, from {@code /proc/self}. Not ProcessHandle: its first use sets up the JDK's process
+     * reaper (an executor, lambdas), milliseconds on the cold JVM where the agent plans before {@code main}.
+     */
+    private static int processId() {
+        try {
+            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/self")).toString());
+        } catch (IOException | NumberFormatException e) {
+            throw NumaspreadException.badInput("cannot read this process's id from /proc/self: " + e.getMessage(), e);
+        }
     }
 
     /**
