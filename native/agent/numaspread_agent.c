@@ -47,6 +47,7 @@ struct nsa_rule {
 
 struct nsa_rules {
     atomic_long refs;
+    int report_pins;           /* queue a report for each pin that held too, not only for failures */
     size_t mask_words;
     size_t rule_count;
     struct nsa_rule *rules;
@@ -332,7 +333,9 @@ static int nsa_pin(JNIEnv *jni, struct nsa_rules *rules, pid_t tid, const char *
     const unsigned long *mask = rule->masks + set * rules->mask_words;
     int error = sched_setaffinity(tid, rules->mask_words * sizeof(unsigned long), (const cpu_set_t *) mask) == 0
             ? 0 : errno;
-    nsa_report(jni, error, tid == 0 ? nsa_gettid() : tid, rule->cpulists[set], name);
+    if (error != 0 || rules->report_pins) {
+        nsa_report(jni, error, tid == 0 ? nsa_gettid() : tid, rule->cpulists[set], name);
+    }
     return error == 0 ? 1 : -error;
 }
 
@@ -514,12 +517,13 @@ static int nsa_fill_rule(JNIEnv *env, struct nsa_rule *rule, jobjectArray globs,
 }
 
 /*
- * NativeAgent.install(String[][] globs, long[][] masks, String[][] cpulists, int maskWords, boolean trackStarts):
- * replaces the rules. Rule r matches any of globs[r] and rotates over masks[r], maskWords words per CPU set,
- * which cpulists[r] names.
+ * NativeAgent.install(String[][] globs, long[][] masks, String[][] cpulists, int maskWords, boolean reportPins,
+ * boolean trackStarts): replaces the rules. Rule r matches any of globs[r] and rotates over masks[r], maskWords
+ * words per CPU set, which cpulists[r] names. Without reportPins only failed pins are reported, so a pin that
+ * holds costs its thread no allocation and wakes no other thread.
  */
 static void JNICALL nsa_jni_install(JNIEnv *env, jclass type, jobjectArray globs, jobjectArray masks,
-        jobjectArray cpulists, jint mask_words, jboolean track_starts) {
+        jobjectArray cpulists, jint mask_words, jboolean report_pins, jboolean track_starts) {
     (void) type;
     jsize rule_count = (*env)->GetArrayLength(env, globs);
     if (mask_words < 1 || rule_count != (*env)->GetArrayLength(env, masks)
@@ -540,6 +544,7 @@ static void JNICALL nsa_jni_install(JNIEnv *env, jclass type, jobjectArray globs
     atomic_init(&rules->refs, 1);
     rules->mask_words = (size_t) mask_words;
     rules->tracking = track_starts == JNI_TRUE;
+    rules->report_pins = report_pins == JNI_TRUE;
     rules->rules = calloc(rule_count > 0 ? (size_t) rule_count : 1, sizeof(struct nsa_rule));
     if (rules->rules == NULL) {
         nsa_rules_free(rules);
@@ -732,7 +737,7 @@ static jobjectArray JNICALL nsa_jni_take_reports(JNIEnv *env, jclass type) {
 
 static const JNINativeMethod nsa_methods[] = {
     {"globProblem", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nsa_jni_glob_problem},
-    {"install", "([[Ljava/lang/String;[[J[[Ljava/lang/String;IZ)V", (void *) nsa_jni_install},
+    {"install", "([[Ljava/lang/String;[[J[[Ljava/lang/String;IZZ)V", (void *) nsa_jni_install},
     {"pinRunning", "([I[Ljava/lang/String;)I", (void *) nsa_jni_pin_running},
     {"allThreads", "()[Ljava/lang/Thread;", (void *) nsa_jni_all_threads},
     {"takeReports", "()[Ljava/lang/String;", (void *) nsa_jni_take_reports},

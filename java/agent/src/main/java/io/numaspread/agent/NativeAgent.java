@@ -124,10 +124,11 @@ final class NativeAgent {
      * is pinned to CPU set k mod n of {@code masks[r]}, which holds n masks of {@code maskWords} words each, named
      * by {@code cpulists[r]} in reports.
      *
+     * @param reportPins report every pin, not only those that fail
      * @param trackStarts keep the threads pinned at start until {@link #pinRunning}, which then skips them
      */
     static native void install(String[][] globs, long[][] masks, String[][] cpulists, int maskWords,
-            boolean trackStarts);
+            boolean reportPins, boolean trackStarts);
 
     /**
      * Pins already-running threads by the current rules, except those pinned at start; returns how many matched,

@@ -96,7 +96,8 @@ public final class NumaspreadAgent {
             cpulists[assignment.index()] = assignment.cpus().toString();
         }
         PinReports.start(options.verbose());
-        NativeAgent.install(new String[][] {globs}, new long[][] {masks}, new String[][] {cpulists}, words, attached);
+        NativeAgent.install(new String[][] {globs}, new long[][] {masks}, new String[][] {cpulists}, words,
+                options.verbose(), attached);
         if (options.verbose()) {
             StringBuilder line = new StringBuilder(PREFIX).append("threads ").append(String.join("|", globs))
                     .append(" rotate over CPUs");

@@ -284,6 +284,24 @@ class AgentForkTest {
         }
     }
 
+    /** Whatever TID reaches it, the library pins only threads of its own process. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    @Timeout(120)
+    void theLibraryRefusesToPinAThreadOfAnotherProcess(Path jdk) throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            String before = cpusAllowed(sleeper.pid());
+            ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=1,mode=cpu", "pin-tid",
+                    Long.toString(sleeper.pid()), "io-0");
+            assertEquals(0, result.exitCode(), result.describe());
+            assertEquals(List.of("pinRunning -1", "done"), result.stdout(), result.describe());
+            assertEquals(before, cpusAllowed(sleeper.pid()), result.describe());
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
     private static String cpusAllowed(long pid) throws Exception {
         for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
             if (line.startsWith("Cpus_allowed_list:")) {

@@ -26,7 +26,9 @@ import java.util.function.IntFunction;
  *   <li>{@code idle PREFIX:N...}: starts and joins the threads one after another; they do nothing and print
  *       nothing (for timing thread start-up with and without the agent: scripts/bench-agent).
  *   <li>{@code time PREFIX N}: the same for PREFIX-0..N-1, timing each start and join, and prints the median
- *       and 90th percentile in microseconds (robust where other work shares the machine).
+ *       and 90th percentile in microseconds (robust where other work shares the machine), and the CPU time the
+ *       whole process spent per thread (all its threads, from /proc/self/stat; less disturbed by other work than
+ *       wall time).
  *   <li>{@code time-self PREFIX N}: the same, but each thread pins itself as its first action, to CPU k mod 2,
  *       through numaspread's own backend (FFM on JDK 23 and later, JNA before): the floor that a thread pinned
  *       by the agent is compared with. Needs the core jar (and on JDK 17 JNA) on the class path.
@@ -37,6 +39,8 @@ import java.util.function.IntFunction;
  *       thread prints its affinity again (prefixed "after").
  *   <li>{@code attach-named NAME...}: the same with the given names, URL-encoded, which the threads print
  *       URL-encoded too (a name may hold a newline).
+ *   <li>{@code pin-tid TID NAME}: asks the agent's library, loaded by {@code -javaagent}, to pin the running
+ *       thread TID by NAME, as an attach does, and prints "pinRunning" and what it returned.
  * </ul>
  */
 public final class PinProbe {
@@ -59,6 +63,8 @@ public final class PinProbe {
                 awaitGo();
                 sequential(names(List.of(args).subList(1, args.length)));
             }
+            case "pin-tid" -> System.out.println("pinRunning "
+                    + NativeAgent.pinRunning(new int[] {Integer.parseInt(args[1])}, new String[] {args[2]}));
             case "attach" -> attach(names(List.of(args).subList(1, args.length)));
             case "attach-named" -> {
                 encodeNames = true;
@@ -88,6 +94,7 @@ public final class PinProbe {
 
     private static void time(String prefix, int count, IntFunction<Runnable> firstAction) throws InterruptedException {
         long[] nanos = new long[count];
+        long cpuBefore = processCpuTicks();
         for (int i = 0; i < count; i++) {
             Runnable action = firstAction == null ? () -> { } : firstAction.apply(i);
             long start = System.nanoTime();
@@ -96,8 +103,24 @@ public final class PinProbe {
             thread.join();
             nanos[i] = System.nanoTime() - start;
         }
+        long cpuTicks = processCpuTicks() - cpuBefore;
         java.util.Arrays.sort(nanos);
-        System.out.printf("start+join median %.1f us, p90 %.1f us%n", nanos[count / 2] / 1e3, nanos[count * 9 / 10] / 1e3);
+        System.out.printf("start+join median %.1f us, p90 %.1f us, process CPU %.2f us per thread%n",
+                nanos[count / 2] / 1e3, nanos[count * 9 / 10] / 1e3, cpuTicks * 1e6 / CLOCK_TICKS / count);
+    }
+
+    /** USER_HZ, in which /proc reports CPU time: 100 on every Linux architecture the agent is built for. */
+    private static final double CLOCK_TICKS = 100;
+
+    /** utime + stime of this process, all threads, in clock ticks. */
+    private static long processCpuTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[14 - 3]) + Long.parseLong(fields[15 - 3]);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Thread k pins itself to CPU k mod 2 (of those it may use) with one call, as the agent would pin it. */
@@ -190,7 +213,9 @@ public final class PinProbe {
         String cpus = null;
         String tid = null;
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+            // Bytes as Latin-1: the Name: line holds the kernel's 15-byte cut of the thread name, which may end
+            // inside a UTF-8 character; the two lines read here are ASCII.
+            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"), StandardCharsets.ISO_8859_1)) {
                 if (line.startsWith("Cpus_allowed_list:")) {
                     cpus = line.substring(line.indexOf(':') + 1).strip();
                 } else if (line.startsWith("Pid:")) {
