@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Builds a {@link Topology} from a backend's NUMA facts and sysfs's CPU facts.
@@ -86,7 +87,8 @@ public final class TopologyDiscovery {
      */
     private static CpuSet nohzFull(SysfsTree sysfs) {
         String file = SysfsTree.CPU_DIR + "/nohz_full";
-        if (sysfs.readOptional(file).filter("(null)"::equals).isPresent()) {
+        // No lambda here: the agent runs this before main, where each new lambda spins a class.
+        if (sysfs.readOptional(file).equals(Optional.of("(null)"))) {
             return CpuSet.EMPTY;
         }
         return sysfs.readOptionalCpuList(file).orElse(CpuSet.EMPTY);
