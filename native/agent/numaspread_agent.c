@@ -10,7 +10,12 @@
  * under a mutex held only for the pointer grab, so a swap never frees a set that a starting thread still uses.
  * Each rule rotates through its CPU sets with an atomic counter: its k-th match gets set k mod n.
  *
- * Masks are sized by the Java side from cpu/possible, never from cpu_set_t's fixed 1024 bits.
+ * Masks are sized by the Java side from cpu/possible, never from cpu_set_t's fixed 1024 bits, and each CPU set
+ * comes with its cpulist text as CpuSet.toString() writes it: Java owns that format, the reports only repeat it.
+ *
+ * A thread that matches no rule costs the hook one JNI field read and the glob match, on a stack buffer: no
+ * JVMTI call (GetThreadInfo allocates the name and two local references, and on JDK 21 and later also blocks
+ * virtual-thread transitions while it reads), no malloc.
  */
 #include <errno.h>
 #include <jni.h>
@@ -22,25 +27,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define NSA_CLASS "io/numaspread/agent/NativeAgent"
 #define NSA_REPORTS_CLASS "io/numaspread/agent/PinReports"
 #define NSA_REPORT_CAPACITY 1024
-#define NSA_NAME_LIMIT 256
+#define NSA_NAME_LIMIT 256       /* bytes of a name kept in a report */
+#define NSA_NAME_BUFFER 512      /* bytes of a name the hook reads onto its stack; longer names are malloc'd */
 
 struct nsa_rule {
     size_t glob_count;
     char **globs;              /* modified UTF-8, as JNI and JVMTI hand names out */
     size_t set_count;
     unsigned long *masks;      /* set_count masks of nsa_rules.mask_words words each */
-    char **cpulists;           /* each set as a kernel cpulist, for reports */
+    char **cpulists;           /* each set as CpuSet.toString() writes it, for reports */
     atomic_ulong next;         /* the rotation: the k-th match takes set k mod set_count */
 };
 
 struct nsa_rules {
     atomic_long refs;
+    int report_pins;           /* queue a report for each pin that held too, not only for failures */
     size_t mask_words;
     size_t rule_count;
     struct nsa_rule *rules;
@@ -61,6 +69,7 @@ struct nsa_report {
 };
 
 static jvmtiEnv *nsa_jvmti;
+static jfieldID nsa_thread_name;  /* java.lang.Thread.name; NULL on a JVM without it, then GetThreadInfo */
 static pthread_mutex_t nsa_rules_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nsa_rules *nsa_current;
 
@@ -257,47 +266,6 @@ static void nsa_rules_release(struct nsa_rules *rules) {
     }
 }
 
-/* The mask as a kernel cpulist ("0-3,8"); NULL when out of memory. */
-static char *nsa_cpulist(const unsigned long *mask, size_t words) {
-    size_t bits = words * 64;
-    size_t capacity = 16;
-    size_t used = 0;
-    char *text = malloc(capacity);
-    if (text == NULL) {
-        return NULL;
-    }
-    text[0] = '\0';
-    for (size_t cpu = 0; cpu < bits; cpu++) {
-        if (!(mask[cpu / 64] >> (cpu % 64) & 1UL)) {
-            continue;
-        }
-        size_t end = cpu;
-        while (end + 1 < bits && (mask[(end + 1) / 64] >> ((end + 1) % 64) & 1UL)) {
-            end++;
-        }
-        char piece[48];
-        int written = end > cpu ? snprintf(piece, sizeof piece, "%s%zu-%zu", used ? "," : "", cpu, end)
-                                : snprintf(piece, sizeof piece, "%s%zu", used ? "," : "", cpu);
-        if (written < 0 || (size_t) written >= sizeof piece) {
-            free(text);
-            return NULL;
-        }
-        if (used + (size_t) written + 1 > capacity) {
-            capacity = (used + (size_t) written + 1) * 2;
-            char *grown = realloc(text, capacity);
-            if (grown == NULL) {
-                free(text);
-                return NULL;
-            }
-            text = grown;
-        }
-        memcpy(text + used, piece, (size_t) written + 1);
-        used += (size_t) written;
-        cpu = end;
-    }
-    return text;
-}
-
 /* The first rule any of whose globs matches the name, or NULL. */
 static struct nsa_rule *nsa_rule_for(struct nsa_rules *rules, const char *name) {
     for (size_t r = 0; r < rules->rule_count; r++) {
@@ -316,9 +284,22 @@ static pid_t nsa_gettid(void) {
 
 /* ---- reports: what was pinned where, drained by a Java thread ----------------------------------------- */
 
+/* The length of name's first NSA_NAME_LIMIT bytes at most, never ending inside a multi-byte character. */
+static size_t nsa_report_length(const char *name) {
+    size_t length = strnlen(name, NSA_NAME_LIMIT + 1);
+    if (length <= NSA_NAME_LIMIT) {
+        return length;
+    }
+    length = NSA_NAME_LIMIT;
+    while (length > 0 && ((unsigned char) name[length] & 0xC0) == 0x80) {
+        length--;  /* name[length] continues the character that starts before it: cut before that start */
+    }
+    return length;
+}
+
 static void nsa_report(JNIEnv *jni, int error, pid_t tid, const char *cpus, const char *name) {
     char *cpus_copy = strdup(cpus);
-    char *name_copy = strndup(name, NSA_NAME_LIMIT);
+    char *name_copy = strndup(name, nsa_report_length(name));
     if (pthread_mutex_lock(&nsa_report_lock) != 0) {
         free(cpus_copy);
         free(name_copy);
@@ -353,7 +334,9 @@ static int nsa_pin(JNIEnv *jni, struct nsa_rules *rules, pid_t tid, const char *
     const unsigned long *mask = rule->masks + set * rules->mask_words;
     int error = sched_setaffinity(tid, rules->mask_words * sizeof(unsigned long), (const cpu_set_t *) mask) == 0
             ? 0 : errno;
-    nsa_report(jni, error, tid == 0 ? nsa_gettid() : tid, rule->cpulists[set], name);
+    if (error != 0 || rules->report_pins) {
+        nsa_report(jni, error, tid == 0 ? nsa_gettid() : tid, rule->cpulists[set], name);
+    }
     return error == 0 ? 1 : -error;
 }
 
@@ -379,27 +362,61 @@ static void nsa_track_started(struct nsa_rules *rules, pid_t tid) {
     }
 }
 
+/* Matches and pins the starting thread by name, and tracks it for a dynamic attach when it matched. */
+static void nsa_pin_started(JNIEnv *jni, struct nsa_rules *rules, const char *name) {
+    if (nsa_pin(jni, rules, 0, name) != 0) {
+        nsa_track_started(rules, nsa_gettid());
+    }
+}
+
+/* The name through JVMTI, for a JVM whose Thread has no "name" field. */
+static void nsa_pin_started_by_thread_info(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct nsa_rules *rules) {
+    jvmtiThreadInfo info;
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) {
+        return;
+    }
+    if (info.thread_group != NULL) {
+        (*jni)->DeleteLocalRef(jni, info.thread_group);
+    }
+    if (info.context_class_loader != NULL) {
+        (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+    }
+    if (info.name != NULL) {
+        nsa_pin_started(jni, rules, info.name);
+        if ((*jvmti)->Deallocate(jvmti, (unsigned char *) info.name) != JVMTI_ERROR_NONE) {
+            nsa_report(jni, EFAULT, nsa_gettid(), "", "(JVMTI Deallocate failed)");
+        }
+    }
+}
+
 static void JNICALL nsa_on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     struct nsa_rules *rules = nsa_rules_acquire();
     if (rules == NULL) {
         return;
     }
-    jvmtiThreadInfo info;
-    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) == JVMTI_ERROR_NONE) {
-        if (info.thread_group != NULL) {
-            (*jni)->DeleteLocalRef(jni, info.thread_group);
-        }
-        if (info.context_class_loader != NULL) {
-            (*jni)->DeleteLocalRef(jni, info.context_class_loader);
-        }
-        if (info.name != NULL) {
-            if (nsa_pin(jni, rules, 0, info.name) != 0) {
-                nsa_track_started(rules, nsa_gettid());
+    if (nsa_thread_name == NULL) {
+        nsa_pin_started_by_thread_info(jvmti, jni, thread, rules);
+        nsa_rules_release(rules);
+        return;
+    }
+    jstring name = (jstring) (*jni)->GetObjectField(jni, thread, nsa_thread_name);
+    if (name != NULL) {
+        char buffer[NSA_NAME_BUFFER];
+        jsize utf_length = (*jni)->GetStringUTFLength(jni, name);
+        char *text = utf_length < 0 ? NULL
+                : (size_t) utf_length < sizeof buffer ? buffer : malloc((size_t) utf_length + 1);
+        if (text != NULL) {
+            (*jni)->GetStringUTFRegion(jni, name, 0, (*jni)->GetStringLength(jni, name), text);
+            text[utf_length] = '\0';
+            if (!(*jni)->ExceptionCheck(jni)) {
+                nsa_pin_started(jni, rules, text);
             }
-            if ((*jvmti)->Deallocate(jvmti, (unsigned char *) info.name) != JVMTI_ERROR_NONE) {
-                nsa_report(jni, EFAULT, nsa_gettid(), "", "(JVMTI Deallocate failed)");
+            if (text != buffer) {
+                free(text);
             }
         }
+        (*jni)->ExceptionClear(jni);
+        (*jni)->DeleteLocalRef(jni, name);
     }
     nsa_rules_release(rules);
 }
@@ -443,11 +460,13 @@ static jstring JNICALL nsa_jni_glob_problem(JNIEnv *env, jclass type, jstring gl
     return problem == NULL ? NULL : (*env)->NewStringUTF(env, problem);
 }
 
-static int nsa_fill_rule(JNIEnv *env, struct nsa_rule *rule, jobjectArray globs, jlongArray masks, size_t words) {
+static int nsa_fill_rule(JNIEnv *env, struct nsa_rule *rule, jobjectArray globs, jlongArray masks,
+        jobjectArray cpulists, size_t words) {
     jsize glob_count = (*env)->GetArrayLength(env, globs);
     jsize mask_length = (*env)->GetArrayLength(env, masks);
-    if (glob_count < 1 || mask_length < 1 || (size_t) mask_length % words != 0) {
-        nsa_throw(env, "java/lang/IllegalArgumentException", "a rule needs globs and whole masks");
+    if (glob_count < 1 || mask_length < 1 || (size_t) mask_length % words != 0
+            || (size_t) (*env)->GetArrayLength(env, cpulists) != (size_t) mask_length / words) {
+        nsa_throw(env, "java/lang/IllegalArgumentException", "a rule needs globs, whole masks and their cpulists");
         return 0;
     }
     rule->set_count = (size_t) mask_length / words;
@@ -484,9 +503,13 @@ static int nsa_fill_rule(JNIEnv *env, struct nsa_rule *rule, jobjectArray globs,
     }
     (*env)->ReleaseLongArrayElements(env, masks, elements, JNI_ABORT);
     for (size_t s = 0; s < rule->set_count; s++) {
-        rule->cpulists[s] = nsa_cpulist(rule->masks + s * words, words);
+        jstring cpulist = (jstring) (*env)->GetObjectArrayElement(env, cpulists, (jsize) s);
+        if ((*env)->ExceptionCheck(env)) {
+            return 0;
+        }
+        rule->cpulists[s] = nsa_utf(env, cpulist);
+        (*env)->DeleteLocalRef(env, cpulist);
         if (rule->cpulists[s] == NULL) {
-            nsa_throw(env, "java/lang/OutOfMemoryError", "numaspread agent: cpulist");
             return 0;
         }
     }
@@ -495,15 +518,18 @@ static int nsa_fill_rule(JNIEnv *env, struct nsa_rule *rule, jobjectArray globs,
 }
 
 /*
- * NativeAgent.install(String[][] globs, long[][] masks, int maskWords, boolean trackStarts): replaces the rules.
- * Rule r matches any of globs[r] and rotates over masks[r], maskWords words per CPU set.
+ * NativeAgent.install(String[][] globs, long[][] masks, String[][] cpulists, int maskWords, boolean reportPins,
+ * boolean trackStarts): replaces the rules. Rule r matches any of globs[r] and rotates over masks[r], maskWords
+ * words per CPU set, which cpulists[r] names. Without reportPins only failed pins are reported, so a pin that
+ * holds costs its thread no allocation and wakes no other thread.
  */
 static void JNICALL nsa_jni_install(JNIEnv *env, jclass type, jobjectArray globs, jobjectArray masks,
-        jint mask_words, jboolean track_starts) {
+        jobjectArray cpulists, jint mask_words, jboolean report_pins, jboolean track_starts) {
     (void) type;
     jsize rule_count = (*env)->GetArrayLength(env, globs);
-    if (mask_words < 1 || rule_count != (*env)->GetArrayLength(env, masks)) {
-        nsa_throw(env, "java/lang/IllegalArgumentException", "globs and masks differ in length");
+    if (mask_words < 1 || rule_count != (*env)->GetArrayLength(env, masks)
+            || rule_count != (*env)->GetArrayLength(env, cpulists)) {
+        nsa_throw(env, "java/lang/IllegalArgumentException", "globs, masks and cpulists differ in length");
         return;
     }
     struct nsa_rules *rules = calloc(1, sizeof *rules);
@@ -519,6 +545,7 @@ static void JNICALL nsa_jni_install(JNIEnv *env, jclass type, jobjectArray globs
     atomic_init(&rules->refs, 1);
     rules->mask_words = (size_t) mask_words;
     rules->tracking = track_starts == JNI_TRUE;
+    rules->report_pins = report_pins == JNI_TRUE;
     rules->rules = calloc(rule_count > 0 ? (size_t) rule_count : 1, sizeof(struct nsa_rule));
     if (rules->rules == NULL) {
         nsa_rules_free(rules);
@@ -528,11 +555,14 @@ static void JNICALL nsa_jni_install(JNIEnv *env, jclass type, jobjectArray globs
     for (jsize r = 0; r < rule_count; r++) {
         jobjectArray rule_globs = (jobjectArray) (*env)->GetObjectArrayElement(env, globs, r);
         jlongArray rule_masks = rule_globs == NULL ? NULL : (jlongArray) (*env)->GetObjectArrayElement(env, masks, r);
-        int filled = rule_masks != NULL
-                && nsa_fill_rule(env, &rules->rules[r], rule_globs, rule_masks, rules->mask_words);
+        jobjectArray rule_cpulists = rule_masks == NULL ? NULL
+                : (jobjectArray) (*env)->GetObjectArrayElement(env, cpulists, r);
+        int filled = rule_cpulists != NULL
+                && nsa_fill_rule(env, &rules->rules[r], rule_globs, rule_masks, rule_cpulists, rules->mask_words);
         rules->rule_count++;
         (*env)->DeleteLocalRef(env, rule_globs);
         (*env)->DeleteLocalRef(env, rule_masks);
+        (*env)->DeleteLocalRef(env, rule_cpulists);
         if (!filled) {
             if (!(*env)->ExceptionCheck(env)) {
                 nsa_throw(env, "java/lang/NullPointerException", "null rule");
@@ -567,8 +597,20 @@ static int nsa_contains(const pid_t *tids, size_t count, pid_t tid) {
 }
 
 /*
+ * Whether tid is a thread of this process. The TIDs of running threads come from the JVM's thread dump, read
+ * from Java: whatever went wrong there, this library never calls sched_setaffinity on another process.
+ */
+static int nsa_own_thread(pid_t tid) {
+    char path[64];
+    struct stat status;
+    int length = snprintf(path, sizeof path, "/proc/self/task/%d", (int) tid);
+    return tid > 0 && length > 0 && (size_t) length < sizeof path && stat(path, &status) == 0;
+}
+
+/*
  * NativeAgent.pinRunning(int[] tids, String[] names): pins threads that were running before the rules were
- * installed, skipping those pinned at their start, and ends the tracking of starts. Returns how many matched.
+ * installed, skipping those pinned at their start and any TID that is no thread of this process, and ends the
+ * tracking of starts. Returns how many matched, or -1 when a TID was refused.
  */
 static jint JNICALL nsa_jni_pin_running(JNIEnv *env, jclass type, jintArray tids, jobjectArray names) {
     (void) type;
@@ -582,6 +624,7 @@ static jint JNICALL nsa_jni_pin_running(JNIEnv *env, jclass type, jintArray tids
         return 0;
     }
     jint matched = 0;
+    int refused = 0;
     jint *tid_values = (*env)->GetIntArrayElements(env, tids, NULL);
     if (tid_values != NULL && pthread_mutex_lock(&rules->started_lock) == 0) {
         rules->tracking = 0;
@@ -590,6 +633,10 @@ static jint JNICALL nsa_jni_pin_running(JNIEnv *env, jclass type, jintArray tids
         }
         for (jsize i = 0; i < count && !(*env)->ExceptionCheck(env); i++) {
             if (nsa_contains(rules->started, rules->started_count, (pid_t) tid_values[i])) {
+                continue;
+            }
+            if (!nsa_own_thread((pid_t) tid_values[i])) {
+                refused = 1;
                 continue;
             }
             jstring name = (jstring) (*env)->GetObjectArrayElement(env, names, i);
@@ -605,7 +652,31 @@ static jint JNICALL nsa_jni_pin_running(JNIEnv *env, jclass type, jintArray tids
         (*env)->ReleaseIntArrayElements(env, tids, tid_values, JNI_ABORT);
     }
     nsa_rules_release(rules);
-    return matched;
+    return refused ? -1 : matched;
+}
+
+/* NativeAgent.allThreads(): the live platform threads, from JVMTI GetAllThreads. */
+static jobjectArray JNICALL nsa_jni_all_threads(JNIEnv *env, jclass type) {
+    (void) type;
+    jint count = 0;
+    jthread *threads = NULL;
+    if ((*nsa_jvmti)->GetAllThreads(nsa_jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
+        nsa_throw(env, "java/lang/IllegalStateException", "numaspread agent: JVMTI GetAllThreads failed");
+        return NULL;
+    }
+    jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
+    jobjectArray result = thread_class == NULL ? NULL : (*env)->NewObjectArray(env, count, thread_class, NULL);
+    for (jint i = 0; i < count; i++) {
+        if (result != NULL && !(*env)->ExceptionCheck(env)) {
+            (*env)->SetObjectArrayElement(env, result, i, threads[i]);
+        }
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    if ((*nsa_jvmti)->Deallocate(nsa_jvmti, (unsigned char *) threads) != JVMTI_ERROR_NONE
+            && !(*env)->ExceptionCheck(env)) {
+        nsa_throw(env, "java/lang/IllegalStateException", "numaspread agent: JVMTI Deallocate failed");
+    }
+    return (*env)->ExceptionCheck(env) ? NULL : result;
 }
 
 /*
@@ -667,8 +738,9 @@ static jobjectArray JNICALL nsa_jni_take_reports(JNIEnv *env, jclass type) {
 
 static const JNINativeMethod nsa_methods[] = {
     {"globProblem", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nsa_jni_glob_problem},
-    {"install", "([[Ljava/lang/String;[[JIZ)V", (void *) nsa_jni_install},
+    {"install", "([[Ljava/lang/String;[[J[[Ljava/lang/String;IZZ)V", (void *) nsa_jni_install},
     {"pinRunning", "([I[Ljava/lang/String;)I", (void *) nsa_jni_pin_running},
+    {"allThreads", "()[Ljava/lang/Thread;", (void *) nsa_jni_all_threads},
     {"takeReports", "()[Ljava/lang/String;", (void *) nsa_jni_take_reports},
 };
 
@@ -693,6 +765,14 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     nsa_reports_wake = (*env)->GetStaticMethodID(env, reports, "wake", "()V");
     if (nsa_reports_class == NULL || nsa_reports_wake == NULL) {
         return JNI_ERR;
+    }
+    jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
+    if (thread_class == NULL) {
+        return JNI_ERR;
+    }
+    nsa_thread_name = (*env)->GetFieldID(env, thread_class, "name", "Ljava/lang/String;");
+    if (nsa_thread_name == NULL) {
+        (*env)->ExceptionClear(env);  /* NoSuchFieldError: this JVM's Thread differs; GetThreadInfo will do */
     }
     if ((*vm)->GetEnv(vm, (void **) &nsa_jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         nsa_throw(env, "java/lang/UnsatisfiedLinkError", "numaspread agent: the JVM offers no JVMTI environment");

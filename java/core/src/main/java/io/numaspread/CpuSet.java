@@ -339,8 +339,14 @@ public final class CpuSet implements Iterable<Integer> {
         return IntStream.iterate(isEmpty() ? -1 : first(), cpu -> cpu >= 0, this::nextAfter);
     }
 
+    /** A loop rather than {@code stream().toArray()}: the agent calls this before {@code main}, on a cold JVM. */
     public int[] toArray() {
-        return stream().toArray();
+        int[] cpus = new int[size()];
+        int i = 0;
+        for (int cpu = isEmpty() ? -1 : first(); cpu >= 0; cpu = nextAfter(cpu)) {
+            cpus[i++] = cpu;
+        }
+        return cpus;
     }
 
     public void forEachCpu(IntConsumer action) {

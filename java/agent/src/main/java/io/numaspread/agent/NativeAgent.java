@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.agent;
 
+import io.numaspread.NumaspreadException;
+import java.io.File;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
 
 /**
  * The JVMTI + JNI library from {@code native/agent}: it pins a thread whose name matches a rule from inside
@@ -15,6 +23,7 @@ import java.nio.file.attribute.PosixFilePermissions;
  */
 final class NativeAgent {
     private static final String LIBRARY = "libnumaspread-agent.so";
+    private static final int DIRECTORY_ATTEMPTS = 100;
 
     private static boolean loaded;
 
@@ -22,42 +31,90 @@ final class NativeAgent {
     }
 
     /**
-     * Extracts the library into a fresh owner-only directory with an unpredictable name, loads it, and deletes
-     * it again: once mapped, the file is no longer needed, and nothing is left behind even on a kill -9.
+     * Extracts the library into a fresh owner-only directory, loads it, and deletes it again: once mapped, the
+     * file is no longer needed, and nothing is left behind even on a kill -9.
      *
-     * @throws AgentException when this platform has no library in the jar or it cannot be loaded
+     * @throws NumaspreadException (unavailable) when this platform has no library in the jar or it cannot be
+     *     loaded
      */
     static synchronized void load() {
         if (loaded) {
             return;
         }
-        String platform = "linux-" + System.getProperty("os.arch");
-        String resource = "native/" + platform + "/" + LIBRARY;
-        if (!System.getProperty("os.name").startsWith("Linux")) {
-            throw new AgentException("the agent runs on Linux only, not on " + System.getProperty("os.name"));
+        String os = System.getProperty("os.name");
+        if (!os.startsWith("Linux")) {
+            throw unavailable("the agent runs on Linux only, not on " + os);
         }
-        try (InputStream library = NativeAgent.class.getResourceAsStream(resource)) {
-            if (library == null) {
-                throw new AgentException("the agent jar has no native library for " + platform);
-            }
-            Path directory = Files.createTempDirectory("numaspread-agent-",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        String resource = "io/numaspread/agent/native/linux-" + System.getProperty("os.arch") + "/" + LIBRARY;
+        try {
+            byte[] library = readFromAgentJar(resource);
+            Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
             Path file = directory.resolve(LIBRARY);
             try {
-                Files.copy(library, file, StandardCopyOption.REPLACE_EXISTING);
+                try (FileOutputStream out = new FileOutputStream(file.toFile())) {
+                    out.write(library);
+                }
                 System.load(file.toString());
             } finally {
                 Files.deleteIfExists(file);
                 Files.delete(directory);
             }
         } catch (IOException e) {
-            throw new AgentException("cannot extract the native library to " + System.getProperty("java.io.tmpdir")
-                    + ": " + e.getMessage());
+            throw unavailable("cannot extract the native library to " + System.getProperty("java.io.tmpdir") + ": "
+                    + e.getMessage());
         } catch (UnsatisfiedLinkError e) {
-            throw new AgentException("cannot load the native library (is java.io.tmpdir on a noexec mount?): "
+            throw unavailable("cannot load the native library (is java.io.tmpdir on a noexec mount?): "
                     + e.getMessage());
         }
         loaded = true;
+    }
+
+    /**
+     * A new directory that only this user can enter. Not Files.createTempDirectory: its SecureRandom name costs
+     * the JVM's security providers and a seed read, about a fifth of the agent's start-up. The name need not be
+     * secret: mkdir creates it exclusively (a planted file or symlink of that name fails it, and another name is
+     * tried), with mode 0700 from the start, so nobody else can put anything into it.
+     */
+    private static Path privateDirectory(Path parent) throws IOException {
+        FileAttribute<?> ownerOnly = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+        for (int attempt = 1; ; attempt++) {
+            Path directory = parent.resolve("numaspread-agent-"
+                    + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+            try {
+                return Files.createDirectory(directory, ownerOnly);
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == DIRECTORY_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * A resource of the agent's own jar, read through a JarFile of it. Not Class.getResourceAsStream: the class
+     * loader searches the JDK's modules first (opening the runtime image) and then reads through a jar URL
+     * connection, which together cost a cold JVM more than the library itself.
+     */
+    private static byte[] readFromAgentJar(String resource) throws IOException {
+        File jarFile;
+        try {
+            jarFile = new File(NativeAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            throw unavailable("cannot find the agent's jar: " + e.getMessage());
+        }
+        try (JarFile jar = new JarFile(jarFile, false)) {
+            ZipEntry entry = jar.getEntry(resource);
+            if (entry == null) {
+                throw unavailable("the agent jar has no native library " + resource);
+            }
+            try (InputStream in = jar.getInputStream(entry)) {
+                return in.readAllBytes();
+            }
+        }
+    }
+
+    private static NumaspreadException unavailable(String message) {
+        return new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, message);
     }
 
     /** Why {@code glob} is malformed, or null when it is well-formed. */
@@ -65,14 +122,23 @@ final class NativeAgent {
 
     /**
      * Replaces the rules. Rule r matches a thread whose name matches any of {@code globs[r]}, and its k-th match
-     * is pinned to CPU set k mod n of {@code masks[r]}, which holds n masks of {@code maskWords} words each.
+     * is pinned to CPU set k mod n of {@code masks[r]}, which holds n masks of {@code maskWords} words each, named
+     * by {@code cpulists[r]} in reports.
      *
+     * @param reportPins report every pin, not only those that fail
      * @param trackStarts keep the threads pinned at start until {@link #pinRunning}, which then skips them
      */
-    static native void install(String[][] globs, long[][] masks, int maskWords, boolean trackStarts);
+    static native void install(String[][] globs, long[][] masks, String[][] cpulists, int maskWords,
+            boolean reportPins, boolean trackStarts);
 
-    /** Pins already-running threads by the current rules, except those pinned at start; returns how many matched. */
+    /**
+     * Pins already-running threads by the current rules, except those pinned at start; returns how many matched,
+     * or -1 when a TID is no thread of this process (it is skipped; the others are pinned).
+     */
     static native int pinRunning(int[] tids, String[] names);
+
+    /** This JVM's live platform threads, from JVMTI GetAllThreads. */
+    static native Thread[] allThreads();
 
     /**
      * Takes the pins reported so far, without waiting: "errno\tstrerror\ttid\tcpulist\tname" each, errno 0 for a

@@ -3,7 +3,6 @@ package io.numaspread.agent;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.NicPlacement;
-import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
@@ -13,6 +12,7 @@ import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.pin.AgentOptions;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
@@ -22,7 +22,6 @@ import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * The {@code -javaagent} entry points. {@code premain} installs the rules before {@code main} runs, so every
@@ -31,6 +30,11 @@ import java.util.stream.Collectors;
  *
  * <p>Bad options print one line to stderr and leave the JVM running without pinning, unless {@code strict=true},
  * when the JVM does not start (or the attach fails).
+ *
+ * <p>premain delays the application's {@code main}, so its path loads only what the rules need: the options,
+ * the library, the topology from sysfs and the planner. No lambdas, streams or {@code String.format} on it
+ * (each links classes at a cold JVM's pace); the IRQ transaction, the NIC and the thread dump load only when the
+ * options ask for them.
  */
 public final class NumaspreadAgent {
     static final String PREFIX = "numaspread agent: ";
@@ -56,7 +60,7 @@ public final class NumaspreadAgent {
             install(AgentOptions.parse(text), attached);
         } catch (RuntimeException e) {
             boolean strict = AgentOptions.strictRequested(text);
-            String message = e instanceof AgentException || e.getMessage() != null ? e.getMessage() : e.toString();
+            String message = e instanceof NumaspreadException || e.getMessage() != null ? e.getMessage() : e.toString();
             System.err.println(PREFIX + message + (strict ? "" : "; running without pinning"));
             if (strict && attached) {
                 throw new IllegalStateException(PREFIX + message + " (strict=true)", e);
@@ -69,53 +73,64 @@ public final class NumaspreadAgent {
 
     private static void install(AgentOptions options, boolean attached) {
         NativeAgent.load();
-        for (String glob : options.globs()) {
+        String[] globs = options.globs().toArray(new String[0]);
+        for (String glob : globs) {
             String problem = NativeAgent.globProblem(glob);
             if (problem != null) {
-                throw new AgentException("bad glob \"" + glob + "\" in threads=: it " + problem);
+                throw NumaspreadException.badInput("bad glob \"" + glob + "\" in threads=: it " + problem);
             }
         }
         SysfsTree sysfs = SysfsTree.live();
         Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
-        Optional<Nic> nic = options.nic().map(name -> NicDiscovery.discover(new InterfaceName(name), KernelPaths.LIVE));
-        SpreadPlan plan = Planner.plan(topology, nic
-                .map(found -> found.planRequest(topology, Purpose.THREADS).withMode(options.mode())
-                        .withCount(options.count().orElse(found.queues().size())))
-                .orElseGet(() -> PlanRequest.threads(options.node().orElseThrow(), options.count().orElseThrow())
-                        .withMode(options.mode())));
+        Nic nic = options.nic().isPresent() ? NicDiscovery.discover(options.nic().get(), KernelPaths.LIVE) : null;
+        SpreadPlan plan = Planner.plan(topology, threadRequest(options, topology, nic));
         if (options.applyIrqs()) {
-            applyIrqs(nic.orElseThrow(), topology, options);
+            IrqPlacement.apply(nic, topology, options);
         }
         int bits = sysfs.maskBits();
         int words = (bits + 63) / 64;
-        long[] masks = new long[plan.assignments().size() * words];
-        for (Assignment assignment : plan.assignments()) {
+        List<Assignment> assignments = plan.assignments();
+        long[] masks = new long[assignments.size() * words];
+        String[] cpulists = new String[assignments.size()];
+        for (Assignment assignment : assignments) {
             System.arraycopy(assignment.cpus().toMask(bits), 0, masks, assignment.index() * words, words);
+            cpulists[assignment.index()] = assignment.cpus().toString();
         }
         PinReports.start(options.verbose());
-        NativeAgent.install(new String[][] {options.globs().toArray(String[]::new)}, new long[][] {masks}, words,
-                attached);
+        NativeAgent.install(new String[][] {globs}, new long[][] {masks}, new String[][] {cpulists}, words,
+                options.verbose(), attached);
         if (options.verbose()) {
-            System.err.println(PREFIX + "threads " + String.join("|", options.globs()) + " rotate over CPUs "
-                    + plan.assignments().stream().map(a -> "[" + a.cpus() + "]").collect(Collectors.joining(" ")));
+            StringBuilder line = new StringBuilder(PREFIX).append("threads ").append(String.join("|", globs))
+                    .append(" rotate over CPUs");
+            for (String cpus : cpulists) {
+                line.append(" [").append(cpus).append(']');
+            }
+            System.err.println(line);
         }
         if (attached) {
-            List<ThreadDump.RunningThread> running = ThreadDump.running();
-            NativeAgent.pinRunning(running.stream().mapToInt(ThreadDump.RunningThread::tid).toArray(),
-                    running.stream().map(ThreadDump.RunningThread::name).toArray(String[]::new));
+            RunningThreads.pin();
         }
     }
 
+    private static PlanRequest threadRequest(AgentOptions options, Topology topology, Nic nic) {
+        if (nic == null) {
+            return PlanRequest.threads(options.node().getAsInt(), options.count().getAsInt()).withMode(options.mode());
+        }
+        return nic.planRequest(topology, Purpose.THREADS).withMode(options.mode())
+                .withCount(options.count().isPresent() ? options.count().getAsInt() : nic.queues().size());
+    }
+
     /**
-     * The sysfs backend unless {@code -Dnumaspread.backend} names another: the agent makes its one native call
-     * (sched_setaffinity) from its own library, and reading the same kernel facts from files keeps JNA and FFM
-     * out of the application's JVM (a tenth of a second of start-up, and no restricted-method warnings).
+     * Always the sysfs backend, whatever {@code -Dnumaspread.backend} says (that is for the application's own use
+     * of numaspread): the agent makes its one native call, sched_setaffinity, from its own library, and reading
+     * the same kernel facts from files keeps JNA and FFM out of the application's JVM (tens of milliseconds of
+     * start-up, and no restricted-method warnings). The jar carries neither.
      */
     private static NativeBackend backend(SysfsTree sysfs) {
         try {
-            return Backends.select(sysfs, Backends.override().or(() -> Optional.of(BackendKind.SYSFS))).backend();
+            return Backends.select(sysfs, Optional.of(BackendKind.SYSFS)).backend();
         } catch (BackendUnavailableException e) {
-            throw new AgentException(e.getMessage());
+            throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, e.getMessage());
         }
     }
 
@@ -123,24 +138,42 @@ public final class NumaspreadAgent {
      * {@code irqs=apply}: the NIC's queue IRQs placed as {@code numaspread apply --nic IFACE} places them (with
      * {@code --per-cpu} for {@code mode=cpu}), through the same {@link NicPlacement}; {@code numaspread restore --nic
      * IFACE} undoes it. A refusal (no privilege, irqbalance) leaves the IRQs alone and the threads still pinned,
-     * unless strict.
+     * unless strict. A class of its own, so that the IRQ transaction is loaded only when asked for.
      */
-    private static void applyIrqs(Nic nic, Topology topology, AgentOptions options) {
-        try {
-            SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
-            NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, NicPlacement.Options.defaults(), KernelPaths.LIVE,
-                    KernelFiles.DIRECT);
-            StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
-            outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
-                    .append(status.label()));
-            System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
-                    + outcome.restoreCommand() + ")");
-        } catch (NumaspreadException e) {
-            if (options.strict()) {
-                throw new AgentException("IRQs of " + nic.name() + " not applied: " + e.getMessage());
+    private static final class IrqPlacement {
+        static void apply(Nic nic, Topology topology, AgentOptions options) {
+            try {
+                SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
+                NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, NicPlacement.Options.defaults(),
+                        KernelPaths.LIVE, KernelFiles.DIRECT);
+                StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
+                outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
+                        .append(status.label()));
+                System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
+                        + outcome.restoreCommand() + ")");
+            } catch (NumaspreadException e) {
+                if (options.strict()) {
+                    throw NumaspreadException.badInput("IRQs of " + nic.name() + " not applied: " + e.getMessage());
+                }
+                System.err.println(PREFIX + "IRQs of " + nic.name() + " not applied: " + e.getMessage()
+                        + "; pinning threads only");
             }
-            System.err.println(PREFIX + "IRQs of " + nic.name() + " not applied: " + e.getMessage()
-                    + "; pinning threads only");
+        }
+    }
+
+    /** Dynamic attach: the matching threads that already run, found by JVMTI and pinned by their Linux TIDs. */
+    private static final class RunningThreads {
+        static void pin() {
+            List<ThreadDump.RunningThread> running = ThreadDump.running(NativeAgent.allThreads());
+            int[] tids = new int[running.size()];
+            String[] names = new String[running.size()];
+            for (int i = 0; i < tids.length; i++) {
+                tids[i] = running.get(i).tid();
+                names[i] = running.get(i).name();
+            }
+            if (NativeAgent.pinRunning(tids, names) < 0) {
+                System.err.println(PREFIX + "a TID from the thread dump is no thread of this JVM; it was not pinned");
+            }
         }
     }
 }

@@ -20,12 +20,12 @@ final class PinReports {
     static synchronized void start(boolean printPins) {
         verbose = printPins;
         if (reader == null) {
-            Thread thread = new Thread(PinReports::drain, "numaspread-agent-reports");
+            Thread thread = new Thread(new Drain(), "numaspread-agent-reports");
             thread.setDaemon(true);
             reader = thread;
             thread.start();
             // The reader may not run again before the JVM exits: a pin that failed just before would go unsaid.
-            Runtime.getRuntime().addShutdownHook(new Thread(PinReports::printPending, "numaspread-agent-last-reports"));
+            Runtime.getRuntime().addShutdownHook(new Thread(new PrintPending(), "numaspread-agent-last-reports"));
         }
     }
 
@@ -37,11 +37,22 @@ final class PinReports {
         }
     }
 
-    private static void drain() {
-        while (true) {
-            if (!printPending()) {
-                LockSupport.park(PinReports.class);
+    /** The reader's loop. A class, not a lambda: a lambda's first use links classes while main waits. */
+    private static final class Drain implements Runnable {
+        @Override
+        public void run() {
+            while (true) {
+                if (!printPending()) {
+                    LockSupport.park(PinReports.class);
+                }
             }
+        }
+    }
+
+    private static final class PrintPending implements Runnable {
+        @Override
+        public void run() {
+            printPending();
         }
     }
 
@@ -64,10 +75,36 @@ final class PinReports {
         if (errno < 0) {
             return fields[4] + " pin reports were dropped";
         }
-        String thread = "thread \"" + fields[4] + "\" (tid " + fields[2] + ")";
+        String thread = "thread \"" + escaped(fields[4]) + "\" (tid " + fields[2] + ")";
         if (errno == 0) {
             return verbose ? "pinned " + thread + " to CPUs " + fields[3] : null;
         }
         return "cannot pin " + thread + " to CPUs " + fields[3] + ": " + fields[1] + " (errno " + errno + ")";
+    }
+
+    /**
+     * The name with backslashes, quotes and control characters escaped, so that a report stays one line whatever
+     * the name holds.
+     */
+    static String escaped(String name) {
+        StringBuilder text = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            switch (c) {
+                case '\n' -> text.append("\\n");
+                case '\r' -> text.append("\\r");
+                case '\t' -> text.append("\\t");
+                case '\\' -> text.append("\\\\");
+                case '"' -> text.append("\\\"");
+                default -> {
+                    if (Character.isISOControl(c)) {
+                        text.append("\\u").append(Integer.toHexString(0x10000 | c), 1, 5);
+                    } else {
+                        text.append(c);
+                    }
+                }
+            }
+        }
+        return text.toString();
     }
 }

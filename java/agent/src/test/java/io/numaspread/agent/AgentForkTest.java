@@ -38,6 +38,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,7 +56,7 @@ class AgentForkTest {
         return TopologyDiscovery.discover(Backends.live().backend(), SysfsTree.live());
     }
 
-    private static SpreadPlan plan(int count, Mode mode) throws Exception {
+    static SpreadPlan plan(int count, Mode mode) throws Exception {
         return Planner.plan(topology(), PlanRequest.threads(0, count).withMode(mode));
     }
 
@@ -242,6 +243,93 @@ class AgentForkTest {
             assertTrue(result.stderr().contains("numaspread agent: bad glob \"io-[\" in threads=: it has a '[' without"
                     + " its ']'"), result.describe());
         }
+    }
+
+    /**
+     * Thread names are printed raw in the JVM's thread dump, where attach finds TIDs. One thread's name here holds a
+     * newline and a forged header line for a matching thread whose TID is a `sleep` process's PID; another
+     * matching name holds a newline itself. Attach must pin the real matching threads, by their own TIDs, leave
+     * the other process alone, and report each pin on one line.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    @Timeout(180)
+    void attachPinsOnlyThreadsOfTheTargetJvmWhateverTheirNamesSay(Path jdk) throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            String sleeperCpus = cpusAllowed(sleeper.pid());
+            long pid = sleeper.pid();
+            String forger = "evil\n\"io-forged\" #1 [" + pid + "] daemon prio=5 os_prio=0 cpu=0.10ms elapsed=0.01s"
+                    + " tid=0x00007f3c2c1d8000 nid=" + pid + " runnable";
+            List<String> names = List.of(forger, "io-0", "io-two\nlines");
+            List<String> encoded = names.stream().map(name -> URLEncoder.encode(name, StandardCharsets.UTF_8)).toList();
+            try (ForkedJvm jvm = ForkedJvm.start(jdk, null, Stream.concat(Stream.of("attach-named"), encoded.stream())
+                    .toArray(String[]::new))) {
+                jvm.readUntil("ready");
+                StringWriter err = new StringWriter();
+                int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()),
+                    "threads=io-*,node=0,count=1,mode=cpu,verbose=true"}, new PrintWriter(new StringWriter()),
+                        new PrintWriter(err));
+                assertEquals(0, exit, err.toString());
+                jvm.sendLine();
+                ForkedJvm.Result result = jvm.finish();
+                assertEquals(0, result.exitCode(), result.describe());
+                String pinned = plan(1, Mode.CPU).get(0).cpus().toString();
+                assertEquals(pinned, result.cpusOf("after ", encoded.get(1)), result.describe());
+                assertEquals(pinned, result.cpusOf("after ", encoded.get(2)), result.describe());
+                assertEquals(unpinned(), result.cpusOf("after ", encoded.get(0)), result.describe());
+                assertEquals(sleeperCpus, cpusAllowed(pid), "the sleep process was pinned: " + result.describe());
+                String tid = result.stdout().stream().filter(line -> line.startsWith(encoded.get(2) + " ")).findFirst()
+                        .orElseThrow().split(" ")[1];
+                assertTrue(result.stderr().contains(NumaspreadAgent.PREFIX + "pinned thread \"io-two\\nlines\" (tid "
+                        + tid + ") to CPUs " + pinned), result.describe());
+                assertTrue(result.stderr().stream().noneMatch(line -> line.equals("lines\" (tid " + tid + ") to CPUs "
+                        + pinned)), result.describe());
+            }
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    /** Whatever TID reaches it, the library pins only threads of its own process. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    @Timeout(120)
+    void theLibraryRefusesToPinAThreadOfAnotherProcess(Path jdk) throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "120").start();
+        try {
+            String before = cpusAllowed(sleeper.pid());
+            ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=1,mode=cpu", "pin-tid",
+                    Long.toString(sleeper.pid()), "io-0");
+            assertEquals(0, result.exitCode(), result.describe());
+            assertEquals(List.of("pinRunning -1", "done"), result.stdout(), result.describe());
+            assertEquals(before, cpusAllowed(sleeper.pid()), result.describe());
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    private static String cpusAllowed(long pid) throws Exception {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return line.substring(line.indexOf(':') + 1).strip();
+            }
+        }
+        throw new AssertionError("no Cpus_allowed_list for " + pid);
+    }
+
+    /** A report keeps a name to 256 bytes without cutting a three-byte character in half. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    @Timeout(120)
+    void reportsCutLongNamesOnlyBetweenCharacters(Path jdk) throws Exception {
+        String name = "long-" + "\u65e5".repeat(300);
+        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=long-*,node=0,count=1,mode=cpu,verbose=true",
+                "named", URLEncoder.encode(name, StandardCharsets.UTF_8));
+        assertEquals(0, result.exitCode(), result.describe());
+        String kept = "long-" + "\u65e5".repeat((256 - 5) / 3);
+        assertTrue(result.stderr().stream().anyMatch(line -> line.startsWith(NumaspreadAgent.PREFIX + "pinned thread \""
+                + kept + "\" (tid ")), result.describe());
     }
 
     @Test

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.pin.AgentOptions;
 import io.numaspread.plan.Mode;
 import java.util.List;
 import java.util.Optional;
@@ -18,7 +21,7 @@ class AgentOptionsTest {
         assertEquals(new AgentOptions(List.of("epoll-*", "nio-?"), Optional.empty(), OptionalInt.of(1), OptionalInt.of(4),
                         Mode.CPU, false, true, true),
                 AgentOptions.parse("threads=epoll-*|nio-?,node=1,count=4,mode=cpu,strict=true,verbose=true"));
-        assertEquals(new AgentOptions(List.of("io-*"), Optional.of("eth0"), OptionalInt.empty(), OptionalInt.empty(),
+        assertEquals(new AgentOptions(List.of("io-*"), Optional.of(new InterfaceName("eth0")), OptionalInt.empty(), OptionalInt.empty(),
                         Mode.SIBLINGS, true, false, false),
                 AgentOptions.parse("threads=io-*,nic=eth0,irqs=apply"));
     }
@@ -37,11 +40,15 @@ class AgentOptionsTest {
                 List.of("threads=a,node=x,count=1", "node=\"x\" is not a whole number of at least 0"),
                 List.of("threads=a,node=0,count=1,mode=smt", "mode=\"smt\" must be one of [siblings, cpu]"),
                 List.of("threads=a,node=0,count=1,irqs=apply", "irqs=apply needs nic=IFACE"),
-                List.of("threads=a,nic=../x", "nic=\"../x\" is no interface name"),
+                List.of("threads=a,nic=../x", "invalid interface name \"../x\": it contains '/'"),
+                List.of("threads=a,nic=eth0 x", "invalid interface name \"eth0 x\": it contains ' '"),
+                List.of("threads=a,node=0,count=1,irqs=now", "irqs=\"now\" must be one of [apply]"),
+                List.of("threads=a,node=0,count=1,", "option \"\" is not KEY=VALUE"),
                 List.of("threads=a,node=0,count=1,strict", "option \"strict\" is not KEY=VALUE"));
         for (List<String> c : cases) {
-            AgentException e = assertThrows(AgentException.class, () -> AgentOptions.parse(c.get(0)), c.get(0));
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> AgentOptions.parse(c.get(0)), c.get(0));
             assertTrue(e.getMessage().startsWith(c.get(1)), c.get(0) + " -> " + e.getMessage());
+            assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind(), c.get(0));
         }
     }
 
@@ -50,5 +57,14 @@ class AgentOptionsTest {
         assertTrue(AgentOptions.strictRequested("threads=a,bogus,strict=true"));
         assertFalse(AgentOptions.strictRequested("threads=a,strict=false"));
         assertFalse(AgentOptions.strictRequested(null));
+    }
+
+    /** numaspread attach is strict unless the options say otherwise, by the same reading of strict=. */
+    @Test
+    void attachAddsStrictUnlessGiven() {
+        assertEquals("threads=a,node=0,count=1,strict=true", AgentOptions.strictByDefault("threads=a,node=0,count=1"));
+        assertEquals("threads=a,node=0,count=1, strict =false",
+                AgentOptions.strictByDefault("threads=a,node=0,count=1, strict =false"));
+        assertEquals("threads=a,strict=true,node=0", AgentOptions.strictByDefault("threads=a,strict=true,node=0"));
     }
 }

@@ -47,6 +47,11 @@ final class ForkedJvm implements AutoCloseable {
      * it), and {@link Result#stderr()} leaves the JVM's warnings out.
      */
     static ForkedJvm start(Path jdk, String agentOptions, String... probeArgs) {
+        return start(jdk, agentOptions, List.of(), PinProbe.class, probeArgs);
+    }
+
+    /** Starts {@code mainClass} from the test classes, with {@code libraries} after them on the class path. */
+    static ForkedJvm start(Path jdk, String agentOptions, List<Path> libraries, Class<?> mainClass, String... args) {
         if (!Files.isExecutable(jdk.resolve("bin/java"))) {
             throw new IllegalStateException("the agent tests need a JDK at " + jdk + " (scripts/test installs it)");
         }
@@ -58,8 +63,12 @@ final class ForkedJvm implements AutoCloseable {
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + "=" + agentOptions);
         }
-        command.addAll(List.of("-cp", testClasses(), PinProbe.class.getName()));
-        command.addAll(List.of(probeArgs));
+        StringBuilder classPath = new StringBuilder(testClasses());
+        for (Path library : libraries) {
+            classPath.append(java.io.File.pathSeparatorChar).append(library);
+        }
+        command.addAll(List.of("-cp", classPath.toString(), mainClass.getName()));
+        command.addAll(List.of(args));
         try {
             return new ForkedJvm(new ProcessBuilder(command).start());
         } catch (IOException e) {

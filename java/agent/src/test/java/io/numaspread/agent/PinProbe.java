@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
+import java.util.function.IntFunction;
 
 /**
  * The program the agent tests fork. Each thread's first action is to print its own name, TID and
@@ -25,15 +27,27 @@ import java.util.concurrent.CyclicBarrier;
  *   <li>{@code idle PREFIX:N...}: starts and joins the threads one after another; they do nothing and print
  *       nothing (for timing thread start-up with and without the agent: scripts/bench-agent).
  *   <li>{@code time PREFIX N}: the same for PREFIX-0..N-1, timing each start and join, and prints the median
- *       and 90th percentile in microseconds (robust where other work shares the machine).
+ *       and 90th percentile in microseconds (robust where other work shares the machine), and the CPU time the
+ *       whole process spent per thread (all its threads, from /proc/self/stat; less disturbed by other work than
+ *       wall time).
+ *   <li>{@code time-self PREFIX N}: the same, but each thread pins itself as its first action, to CPU k mod 2,
+ *       through numaspread's own backend (FFM on JDK 23 and later, JNA before): the floor that a thread pinned
+ *       by the agent is compared with. Needs the core jar (and on JDK 17 JNA) on the class path.
  *   <li>{@code burst N STARTERS}: N threads burst-0..N-1, started at once from STARTERS threads.
  *   <li>{@code gated PREFIX:N...}: prints "ready", waits for a line on stdin, then does what {@code sequential}
  *       does (the test changes the process between).
  *   <li>{@code attach PREFIX:N...}: starts the threads, prints "ready", waits for a line on stdin, then each
  *       thread prints its affinity again (prefixed "after").
+ *   <li>{@code attach-named NAME...}: the same with the given names, URL-encoded, which the threads print
+ *       URL-encoded too (a name may hold a newline).
+ *   <li>{@code pin-tid TID NAME}: asks the agent's library, loaded by {@code -javaagent}, to pin the running
+ *       thread TID by NAME, as an attach does, and prints "pinRunning" and what it returned.
  * </ul>
  */
 public final class PinProbe {
+    /** Whether the threads print their names URL-encoded. */
+    private static boolean encodeNames;
+
     private PinProbe() {
     }
 
@@ -43,13 +57,21 @@ public final class PinProbe {
             case "named" -> sequential(List.of(args).subList(1, args.length).stream()
                     .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
             case "idle" -> idle(names(List.of(args).subList(1, args.length)));
-            case "time" -> time(args[1], Integer.parseInt(args[2]));
+            case "time" -> time(args[1], Integer.parseInt(args[2]), null);
+            case "time-self" -> time(args[1], Integer.parseInt(args[2]), SelfPinning.pins());
             case "burst" -> burst(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             case "gated" -> {
                 awaitGo();
                 sequential(names(List.of(args).subList(1, args.length)));
             }
-            case "attach" -> attach(List.of(args).subList(1, args.length));
+            case "pin-tid" -> System.out.println("pinRunning "
+                    + NativeAgent.pinRunning(new int[] {Integer.parseInt(args[1])}, new String[] {args[2]}));
+            case "attach" -> attach(names(List.of(args).subList(1, args.length)));
+            case "attach-named" -> {
+                encodeNames = true;
+                attach(List.of(args).subList(1, args.length).stream()
+                        .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
+            }
             default -> throw new IllegalArgumentException(args[0]);
         }
         System.out.println("done");
@@ -71,17 +93,47 @@ public final class PinProbe {
         }
     }
 
-    private static void time(String prefix, int count) throws InterruptedException {
+    private static void time(String prefix, int count, IntFunction<Runnable> firstAction) throws InterruptedException {
         long[] nanos = new long[count];
+        long cpuBefore = processCpuTicks();
         for (int i = 0; i < count; i++) {
+            Runnable action = firstAction == null ? () -> { } : firstAction.apply(i);
             long start = System.nanoTime();
-            Thread thread = new Thread(() -> { }, prefix + "-" + i);
+            Thread thread = new Thread(action, prefix + "-" + i);
             thread.start();
             thread.join();
             nanos[i] = System.nanoTime() - start;
         }
+        long cpuTicks = processCpuTicks() - cpuBefore;
         java.util.Arrays.sort(nanos);
-        System.out.printf("start+join median %.1f us, p90 %.1f us%n", nanos[count / 2] / 1e3, nanos[count * 9 / 10] / 1e3);
+        System.out.printf("start+join median %.1f us, p90 %.1f us, process CPU %.2f us per thread%n",
+                nanos[count / 2] / 1e3, nanos[count * 9 / 10] / 1e3, cpuTicks * 1e6 / CLOCK_TICKS / count);
+    }
+
+    /** USER_HZ, in which /proc reports CPU time: 100 on every Linux architecture the agent is built for. */
+    private static final double CLOCK_TICKS = 100;
+
+    /** utime + stime of this process, all threads, in clock ticks. */
+    private static long processCpuTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[14 - 3]) + Long.parseLong(fields[15 - 3]);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Thread k pins itself to CPU k mod 2 (of those it may use) with one call, as the agent would pin it. */
+    private static final class SelfPinning {
+        static IntFunction<Runnable> pins() throws Exception {
+            io.numaspread.nativeaccess.NativeBackend backend = io.numaspread.nativeaccess.Backends.live().backend();
+            int[] allowed = backend.affinity(0).toArray();
+            io.numaspread.CpuSet[] sets = {io.numaspread.CpuSet.of(allowed[0]),
+                io.numaspread.CpuSet.of(allowed[allowed.length > 1 ? 1 : 0])};
+            System.err.println("self-pinning through the " + backend.kind() + " backend");
+            return k -> () -> backend.setAffinity(0, sets[k % 2]);
+        }
     }
 
     private static void burst(int count, int starters) throws Exception {
@@ -114,9 +166,8 @@ public final class PinProbe {
         }
     }
 
-    private static void attach(List<String> groups) throws Exception {
+    private static void attach(List<String> names) throws Exception {
         CountDownLatch check = new CountDownLatch(1);
-        List<String> names = names(groups);
         CountDownLatch started = new CountDownLatch(names.size());
         List<Thread> threads = new ArrayList<>();
         for (String name : names) {
@@ -163,7 +214,9 @@ public final class PinProbe {
         String cpus = null;
         String tid = null;
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+            // Bytes as Latin-1: the Name: line holds the kernel's 15-byte cut of the thread name, which may end
+            // inside a UTF-8 character; the two lines read here are ASCII.
+            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"), StandardCharsets.ISO_8859_1)) {
                 if (line.startsWith("Cpus_allowed_list:")) {
                     cpus = line.substring(line.indexOf(':') + 1).strip();
                 } else if (line.startsWith("Pid:")) {
@@ -174,7 +227,9 @@ public final class PinProbe {
             throw new UncheckedIOException(e);
         }
         synchronized (System.out) {
-            System.out.println(prefix + Thread.currentThread().getName() + " " + tid + " " + cpus);
+            String name = Thread.currentThread().getName();
+            System.out.println(prefix + (encodeNames ? URLEncoder.encode(name, StandardCharsets.UTF_8) : name) + " " + tid
+                    + " " + cpus);
         }
     }
 }

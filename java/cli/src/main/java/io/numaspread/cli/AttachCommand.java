@@ -6,8 +6,8 @@ import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
 import io.numaspread.NumaspreadException;
+import io.numaspread.pin.AgentOptions;
 import java.io.IOException;
-import java.util.Arrays;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "attach", mixinStandardHelpOptions = true,
         description = {"Load the agent into a running JVM to pin its matching threads, running and future.",
             "The options are the agent's:",
-            "threads=GLOB[|GLOB...],(nic=IFACE|node=N,count=K)[,mode=siblings|cpu][,irqs=apply][,verbose=true]",
+            AgentOptions.SYNTAX,
             "Unlike -javaagent, attach is strict by default: bad options fail the command (exit 2), and the",
             "target JVM's stderr has the reason; it keeps running either way."})
 final class AttachCommand implements Runnable {
@@ -31,9 +31,9 @@ final class AttachCommand implements Runnable {
 
     @Override
     public void run() {
+        AgentOptions.parse(options);
         String jar = AgentJar.locate().toString();
-        boolean strictGiven = Arrays.stream(options.split(",")).anyMatch(o -> o.strip().startsWith("strict="));
-        String agentOptions = strictGiven ? options : options + ",strict=true";
+        String agentOptions = AgentOptions.strictByDefault(options);
         VirtualMachine vm;
         try {
             vm = VirtualMachine.attach(Long.toString(pid));

@@ -95,8 +95,12 @@ public final class SysfsTree {
 
     /** A required file's meaning ({@link KernelText}). */
     public String read(String relative) {
-        return readOptional(relative)
-                .orElseThrow(() -> NumaspreadException.badInput("missing file " + root.resolve(relative)));
+        // No lambda here: the agent runs this before main, where each new lambda spins a class.
+        Optional<String> text = readOptional(relative);
+        if (text.isEmpty()) {
+            throw NumaspreadException.badInput("missing file " + root.resolve(relative));
+        }
+        return text.get();
     }
 
     /** A file that only some kernels or configurations have, read as {@link KernelText} says; empty when it is absent. */
@@ -110,7 +114,8 @@ public final class SysfsTree {
     }
 
     public Optional<CpuSet> readOptionalCpuList(String relative) {
-        return readOptional(relative).map(text -> parseCpuList(relative, text));
+        Optional<String> text = readOptional(relative);
+        return text.isEmpty() ? Optional.empty() : Optional.of(parseCpuList(relative, text.get()));
     }
 
     /** A required file holding one integer. */

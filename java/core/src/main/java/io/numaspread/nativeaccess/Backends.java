@@ -56,7 +56,8 @@ public final class Backends {
      */
     public static Selection select(SysfsTree sysfs, Optional<BackendKind> forced) throws BackendUnavailableException {
         Map<BackendKind, String> unavailable = new EnumMap<>(BackendKind.class);
-        List<BackendKind> order = forced.map(List::of).orElse(List.of(BackendKind.values()));
+        // No lambda here: the agent runs this before main, where each new lambda spins a class.
+        List<BackendKind> order = forced.isPresent() ? List.of(forced.get()) : List.of(BackendKind.values());
         for (BackendKind kind : order) {
             try {
                 return new Selection(load(kind, sysfs), unavailable);

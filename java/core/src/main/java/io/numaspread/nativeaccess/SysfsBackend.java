@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.StringTokenizer;
 
 /**
  * Reads NUMA facts from sysfs and thread facts from procfs, with no native code. It works where libnuma is
@@ -63,7 +64,12 @@ public final class SysfsBackend implements NativeBackend {
             return 0;
         }
         String file = nodePath(from) + "/distance";
-        String[] row = sysfs.read(file).split("\\s+");
+        // Runs of whitespace, as split("\\s+") would, without compiling a regex before the agent's main.
+        StringTokenizer tokens = new StringTokenizer(sysfs.read(file));
+        String[] row = new String[tokens.countTokens()];
+        for (int i = 0; i < row.length; i++) {
+            row[i] = tokens.nextToken();
+        }
         if (row.length != nodes.size()) {
             throw NumaspreadException.badInput(sysfs.resolve(file) + ": " + row.length + " distances for "
                     + nodes.size() + " online nodes (" + nodes + ")");

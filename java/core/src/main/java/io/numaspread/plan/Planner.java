@@ -59,10 +59,14 @@ public final class Planner {
     }
 
     static CpuSet allowed(Topology topology, PlanRequest request) {
-        return request.cpus().orElseGet(() -> switch (request.purpose()) {
+        // No lambda here: the agent runs this before main, where each new lambda spins a class.
+        if (request.cpus().isPresent()) {
+            return request.cpus().get();
+        }
+        return switch (request.purpose()) {
             case IRQS -> topology.online().minus(topology.isolated()).minus(topology.nohzFull());
             case THREADS -> topology.allowed();
-        });
+        };
     }
 
     static CpuSet candidates(Topology topology, PlanRequest request) {

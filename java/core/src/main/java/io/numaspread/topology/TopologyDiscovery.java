@@ -2,12 +2,16 @@
 package io.numaspread.topology;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Builds a {@link Topology} from a backend's NUMA facts and sysfs's CPU facts.
@@ -63,7 +67,19 @@ public final class TopologyDiscovery {
      * process started (a container's cpuset, {@code taskset}), whatever other threads were pinned to since.
      */
     public static CpuSet processAllowed(NativeBackend backend) {
-        return backend.affinity((int) ProcessHandle.current().pid());
+        return backend.affinity(processId());
+    }
+
+    /**
+     * This process's id, from {@code /proc/self}. Not ProcessHandle: its first use sets up the JDK's process
+     * reaper (an executor, lambdas), milliseconds on the cold JVM where the agent plans before {@code main}.
+     */
+    private static int processId() {
+        try {
+            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/self")).toString());
+        } catch (IOException | NumberFormatException e) {
+            throw NumaspreadException.badInput("cannot read this process's id from /proc/self: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -72,7 +88,8 @@ public final class TopologyDiscovery {
      */
     private static CpuSet nohzFull(SysfsTree sysfs) {
         String file = SysfsTree.CPU_DIR + "/nohz_full";
-        if (sysfs.readOptional(file).filter("(null)"::equals).isPresent()) {
+        // No lambda here: the agent runs this before main, where each new lambda spins a class.
+        if (sysfs.readOptional(file).equals(Optional.of("(null)"))) {
             return CpuSet.EMPTY;
         }
         return sysfs.readOptionalCpuList(file).orElse(CpuSet.EMPTY);
