@@ -2,6 +2,8 @@
 package io.numaspread.agent;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.LibcKernelFiles;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -146,4 +148,45 @@ final class NativeAgent {
      * queue stops being empty the library calls {@link PinReports#wake()}.
      */
     static native String[] takeReports();
+
+    /** libc's open(2) on a kernel control file, or minus its errno ({@link LibcKernelFiles.Calls#open}). */
+    static native int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate);
+
+    /** libc's read(2), or minus its errno. */
+    static native long read(int fd, byte[] buffer, int length);
+
+    /** libc's write(2) in one call, or minus its errno. */
+    static native long write(int fd, byte[] buffer, int length);
+
+    /** libc's close(2), or minus its errno. */
+    static native int close(int fd);
+
+    /**
+     * The kernel's control files through this library's libc calls, so that {@code irqs=apply} tells a
+     * kernel-managed IRQ's EIO by its errno: the agent has neither JNA nor FFM, and Java's file API words a
+     * failure only in the user's language.
+     */
+    static KernelFiles kernelFiles() {
+        return new LibcKernelFiles(new LibcKernelFiles.Calls() {
+            @Override
+            public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
+                return NativeAgent.open(nulTerminatedPath, forWriting, truncate);
+            }
+
+            @Override
+            public long read(int fd, byte[] buffer, int length) {
+                return NativeAgent.read(fd, buffer, length);
+            }
+
+            @Override
+            public long write(int fd, byte[] buffer, int length) {
+                return NativeAgent.write(fd, buffer, length);
+            }
+
+            @Override
+            public int close(int fd) {
+                return NativeAgent.close(fd);
+            }
+        });
+    }
 }

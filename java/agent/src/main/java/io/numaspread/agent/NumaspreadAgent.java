@@ -3,7 +3,6 @@ package io.numaspread.agent;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.NicPlacement;
-import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendKind;
@@ -145,7 +144,7 @@ public final class NumaspreadAgent {
             try {
                 SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
                 NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, NicPlacement.Options.defaults(),
-                        KernelPaths.LIVE, KernelFiles.DIRECT);
+                        KernelPaths.LIVE, NativeAgent.kernelFiles());
                 StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
                 outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
                         .append(status.label()));

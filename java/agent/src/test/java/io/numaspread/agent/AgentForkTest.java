@@ -167,6 +167,32 @@ class AgentForkTest {
         }
     }
 
+    /**
+     * irqs=apply writes through the agent library's libc calls, so that a failure carries the errno the kernel
+     * returned (a managed IRQ's EIO is reported as managed, not rolled back as unknown). Writing at offset 0 of
+     * /proc/self/mem makes the real kernel return EIO; the probe's JVM runs in German, whose strerror text Java's
+     * file API would have passed on.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theAgentsKernelFilesCarryTheKernelsErrno(Path jdk) throws Exception {
+        ProcessBuilder probe = ForkedJvm.command(jdk, "threads=none-*,node=0,count=1", List.of(), KernelFilesProbe.class,
+                "/proc/self/mem", "0");
+        probe.environment().put("LC_ALL", "de_DE.UTF-8");
+        ForkedJvm.Result eio = ForkedJvm.run(probe);
+        assertEquals(0, eio.exitCode(), eio.describe());
+        assertEquals(List.of("ErrnoException errno 5"), eio.stdout(), eio.describe());
+        Path file = Files.createTempFile("numaspread-agent", ".txt");
+        try {
+            ForkedJvm.Result written = ForkedJvm.run(ForkedJvm.command(jdk, "threads=none-*,node=0,count=1", List.of(),
+                    KernelFilesProbe.class, file.toString(), "0-1"));
+            assertEquals(List.of("written"), written.stdout(), written.describe());
+            assertEquals("0-1\n", Files.readString(file));
+        } finally {
+            Files.delete(file);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("jdks")
     void fiveHundredThreadsStartedAtOnceAreAllPinnedInRotation(Path jdk) throws Exception {

@@ -52,6 +52,12 @@ final class ForkedJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} from the test classes, with {@code libraries} after them on the class path. */
     static ForkedJvm start(Path jdk, String agentOptions, List<Path> libraries, Class<?> mainClass, String... args) {
+        return start(command(jdk, agentOptions, libraries, mainClass, args));
+    }
+
+    /** The command that {@link #start(Path, String, List, Class, String...)} runs, for a caller to adjust. */
+    static ProcessBuilder command(Path jdk, String agentOptions, List<Path> libraries, Class<?> mainClass,
+            String... args) {
         if (!Files.isExecutable(jdk.resolve("bin/java"))) {
             throw new IllegalStateException("the agent tests need a JDK at " + jdk + " (scripts/test installs it)");
         }
@@ -69,10 +75,21 @@ final class ForkedJvm implements AutoCloseable {
         }
         command.addAll(List.of("-cp", classPath.toString(), mainClass.getName()));
         command.addAll(List.of(args));
+        return new ProcessBuilder(command);
+    }
+
+    static ForkedJvm start(ProcessBuilder command) {
         try {
-            return new ForkedJvm(new ProcessBuilder(command).start());
+            return new ForkedJvm(command.start());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs {@code command} to its end. */
+    static Result run(ProcessBuilder command) {
+        try (ForkedJvm jvm = start(command)) {
+            return jvm.finish();
         }
     }
 
