@@ -16,7 +16,7 @@ import java.util.concurrent.Future;
  * Drives {@link EchoServer}: opens {@code --connections} TCP connections, {@code --concurrency} at a time (a
  * burst), and on each does {@code --rounds} request/response rounds of {@code --size} bytes, then closes it.
  * Prints one summary line: connections, rounds, failures and the round-trip percentiles; exits 1 when any
- * connection failed.
+ * connection failed. {@code --timeout} bounds each connect and each read (default 30 s).
  *
  * <pre>
  * java -cp numaspread-examples.jar io.numaspread.examples.EchoClient --server 10.0.0.2:7007 \
@@ -24,8 +24,6 @@ import java.util.concurrent.Future;
  * </pre>
  */
 public final class EchoClient {
-    private static final int TIMEOUT_MS = 30_000;
-
     private EchoClient() {
     }
 
@@ -36,7 +34,7 @@ public final class EchoClient {
         } catch (IllegalArgumentException e) {
             System.err.println("echo-client: " + e.getMessage());
             System.err.println("usage: EchoClient --server HOST:PORT [--connections N] [--concurrency C] "
-                    + "[--rounds M] [--size BYTES]");
+                    + "[--rounds M] [--size BYTES] [--timeout SECONDS]");
             System.exit(2);
             return;
         }
@@ -75,8 +73,8 @@ public final class EchoClient {
         long[] times = new long[options.rounds];
         try (Socket socket = new Socket()) {
             socket.setTcpNoDelay(true);
-            socket.setSoTimeout(TIMEOUT_MS);
-            socket.connect(options.server, TIMEOUT_MS);
+            socket.setSoTimeout(options.timeoutMillis());
+            socket.connect(options.server, options.timeoutMillis());
             OutputStream out = socket.getOutputStream();
             DataInputStream in = new DataInputStream(socket.getInputStream());
             for (int round = 0; round < options.rounds; round++) {
@@ -97,13 +95,19 @@ public final class EchoClient {
         return sorted.length == 0 ? -1 : sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
     }
 
-    private record Options(InetSocketAddress server, int connections, int concurrency, int rounds, int size) {
+    private record Options(InetSocketAddress server, int connections, int concurrency, int rounds, int size,
+            int timeoutSeconds) {
+        int timeoutMillis() {
+            return timeoutSeconds * 1000;
+        }
+
         static Options parse(String[] args) {
             InetSocketAddress server = null;
             int connections = 64;
             int concurrency = 16;
             int rounds = 10;
             int size = 64;
+            int timeoutSeconds = 30;
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
                 if (i + 1 >= args.length) {
@@ -116,13 +120,14 @@ public final class EchoClient {
                     case "--concurrency" -> concurrency = number(flag, value);
                     case "--rounds" -> rounds = number(flag, value);
                     case "--size" -> size = number(flag, value);
+                    case "--timeout" -> timeoutSeconds = number(flag, value);
                     default -> throw new IllegalArgumentException("unknown argument '" + flag + "'");
                 }
             }
             if (server == null) {
                 throw new IllegalArgumentException("--server HOST:PORT is required");
             }
-            return new Options(server, connections, concurrency, rounds, size);
+            return new Options(server, connections, concurrency, rounds, size, timeoutSeconds);
         }
 
         private static InetSocketAddress address(String text) {
