@@ -73,3 +73,16 @@ write_irq_affinity() {
     return 1
   fi
 }
+
+# peer_client ARGS...: runs the example EchoClient with ARGS on the peer of a `vm-test --peer` guest, prints
+# its output and returns its exit status.
+peer_client() {
+  local control line status=1
+  exec {control}<>"/dev/tcp/$VM_PEER/$VM_PEER_CONTROL" || return 1
+  echo "$*" >&"$control"
+  while IFS= read -r line <&"$control"; do
+    if [[ $line =~ ^exit\ ([0-9]+)$ ]]; then status=${BASH_REMATCH[1]}; else echo "$line"; fi
+  done
+  exec {control}>&-
+  return "$status"
+}

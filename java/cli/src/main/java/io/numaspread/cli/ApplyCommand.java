@@ -52,8 +52,11 @@ final class ApplyCommand implements Runnable {
                     + " with --proc-root).")
     Path stateFile;
 
-    @Option(names = "--xps", description = "Also write /sys/class/net/IFACE/queues/tx-Q/xps_cpus, so that transmit"
-            + " queue Q is used from queue Q's CPUs (recorded and restored too).")
+    // On by default: a multi-queue tap, like a NIC with aRFS, moves a flow to the receive queue of the transmit
+    // queue its last packet left on, so without XPS the flow follows the old XPS map away from the planned CPU.
+    @Option(names = "--xps", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also write /sys/class/net/IFACE/queues/tx-Q/xps_cpus, so that transmit queue Q is used"
+                    + " from queue Q's CPUs (recorded and restored too). On by default; --no-xps leaves XPS alone.")
     boolean xps;
 
     @Option(names = "--force", description = "Apply even though irqbalance is running (it will move the IRQs again).")
@@ -77,7 +80,9 @@ final class ApplyCommand implements Runnable {
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
                     + " (as root; undo with: " + outcome.restoreCommand() + ")");
         } else if (outcome.changed()) {
-            nicPlan.report().printTable(out);
+            NicReport after = nicPlan.report();
+            after.printTable(out);
+            after.printWarnings(out);
             out.println();
             out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
                     + " the previous values are in " + outcome.stateFile() + ". Undo with: "

@@ -10,7 +10,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "irqs", mixinStandardHelpOptions = true,
         description = "Show a NIC's IRQs: name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
-                + " CPU, the planned CPUs, and whether each matches the plan.")
+                + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
+                + " against the plan.")
 final class IrqsCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -31,6 +32,7 @@ final class IrqsCommand implements Runnable {
             report.printHeader(out);
             out.println();
             report.printTable(out);
+            report.printWarnings(out);
         }
         out.flush();
     }

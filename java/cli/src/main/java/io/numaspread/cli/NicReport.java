@@ -16,13 +16,16 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /** A NIC's vectors next to the plan: what each IRQ is, where it is allowed and delivered, and where it should be. */
 final class NicReport {
-    /** One vector's row. */
-    record Row(NicVector vector, IrqState state, Optional<CpuSet> planned) {
+    /** One vector's row; {@code slot} is the CPU the plan gave its queue first (its own CPU), or -1. */
+    record Row(NicVector vector, IrqState state, Optional<CpuSet> planned, int slot) {
         String verdict() {
             return switch (vector.role()) {
                 case QUEUE -> planned.isPresent() && planned.get().equals(state.affinity()) ? "matches" : "differs";
@@ -47,7 +50,8 @@ final class NicReport {
             Optional<CpuSet> planned = vector.isQueue()
                     ? Optional.of(plan.get(nic.planIndex(vector.queue())).cpus())
                     : Optional.empty();
-            built.add(new Row(vector, IrqState.read(paths, interrupts, vector.irq()), planned));
+            int slot = vector.isQueue() ? plan.get(nic.planIndex(vector.queue())).cpu() : -1;
+            built.add(new Row(vector, IrqState.read(paths, interrupts, vector.irq()), planned, slot));
         }
         this.rows = List.copyOf(built);
     }
@@ -81,6 +85,51 @@ final class NicReport {
                     row.vector().isQueue() ? Integer.toString(row.vector().queue()) : "-",
                     row.state().affinity(), row.state().effective().map(CpuSet::toString).orElse("?"),
                     row.planned().map(CpuSet::toString).orElse("-"), row.verdict(), counts(row.state()));
+        }
+    }
+
+    /**
+     * Where the kernel delivers the queue vectors ({@code effective_affinity_list}), judged against the plan:
+     * a vector delivered outside its planned CPUs, and one CPU taking the interrupts of queues the plan gave
+     * CPUs of their own. What was written can match the plan while this does not: an IRQ moves at its next
+     * interrupt, and with a sibling-group mask the kernel picks the CPU, and can pick one CPU for two queues.
+     */
+    List<String> effectiveWarnings() {
+        List<String> warnings = new ArrayList<>();
+        Map<Integer, TreeSet<Integer>> queuesOnCpu = new TreeMap<>();
+        Map<Integer, TreeSet<Integer>> slotsOnCpu = new TreeMap<>();
+        for (Row row : rows) {
+            if (!row.vector().isQueue() || row.state().effective().isEmpty() || row.planned().isEmpty()) {
+                continue;
+            }
+            CpuSet effective = row.state().effective().get();
+            if (!row.planned().get().containsAll(effective)) {
+                warnings.add("IRQ " + row.vector().irq() + " (" + row.vector().name() + ") is delivered to CPU "
+                        + effective + ", outside its planned CPUs " + row.planned().get()
+                        + ": an IRQ moves at its next interrupt; if it has had one since, something else moved it");
+            } else if (effective.size() == 1) {
+                queuesOnCpu.computeIfAbsent(effective.first(), cpu -> new TreeSet<>()).add(row.vector().queue());
+                slotsOnCpu.computeIfAbsent(effective.first(), cpu -> new TreeSet<>()).add(row.slot());
+            }
+        }
+        queuesOnCpu.forEach((cpu, queues) -> {
+            if (queues.size() > 1 && slotsOnCpu.get(cpu).size() > 1) {
+                warnings.add("CPU " + cpu + " takes the interrupts of queues " + queues.stream().map(String::valueOf)
+                        .collect(Collectors.joining(", ")) + ", which the plan gave CPUs "
+                        + slotsOnCpu.get(cpu).stream().map(String::valueOf).collect(Collectors.joining(", "))
+                        + " of their own: with a sibling-group mask the kernel picks the CPU (one CPU each, the"
+                        + " default, leaves it no choice)");
+            }
+        });
+        return List.copyOf(warnings);
+    }
+
+    /** The warnings of {@link #effectiveWarnings}, one "warning: " line each. */
+    void printWarnings(PrintWriter out) {
+        List<String> warnings = effectiveWarnings();
+        if (!warnings.isEmpty()) {
+            out.println();
+            warnings.forEach(warning -> out.println("warning: " + warning));
         }
     }
 
@@ -127,6 +176,8 @@ final class NicReport {
             }
             entry.put("state", row.verdict());
         }
+        ArrayNode warnings = root.putArray("warnings");
+        effectiveWarnings().forEach(warnings::add);
         return root;
     }
 

@@ -19,8 +19,13 @@ import picocli.CommandLine.Option;
  * command's business ({@code --node/--count} here, a NIC elsewhere): {@link #request} takes them.
  */
 final class PlanOptions {
-    @Option(names = "--per-cpu", description = "Give each queue its slot CPU alone instead of its sibling group.")
+    @Option(names = "--per-cpu", description = "Give each queue its slot CPU alone instead of its sibling group"
+            + " (the default for a NIC's IRQs).")
     boolean perCpu;
+
+    @Option(names = "--siblings", description = "Give each queue its whole sibling group (the default for"
+            + " --node/--count); the kernel then picks which CPU of the group takes the IRQ.")
+    boolean siblings;
 
     @Option(names = "--cpus", paramLabel = "LIST",
             description = "Plan over these CPUs (a cpulist such as 0-3,8) instead of the default set.")
@@ -62,9 +67,14 @@ final class PlanOptions {
      * @throws NumaspreadException (bad input) naming the flag for a malformed cpulist or unknown policy
      */
     PlanRequest refine(PlanRequest base) {
+        if (perCpu && siblings) {
+            throw NumaspreadException.badInput("--per-cpu and --siblings exclude each other");
+        }
         PlanRequest request = base.withPolicy(policy()).withSkipFirst(skipFirst);
         if (perCpu) {
             request = request.withMode(Mode.CPU);
+        } else if (siblings) {
+            request = request.withMode(Mode.SIBLINGS);
         }
         if (cpus != null) {
             request = request.withCpus(cpuList("--cpus", cpus));

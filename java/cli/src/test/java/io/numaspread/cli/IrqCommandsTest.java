@@ -64,8 +64,11 @@ class IrqCommandsTest {
         assertEquals(0, text.exitCode(), text.err());
         assertTrue(text.out().contains("eth0: driver i40e, PCI 0000:3b:00.0, numa_node 0"), text.out());
         assertTrue(text.out().contains("4 queues, 4 queue vectors, 1 control or other vector"), text.out());
-        assertTrue(text.out().matches("(?s).*50  i40e-eth0-TxRx-0\\s+0  0-7\\s+0\\s+0-1\\s+differs\\s+0:5000 1:5001.*"),
+        assertTrue(text.out().matches("(?s).*50  i40e-eth0-TxRx-0\\s+0  0-7\\s+0\\s+0\\s+differs\\s+0:5000 1:5001.*"),
                 text.out());
+
+        assertTrue(text.out().contains("warning: IRQ 52 (i40e-eth0-TxRx-2) is delivered to CPU 0, outside its planned"
+                + " CPUs 1: an IRQ moves at its next interrupt"), text.out());
 
         CliRun json = CliRun.of(args("irqs", "--nic", "eth0", "--json"));
         assertEquals(0, json.exitCode(), json.err());
@@ -80,7 +83,7 @@ class IrqCommandsTest {
         assertEquals(2, queue2.get("queue").asInt());
         assertEquals("[0,1,2,3,4,5,6,7]", queue2.get("smp_affinity_list").toString());
         assertEquals("[0]", queue2.get("effective_affinity_list").toString());
-        assertEquals("[0,1]", queue2.get("planned").toString());
+        assertEquals("[1]", queue2.get("planned").toString(), "a NIC's IRQs get one CPU each by default");
         assertEquals(5201, queue2.at("/counts/1").asLong());
         assertEquals("differs", queue2.get("state").asText());
     }
@@ -96,7 +99,18 @@ class IrqCommandsTest {
         assertEquals("0000:3b:00.0", root.get("pci").asText());
         List<String> cpus = new ArrayList<>();
         root.get("assignments").forEach(a -> cpus.add(a.get("cpus").toString()));
-        assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]"), cpus, "the mana patch's first four queues");
+        assertEquals(List.of("[0]", "[2]", "[1]", "[3]"), cpus, "the mana patch's first four slots, one CPU each");
+
+        CliRun siblings = CliRun.of("plan", "--nic", "eth0", "--siblings", "--json", "--sysfs-root", sys.toString(),
+                "--proc-root", proc.toString());
+        assertEquals(0, siblings.exitCode(), siblings.err());
+        List<String> groups = new ArrayList<>();
+        JSON.readTree(siblings.out()).get("assignments").forEach(a -> groups.add(a.get("cpus").toString()));
+        assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]"), groups, "the mana patch's first four queues");
+        CliRun conflicting = CliRun.of("plan", "--nic", "eth0", "--siblings", "--per-cpu", "--sysfs-root",
+                sys.toString(), "--proc-root", proc.toString());
+        assertEquals(Failures.BAD_INPUT, conflicting.exitCode());
+        assertTrue(conflicting.err().contains("--per-cpu and --siblings exclude each other"), conflicting.err());
 
         CliRun text = CliRun.of("plan", "--nic", "eth0", "--per-cpu", "--sysfs-root", sys.toString(), "--proc-root",
                 proc.toString());
@@ -123,12 +137,14 @@ class IrqCommandsTest {
 
     @Test
     void applyThenRestoreReturnsEveryFileExactly() throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--xps"));
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
-        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
-        assertEquals("0c", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip());
+        assertEquals(List.of("0", "2", "1", "3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
+                "one CPU each by default");
+        assertEquals("04", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip(),
+                "XPS aligned by default");
         assertEquals("0-7", affinity(49));
-        assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0-1  changed"), apply.out());
+        assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0  changed"), apply.out());
         assertTrue(apply.out().contains("Undo with: numaspread restore --state " + state), apply.out());
         assertTrue(Files.exists(state));
 
@@ -140,6 +156,37 @@ class IrqCommandsTest {
         assertTrue(restore.out().contains("restored 8 values"), restore.out());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void oneCpuTakingTwoQueuesThePlanKeptApartIsWarned() throws Exception {
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--siblings"));
+        assertEquals(0, apply.exitCode(), apply.err());
+        // What the kernel did in the guests with sibling-group masks: queues 0 and 2 (slots 0 and 1) both on CPU 1.
+        Map<Integer, String> delivered = Map.of(50, "1", 51, "3", 52, "1", 53, "2");
+        for (Map.Entry<Integer, String> entry : delivered.entrySet()) {
+            Files.writeString(proc.resolve("irq/" + entry.getKey() + "/effective_affinity_list"), entry.getValue() + "\n");
+        }
+        CliRun siblings = CliRun.of(args("irqs", "--nic", "eth0", "--siblings"));
+        assertEquals(0, siblings.exitCode(), siblings.err());
+        assertTrue(siblings.out().contains("warning: CPU 1 takes the interrupts of queues 0, 2, which the plan gave"
+                + " CPUs 0, 1 of their own"), siblings.out());
+        assertEquals(1, siblings.out().lines().filter(line -> line.startsWith("warning: ")).count(), siblings.out());
+        JsonNode json = JSON.readTree(CliRun.of(args("irqs", "--nic", "eth0", "--siblings", "--json")).out());
+        assertEquals(1, json.get("warnings").size(), json.toString());
+    }
+
+    @Test
+    void noXpsLeavesTransmitQueuesAlone() throws Exception {
+        String xps = Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus"));
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--no-xps"));
+        assertEquals(0, apply.exitCode(), apply.err());
+        assertEquals("2", affinity(51));
+        assertEquals(xps, Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")));
+        assertFalse(apply.out().contains("xps_cpus"), apply.out());
+        CliRun restore = CliRun.of(args("restore"));
+        assertTrue(restore.out().contains("restored 4 values"), restore.out());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
     @Test
@@ -161,7 +208,7 @@ class IrqCommandsTest {
         assertTrue(refused.err().startsWith("numaspread: irqbalance is running (pid 700)"), refused.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
 
-        CliRun forced = CliRun.of(args("apply", "--nic", "eth0", "--force"));
+        CliRun forced = CliRun.of(args("apply", "--nic", "eth0", "--force", "--siblings"));
         assertEquals(0, forced.exitCode(), forced.err());
         assertEquals("2-3", affinity(51));
     }
@@ -199,7 +246,7 @@ class IrqCommandsTest {
     @Test
     void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
         CliRun failed = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "einval:3"),
-                args("apply", "--nic", "eth0"));
+                args("apply", "--nic", "eth0", "--siblings"));
         assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
         assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
@@ -210,7 +257,7 @@ class IrqCommandsTest {
     @Test
     void aKillBetweenWritesIsUndoneByRestore() throws Exception {
         Process apply = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "halt:3"),
-                args("apply", "--nic", "eth0", "--xps"));
+                args("apply", "--nic", "eth0", "--siblings", "--xps"));
         try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);

@@ -71,15 +71,21 @@ public record Nic(InterfaceName name, String driver, Path pciFunction, int numaN
 
     /**
      * What {@code numaspread plan --nic}, {@code apply --nic}, the agent's and Netty's NIC loops all plan: one
-     * queue per queue of this NIC, near its {@link #origin} (no origin when it has none), on sibling groups,
-     * with the kernel policy; callers adjust the rest ({@code withMode}, {@code withCpus}, ...).
+     * queue per queue of this NIC, near its {@link #origin} (no origin when it has none), with the kernel
+     * policy; callers adjust the rest ({@code withMode}, {@code withCpus}, ...).
+     *
+     * <p>IRQs get one CPU each ({@link Mode#CPU}), threads the sibling group of that CPU. Given a sibling
+     * group, the kernel delivers an IRQ to one CPU of it of its own choosing, and in the guests it chose the
+     * same CPU for two queues while the sibling took none; a one-CPU mask leaves it no choice, so the plan's
+     * "one queue per CPU" holds in what the kernel does. A loop on the whole group still covers that CPU.
      *
      * @param purpose {@link Purpose#IRQS} for the queue IRQs, {@link Purpose#THREADS} for threads that serve
      *     the queues (within this process's allowed CPUs)
      */
     public PlanRequest planRequest(Topology topology, Purpose purpose) {
-        return new PlanRequest(origin(topology).map(List::of).orElse(List.of()), queues().size(), Mode.SIBLINGS,
-                purpose, Optional.empty(), CpuSet.EMPTY, false);
+        Mode mode = purpose == Purpose.IRQS ? Mode.CPU : Mode.SIBLINGS;
+        return new PlanRequest(origin(topology).map(List::of).orElse(List.of()), queues().size(), mode, purpose,
+                Optional.empty(), CpuSet.EMPTY, false);
     }
 
     /** How the origin was found, for people: "numa_node 1" or "numa_node -1, local_cpulist 0-1: node 0". */

@@ -13,6 +13,7 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.NicVector;
+import io.numaspread.plan.Mode;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
@@ -53,7 +54,8 @@ class NicPlacementTest {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         paths = new KernelPaths(proc, sys);
         nic = NicDiscovery.discover(new InterfaceName("eth0"), paths);
-        plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS));
+        // Sibling groups, so that the values written differ from any single CPU the fixture starts with.
+        plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS));
         state = run.resolve("numaspread/eth0.json");
         before = NicFixture.snapshot(proc, sys);
     }

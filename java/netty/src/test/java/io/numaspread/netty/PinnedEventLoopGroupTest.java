@@ -80,7 +80,7 @@ class PinnedEventLoopGroupTest {
         List<CpuSet> loops = cpus(loopPlan(sys, proc, "eth0", 0));
         assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5), CpuSet.range(6, 7)), loops,
                 "four queues from node 1, whose numa_node is -1 and local_cpulist 4-7");
-        assertEquals(cpus(irqPlan(sys, proc, "eth0")), loops);
+        assertLoopsHoldTheirQueuesIrqCpu(cpus(irqPlan(sys, proc, "eth0")), loops);
         assertEquals(loops.subList(0, 2), cpus(loopPlan(sys, proc, "eth0", 2)), "loops(2) keeps the first two");
     }
 
@@ -92,10 +92,19 @@ class PinnedEventLoopGroupTest {
                 .vector(62, "mlx5_comp1@pci:0000:08:00.0").vector(63, "mlx5_comp2@pci:0000:08:00.0").write();
         List<CpuSet> loops = cpus(loopPlan(sys, proc, "enp8s0", 0));
         assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5)), loops);
-        assertEquals(cpus(irqPlan(sys, proc, "enp8s0")), loops);
+        assertLoopsHoldTheirQueuesIrqCpu(cpus(irqPlan(sys, proc, "enp8s0")), loops);
         NumaspreadException unknown = assertThrows(NumaspreadException.class, () -> loopPlan(sys, proc, "eth9", 0));
         assertTrue(unknown.getMessage().contains("no such interface eth9") && unknown.getMessage().contains("enp8s0"),
                 unknown.getMessage());
+    }
+
+    /** The IRQ plan gives queue i one CPU, and loop i runs on that CPU's sibling group. */
+    private static void assertLoopsHoldTheirQueuesIrqCpu(List<CpuSet> irqs, List<CpuSet> loops) {
+        assertEquals(irqs.size(), loops.size());
+        for (int i = 0; i < irqs.size(); i++) {
+            assertEquals(1, irqs.get(i).size(), "queue " + i + "'s IRQ gets one CPU: " + irqs);
+            assertTrue(loops.get(i).containsAll(irqs.get(i)), "loop " + i + " " + loops + " holds " + irqs);
+        }
     }
 
     /** The plan a group for {@code nic} of the fake machine is built on, with every CPU of it allowed. */

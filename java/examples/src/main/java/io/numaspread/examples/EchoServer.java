@@ -1,0 +1,212 @@
+package io.numaspread.examples;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.unix.IntegerUnixChannelOption;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.numaspread.netty.PinnedEventLoopGroup;
+import io.numaspread.netty.PinnedLoop;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A TCP echo server whose connection loops sit next to a NIC's queues. Two ways to run it:
+ *
+ * <pre>
+ * java -jar numaspread-examples.jar --nic eth0                     # PinnedEventLoopGroup.forNic, steered
+ * java -javaagent:numaspread-agent.jar=threads=echo-loop-*,nic=eth0 \
+ *      -jar numaspread-examples.jar --default-loops 4              # Netty's own loops, pinned by the agent
+ * </pre>
+ *
+ * With {@code --nic} each accepted connection is registered on the loop whose CPUs hold its
+ * {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering} keeps the pinned
+ * loops and leaves the choice to Netty's round robin. With {@code --report} it prints one line per connection
+ * at its first read: the incoming CPU at accept and at that read, the NAPI ID (the receive queue), the loop and
+ * the CPU that loop ran on. Ctrl-C (or SIGTERM) prints the steering counters and stops.
+ */
+public final class EchoServer {
+    private static final int SOL_SOCKET = 1;
+    private static final IntegerUnixChannelOption SO_INCOMING_CPU =
+            new IntegerUnixChannelOption("SO_INCOMING_CPU", SOL_SOCKET, 49);
+    private static final IntegerUnixChannelOption SO_INCOMING_NAPI_ID =
+            new IntegerUnixChannelOption("SO_INCOMING_NAPI_ID", SOL_SOCKET, 56);
+
+    private EchoServer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("echo-server: " + e.getMessage());
+            System.err.println("usage: EchoServer (--nic IFACE [--no-steering] | --default-loops N) [--port P] "
+                    + "[--bind ADDRESS] [--report]");
+            System.exit(2);
+            return;
+        }
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("echo-accept"),
+                EpollIoHandler.newFactory());
+        EventLoopGroup workers;
+        if (options.nic != null) {
+            PinnedEventLoopGroup pinned = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
+                    .nic(options.nic).names("echo-loop-%d").steering(options.steering).build();
+            for (PinnedLoop loop : pinned.loops()) {
+                System.out.printf("loop %d %s tid %d cpus %s%n", loop.index(), loop.threadName(), loop.tid(),
+                        loop.cpus());
+            }
+            workers = pinned;
+        } else {
+            workers = new MultiThreadIoEventLoopGroup(options.defaultLoops, new DefaultThreadFactory("echo-loop"),
+                    EpollIoHandler.newFactory());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (workers instanceof PinnedEventLoopGroup pinned && pinned.steering().isPresent()) {
+                System.out.printf("steered %d fell-back %d%n", pinned.steering().get().steered(),
+                        pinned.steering().get().fellBack());
+            }
+            System.out.flush();
+        }));
+        Channel server = new ServerBootstrap().group(boss, workers).channel(EpollServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<EpollSocketChannel>() {
+                    @Override
+                    protected void initChannel(EpollSocketChannel channel) {
+                        channel.pipeline().addLast(new Echo(options.report ? System.out : null));
+                    }
+                })
+                .bind(options.bind, options.port).sync().channel();
+        System.out.println("listening on " + server.localAddress());
+        server.closeFuture().sync();
+    }
+
+    /** Writes back what it reads; with a report stream, describes the connection at its first read. */
+    private static final class Echo extends ChannelInboundHandlerAdapter {
+        private final PrintStream report;
+        private int acceptCpu = -1;
+        private boolean reported;
+
+        Echo(PrintStream report) {
+            this.report = report;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            acceptCpu = option(ctx.channel(), SO_INCOMING_CPU);
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (report != null && !reported) {
+                reported = true;
+                Channel channel = ctx.channel();
+                report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d%n",
+                        channel.remoteAddress(), acceptCpu, option(channel, SO_INCOMING_CPU),
+                        option(channel, SO_INCOMING_NAPI_ID), Thread.currentThread().getName(), ownCpus(),
+                        ownCpu());
+            }
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            System.err.println("echo-server: " + ctx.channel().remoteAddress() + ": " + cause);
+            ctx.close();
+        }
+    }
+
+    private static int option(Channel channel, IntegerUnixChannelOption option) {
+        Integer value = channel.config().getOption(option);
+        return value == null ? -1 : value;
+    }
+
+    /** The CPU this thread last ran on: field 39 of /proc/thread-self/stat. */
+    private static int ownCpu() {
+        try {
+            String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Integer.parseInt(fields[39 - 3]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** This thread's allowed CPUs: Cpus_allowed_list of /proc/thread-self/status. */
+    private static String ownCpus() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/thread-self/status"));
+            return lines.stream().filter(line -> line.startsWith("Cpus_allowed_list:"))
+                    .map(line -> line.substring(line.indexOf(':') + 1).strip()).findFirst().orElse("?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private record Options(String nic, boolean steering, int defaultLoops, String bind, int port, boolean report) {
+        static Options parse(String[] args) {
+            String nic = null;
+            boolean steering = true;
+            int defaultLoops = 0;
+            String bind = "0.0.0.0";
+            int port = 7007;
+            boolean report = false;
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--nic" -> nic = value(args, ++i, "--nic");
+                    case "--no-steering" -> steering = false;
+                    case "--default-loops" -> defaultLoops = number(value(args, ++i, "--default-loops"),
+                            "--default-loops");
+                    case "--bind" -> bind = value(args, ++i, "--bind");
+                    case "--port" -> port = number(value(args, ++i, "--port"), "--port");
+                    case "--report" -> report = true;
+                    default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+                }
+            }
+            if ((nic == null) == (defaultLoops == 0)) {
+                throw new IllegalArgumentException("give exactly one of --nic IFACE and --default-loops N");
+            }
+            if (!steering && nic == null) {
+                throw new IllegalArgumentException("--no-steering goes with --nic");
+            }
+            return new Options(nic, steering, defaultLoops, bind, port, report);
+        }
+
+        private static String value(String[] args, int index, String flag) {
+            if (index >= args.length) {
+                throw new IllegalArgumentException(flag + " needs a value");
+            }
+            return args[index];
+        }
+
+        private static int number(String text, String flag) {
+            try {
+                int value = Integer.parseInt(text);
+                if (value > 0) {
+                    return value;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException(flag + " must be a positive number, not '" + text + "'");
+        }
+    }
+}
