@@ -57,6 +57,8 @@ class PictureTest {
         return Stream.of(
                 Arguments.of(PictureShapes.mana(), List.of("--node", "1", "--count", "4")),
                 Arguments.of(PictureShapes.kunpeng(), List.of("--node", "2", "--count", "8", "--per-cpu")),
+                Arguments.of(PictureShapes.mana().withCpulessNode(2, new int[] {17, 28, 10}),
+                        List.of("--node", "2", "--count", "4")),
                 Arguments.of(PictureShapes.twoByFour(), List.of("--node", "5", "--count", "12")),
                 Arguments.of(PictureShapes.twoByFour(), List.of("--node", "1,6", "--count", "6", "--exclude", "0")),
                 Arguments.of(PictureShapes.cpus512(), List.of("--node", "2", "--count", "64")),

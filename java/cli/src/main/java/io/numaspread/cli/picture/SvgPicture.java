@@ -87,6 +87,10 @@ public final class SvgPicture {
             double coreWidth, double width, double height) {
     }
 
+    /** A package's box: its nodes' CPUs in it. */
+    private record PackageBox(int id, List<NodePart> parts) {
+    }
+
     private record LegendItem(Chip sample, String text) {
     }
 
@@ -110,13 +114,15 @@ public final class SvgPicture {
 
     private void collectChips() {
         boolean severalOrigins = picture.origins().size() > 1;
-        Map<String, Boolean> queueOffPlan = new TreeMap<>();
+        // By plan index, which is the queue's position in picture.queues().
+        Map<Integer, Boolean> queueOffPlan = new TreeMap<>();
         for (MachinePicture.Vector vector : picture.vectors()) {
-            vector.queue().ifPresent(q -> queueOffPlan.merge("0:" + q, vector.deliveredOffPlan(), Boolean::logicalOr));
+            vector.queue().ifPresent(q -> queueOffPlan.merge(q, vector.deliveredOffPlan(), Boolean::logicalOr));
         }
-        for (MachinePicture.Queue queue : picture.queues()) {
+        for (int position = 0; position < picture.queues().size(); position++) {
+            MachinePicture.Queue queue = picture.queues().get(position);
             String label = "q" + queue.index() + (severalOrigins ? Character.toString('a' + queue.origin()) : "");
-            boolean offPlan = queueOffPlan.getOrDefault(queue.origin() + ":" + queue.index(), false);
+            boolean offPlan = queueOffPlan.getOrDefault(position, false);
             queue.cpus().forEachCpu(cpu -> {
                 boolean slot = cpu == queue.slot();
                 add(cpu, new Chip(slot ? 0 : 4, "queue", "queue:" + queue.index(), label,
@@ -177,10 +183,7 @@ public final class SvgPicture {
 
     private String draw() {
         List<String> subtitle = subtitle();
-        List<Object> topLevel = new ArrayList<>();
-        for (Map.Entry<Integer, List<NodePart>> pkg : packages().entrySet()) {
-            topLevel.add(pkg);
-        }
+        List<Object> topLevel = new ArrayList<>(packages());
         for (NumaNode node : nodesInDistanceOrder()) {
             if (node.cpus().intersect(topology.online()).isEmpty()) {
                 topLevel.add(new NodePart(node.id(), -1, false, CpuSet.EMPTY, List.of(), 1, 0,
@@ -195,10 +198,8 @@ public final class SvgPicture {
         for (Placed<Object> p : placed) {
             if (p.item() instanceof NodePart part) {
                 drawNodePart(part, p.x(), p.y());
-            } else {
-                @SuppressWarnings("unchecked")
-                Map.Entry<Integer, List<NodePart>> pkg = (Map.Entry<Integer, List<NodePart>>) p.item();
-                drawPackage(pkg.getKey(), pkg.getValue(), p.x(), p.y());
+            } else if (p.item() instanceof PackageBox pkg) {
+                drawPackage(pkg, p.x(), p.y());
             }
         }
         double[] below = drawBelow(10, machineBottom + 20);
@@ -233,7 +234,7 @@ public final class SvgPicture {
     }
 
     /** The nodes' CPUs grouped by package, packages in the order of their nearest-chain position. */
-    private Map<Integer, List<NodePart>> packages() {
+    private List<PackageBox> packages() {
         List<Integer> order = nodesInDistanceOrder().stream().map(NumaNode::id).toList();
         Map<Integer, Map<Integer, List<CpuInfo>>> byPackage = new LinkedHashMap<>();
         List<CpuInfo> cpus = new ArrayList<>(topology.cpus());
@@ -244,11 +245,11 @@ public final class SvgPicture {
         }
         Map<Integer, Integer> partsOfNode = new TreeMap<>();
         byPackage.values().forEach(nodes -> nodes.keySet().forEach(n -> partsOfNode.merge(n, 1, Integer::sum)));
-        Map<Integer, List<NodePart>> result = new LinkedHashMap<>();
+        List<PackageBox> result = new ArrayList<>();
         byPackage.forEach((pkg, nodes) -> {
             List<NodePart> parts = new ArrayList<>();
             nodes.forEach((node, nodeCpus) -> parts.add(nodePart(node, pkg, partsOfNode.get(node) > 1, nodeCpus)));
-            result.put(pkg, parts);
+            result.add(new PackageBox(pkg, parts));
         });
         return result;
     }
@@ -263,7 +264,7 @@ public final class SvgPicture {
      * placed (ties to the lower id). On machines numbered by locality this is id order; where ids interleave
      * sockets, it keeps near nodes side by side.
      */
-    List<NumaNode> nodesInDistanceOrder() {
+    private List<NumaNode> nodesInDistanceOrder() {
         List<NumaNode> left = new ArrayList<>(topology.nodes());
         List<NumaNode> chain = new ArrayList<>();
         if (left.isEmpty()) {
@@ -343,8 +344,7 @@ public final class SvgPicture {
         if (item instanceof NodePart part) {
             return new double[] {part.width(), part.height()};
         }
-        @SuppressWarnings("unchecked")
-        List<NodePart> parts = ((Map.Entry<Integer, List<NodePart>>) item).getValue();
+        List<NodePart> parts = ((PackageBox) item).parts();
         List<Placed<NodePart>> placed = flow(parts, p -> new double[] {p.width(), p.height()}, 0, 0,
                 MAX_WIDTH - 2 * PAD, GAP);
         double width = placed.stream().mapToDouble(p -> p.x() + p.item().width()).max().orElse(0);
@@ -378,8 +378,10 @@ public final class SvgPicture {
         return packageId < 0 ? "package unknown" : "package " + packageId;
     }
 
-    private void drawPackage(int packageId, List<NodePart> parts, double x, double y) {
-        double[] size = sizeOf(Map.entry(packageId, parts));
+    private void drawPackage(PackageBox box, double x, double y) {
+        int packageId = box.id();
+        List<NodePart> parts = box.parts();
+        double[] size = sizeOf(box);
         svg.append("<g class=\"package\" data-package=\"").append(packageId).append("\">\n");
         rect("package-box", x, y, size[0], size[1], "#fafafa", "#555555", "rx=\"6\"");
         text(x + PAD, y + 15, 12, "#333333", true, packageTitle(packageId), "package-title");
