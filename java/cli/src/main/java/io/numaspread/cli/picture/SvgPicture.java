@@ -182,7 +182,7 @@ public final class SvgPicture {
     // ---- layout and drawing ---------------------------------------------------------------------------------
 
     private String draw() {
-        List<String> subtitle = subtitle();
+        String subtitle = subtitle();
         List<Object> topLevel = new ArrayList<>(packages());
         for (NumaNode node : nodesInDistanceOrder()) {
             if (node.cpus().intersect(topology.online()).isEmpty()) {
@@ -207,30 +207,27 @@ public final class SvgPicture {
         svg.setLength(0);
 
         double width = Math.ceil(Math.max(Math.max(machineRight, below[0]),
-                Math.max(textWidth(picture.title(), 15), subtitle.stream().mapToDouble(s -> textWidth(s, 11)).max()
-                        .orElse(0)) + 10) + 10);
+                Math.max(textWidth(picture.title(), 15), textWidth(subtitle, 11)) + 10) + 10);
         double height = Math.ceil(below[1] + 10);
         svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(num(width)).append("\" height=\"")
                 .append(num(height)).append("\" viewBox=\"0 0 ").append(num(width)).append(' ').append(num(height))
                 .append("\" font-family=\"").append(FONT).append("\">\n");
         rect("background", 0, 0, width, height, "#ffffff", "none", "");
         text(10, 22, 15, "#000000", true, picture.title(), "title");
-        for (int i = 0; i < subtitle.size(); i++) {
-            text(10, 38 + i * 13, 11, "#333333", false, subtitle.get(i), "subtitle");
-        }
+        text(10, 38, 11, "#333333", false, subtitle, "subtitle");
         svg.append(body);
         svg.append("</svg>\n");
         return svg.toString();
     }
 
-    private List<String> subtitle() {
+    private String subtitle() {
         long packages = topology.cpus().stream().map(CpuInfo::packageId).distinct().count();
         String online = topology.online().size() + " CPUs online"
                 + (topology.possible().equals(topology.online()) ? "" : " of " + topology.possible().size()
                         + " possible (offline: " + topology.possible().minus(topology.online()) + ", not drawn)");
-        return List.of(online + ", " + topology.nodes().size() + " NUMA node" + plural(topology.nodes().size()) + ", "
+        return online + ", " + topology.nodes().size() + " NUMA node" + plural(topology.nodes().size()) + ", "
                 + packages + " package" + plural(packages) + "; " + picture.mayUseWho() + " may use "
-                + picture.mayUse() + " (backend " + topology.backend().id() + ")");
+                + picture.mayUse() + " (backend " + topology.backend().id() + ")";
     }
 
     /** The nodes' CPUs grouped by package, packages in the order of their nearest-chain position. */
