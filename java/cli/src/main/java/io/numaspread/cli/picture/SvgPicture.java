@@ -647,7 +647,8 @@ public final class SvgPicture {
         if (bold) {
             svg.append(" font-weight=\"bold\"");
         }
-        svg.append(" xml:space=\"preserve\">").append(escape(content)).append("</text>");
+        // Runs of spaces line up the lists' columns; elsewhere the default whitespace handling is the same.
+        svg.append(content.contains("  ") ? " xml:space=\"preserve\">" : ">").append(escape(content)).append("</text>");
     }
 
     /** The width of {@code content} in the monospace font at {@code size} px. */
