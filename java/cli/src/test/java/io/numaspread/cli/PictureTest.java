@@ -146,6 +146,35 @@ class PictureTest {
     }
 
     @Test
+    void liveIrqsPictureDrawsEachVectorOnTheCpuTheKernelNames() throws Exception {
+        // This machine's eth0 (virtio), read-only: every vector's chip in the cells of its effective_affinity_list.
+        Path svg = out.resolve("live.svg");
+        CliRun run = CliRun.of("irqs", "--nic", "eth0", "--svg", svg.toString(), "--json");
+        assertEquals(0, run.exitCode(), run.err());
+        SvgDocument picture = SvgDocument.parse(Files.readString(svg));
+        keep(svg, "irqs-live-eth0");
+        JsonNode irqs = JSON.readTree(run.out()).get("irqs");
+        int expectedChips = 0;
+        for (JsonNode irq : irqs) {
+            int number = irq.get("irq").asInt();
+            CpuSet effective = CpuSet.parse(Files.readString(Path.of("/proc/irq/" + number
+                    + "/effective_affinity_list")).strip());
+            List<Element> chips = picture.groups("irq").stream()
+                    .filter(g -> g.getAttribute("data-irq").equals(Integer.toString(number))).toList();
+            String drawnOn = chips.stream().map(g -> g.getAttribute("data-cpu")).collect(Collectors.joining(","));
+            assertEquals(effective, drawnOn.isEmpty() ? CpuSet.EMPTY : CpuSet.parse(drawnOn), "IRQ " + number);
+            for (Element chip : chips) {
+                Element cell = picture.cpu(Integer.parseInt(chip.getAttribute("data-cpu")));
+                assertTrue(SvgDocument.box(cell).contains(SvgDocument.box(chip)), "IRQ " + number + " in its cell");
+            }
+            expectedChips += effective.size();
+        }
+        assertEquals(expectedChips, picture.groups("irq").size());
+        assertReadable(picture);
+        assertRendered(svg, picture);
+    }
+
+    @Test
     void threadsOfARealJvmAreDrawnOnTheCpuTheyLastRanOn() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(1);
