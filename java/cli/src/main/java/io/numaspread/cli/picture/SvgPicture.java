@@ -508,16 +508,30 @@ public final class SvgPicture {
         if (!picture.vectors().isEmpty()) {
             lines.add(new String[] {"heading", "vectors: IRQ, name, queue, planned, smp_affinity_list, effective,"
                     + " interrupts per CPU"});
-            int nameWidth = picture.vectors().stream().mapToInt(v -> v.name().length()).max().orElse(4);
+            List<String[]> rows = new ArrayList<>();
             for (MachinePicture.Vector v : picture.vectors()) {
                 String counts = v.counts().entrySet().stream().filter(e -> e.getValue() > 0)
                         .map(e -> e.getKey() + ":" + e.getValue()).reduce((a, b) -> a + " " + b).orElse("none");
-                String state = v.queue().isEmpty() ? "control" : v.deliveredOffPlan() ? "OFF PLAN" : "on plan";
-                lines.add(new String[] {state, String.format(Locale.ROOT, "%5d  %-" + nameWidth
-                        + "s  %5s  %-12s %-12s %-10s %-8s %s", v.irq(), v.name(),
-                        v.queue().map(q -> "q" + q).orElse("-"), "plan " + v.planned().map(CpuSet::toString)
-                                .orElse("-"), "allowed " + v.affinity(), "eff " + v.effective()
-                                .map(CpuSet::toString).orElse("?"), state, counts)});
+                rows.add(new String[] {Integer.toString(v.irq()), v.name(), v.queue().map(q -> "q" + q).orElse("-"),
+                    "plan " + v.planned().map(CpuSet::toString).orElse("-"), "allowed " + v.affinity(),
+                    "eff " + v.effective().map(CpuSet::toString).orElse("?"),
+                    v.queue().isEmpty() ? "control" : v.deliveredOffPlan() ? "OFF PLAN" : "on plan", counts});
+            }
+            int[] widths = new int[rows.get(0).length];
+            rows.forEach(row -> {
+                for (int i = 0; i < row.length; i++) {
+                    widths[i] = Math.max(widths[i], row[i].length());
+                }
+            });
+            for (String[] row : rows) {
+                StringBuilder line = new StringBuilder();
+                for (int i = 0; i < row.length; i++) {
+                    // The IRQ and queue columns are right-aligned, as in the irqs table; the last is not padded.
+                    String format = i == row.length - 1 ? "%s" : i == 0 || i == 2 ? "%" + widths[i] + "s  "
+                            : "%-" + widths[i] + "s  ";
+                    line.append(String.format(Locale.ROOT, format, row[i]));
+                }
+                lines.add(new String[] {row[6], "  " + line});
             }
         }
         if (picture.threadSource().isPresent()) {
