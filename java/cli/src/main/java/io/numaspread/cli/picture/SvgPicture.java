@@ -572,6 +572,14 @@ public final class SvgPicture {
                 items.add(new LegendItem(new Chip("q0", QUEUE_GROUP, "#08306b", "none"),
                         "queue 0 may also go here (its sibling group)"));
             }
+            if (picture.origins().size() > 1) {
+                StringBuilder suffixes = new StringBuilder("q0a, q0b, ...: queue 0 of origin ");
+                for (int i = 0; i < picture.origins().size(); i++) {
+                    suffixes.append(i == 0 ? "" : ", ").append("node ").append(picture.origins().get(i)).append(" (")
+                            .append(Character.toString('a' + i)).append(')');
+                }
+                items.add(new LegendItem(new Chip("q0a", QUEUE_SLOT, "#ffffff", "none"), suffixes.toString()));
+            }
         }
         if (!picture.vectors().isEmpty()) {
             items.add(new LegendItem(new Chip("i38", ON_PLAN, "#ffffff", "none"),
