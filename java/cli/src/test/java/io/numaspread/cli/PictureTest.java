@@ -36,7 +36,7 @@ import org.w3c.dom.Element;
 
 /**
  * {@code plan --svg} and {@code irqs --svg}: the picture's structure checked against the machine and the plan,
- * its readability from 8 to 512 CPUs, and a real renderer's PNG of it. The pictures stay in
+ * its readability from 2 to 512 CPUs, and a real renderer's PNG of it. The pictures stay in
  * {@code target/pictures} to look at.
  */
 @Timeout(120)
