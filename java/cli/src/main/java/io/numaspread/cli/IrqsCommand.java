@@ -9,9 +9,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "irqs", mixinStandardHelpOptions = true,
-        description = "Show a NIC's IRQs: name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
+        description = {"Show a NIC's IRQs: name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
                 + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
-                + " against the plan.")
+                + " against the plan.",
+            "--svg FILE also draws them: each queue on its planned CPUs, each vector on the CPU the kernel delivers"
+                + " it to, in red where that is outside the plan."})
 final class IrqsCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -22,10 +24,15 @@ final class IrqsCommand implements Runnable {
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
+    @Mixin
+    PictureOptions picture = new PictureOptions();
+
     @Override
     public void run() {
+        picture.target();
         PrintWriter out = spec.commandLine().getOut();
-        NicReport report = nicOptions.plan().report();
+        NicOptions.NicPlan nicPlan = nicOptions.plan();
+        NicReport report = nicPlan.report();
         if (json) {
             out.println(Json.write(report.toJson()));
         } else {
@@ -35,5 +42,8 @@ final class IrqsCommand implements Runnable {
             report.printWarnings(out);
         }
         out.flush();
+        picture.draw("numaspread irqs --nic " + nicPlan.nic().name(), nicPlan.topology(), nicPlan.plan(),
+                nicPlan.nic().name().value(), PictureOptions.vectors(nicPlan.nic(), report),
+                nicPlan.paths().procRoot());
     }
 }

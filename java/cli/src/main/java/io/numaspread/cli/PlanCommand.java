@@ -54,8 +54,12 @@ final class PlanCommand implements Runnable {
     @Option(names = "--json", description = "Print one JSON object.")
     boolean json;
 
+    @Mixin
+    PictureOptions picture = new PictureOptions();
+
     @Override
     public void run() {
+        picture.target();
         Topology topology = machine.topology();
         SpreadPlan plan;
         Nic found = null;
@@ -90,6 +94,8 @@ final class PlanCommand implements Runnable {
             printText(out, plan, checks);
         }
         out.flush();
+        picture.draw(found == null ? "numaspread plan" : "numaspread plan --nic " + found.name(), topology, plan,
+                found == null ? "origin" : found.name().value(), List.of(), proc.paths(machine).procRoot());
     }
 
     static ObjectNode toJson(SpreadPlan plan, List<PriorityCheck> checks) {
