@@ -30,11 +30,11 @@ final class NativeAgent {
         if (loaded) {
             return;
         }
-        String platform = "linux-" + System.getProperty("os.arch");
-        String resource = "native/" + platform + "/" + LIBRARY;
         if (!System.getProperty("os.name").startsWith("Linux")) {
             throw new AgentException("the agent runs on Linux only, not on " + System.getProperty("os.name"));
         }
+        String platform = platform(System.getProperty("os.arch"));
+        String resource = "native/" + platform + "/" + LIBRARY;
         try (InputStream library = NativeAgent.class.getResourceAsStream(resource)) {
             if (library == null) {
                 throw new AgentException("the agent jar has no native library for " + platform);
@@ -57,6 +57,18 @@ final class NativeAgent {
                     + e.getMessage());
         }
         loaded = true;
+    }
+
+    /**
+     * The jar's directory for the library that runs on {@code osArch}: linux-x86_64 or linux-aarch64, the names
+     * GCC's targets use (Java says amd64 for x86_64), or linux-{@code osArch} for any other, which the jar lacks.
+     */
+    static String platform(String osArch) {
+        return "linux-" + switch (osArch) {
+            case "amd64", "x86_64" -> "x86_64";
+            case "aarch64", "arm64" -> "aarch64";
+            default -> osArch;
+        };
     }
 
     /** Why {@code glob} is malformed, or null when it is well-formed. */
