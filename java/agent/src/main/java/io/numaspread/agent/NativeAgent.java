@@ -47,7 +47,7 @@ final class NativeAgent {
         if (!os.startsWith("Linux")) {
             throw unavailable("the agent runs on Linux only, not on " + os);
         }
-        String resource = "io/numaspread/agent/native/linux-" + System.getProperty("os.arch") + "/" + LIBRARY;
+        String resource = "io/numaspread/agent/native/" + platform(System.getProperty("os.arch")) + "/" + LIBRARY;
         try {
             byte[] library = readFromAgentJar(resource);
             Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
@@ -117,6 +117,18 @@ final class NativeAgent {
 
     private static NumaspreadException unavailable(String message) {
         return new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, message);
+    }
+
+    /**
+     * The jar's directory for the library that runs on {@code osArch}: linux-x86_64 or linux-aarch64, the names
+     * GCC's targets use (Java says amd64 for x86_64), or linux-{@code osArch} for any other, which the jar lacks.
+     */
+    static String platform(String osArch) {
+        return "linux-" + switch (osArch) {
+            case "amd64", "x86_64" -> "x86_64";
+            case "aarch64", "arm64" -> "aarch64";
+            default -> osArch;
+        };
     }
 
     /** Why {@code glob} is malformed, or null when it is well-formed. */

@@ -1,5 +1,6 @@
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.cli.picture.MachinePicture;
 import io.numaspread.cli.picture.ProcessThreads;
 import io.numaspread.cli.picture.SvgFile;
@@ -46,7 +47,7 @@ final class PictureOptions {
     Optional<SvgFile> target() {
         if (svg == null) {
             if (threadsOf != null) {
-                throw new CliException(CliException.BAD_INPUT, "--threads draws into the picture: give --svg FILE too");
+                throw NumaspreadException.badInput("--threads draws into the picture: give --svg FILE too");
             }
             return Optional.empty();
         }

@@ -37,6 +37,81 @@ public record MachineShape(
                 new int[][] {{10, 16, 32, 33}, {16, 10, 25, 32}, {32, 25, 10, 16}, {33, 32, 16, 10}});
     }
 
+    /**
+     * The Kunpeng 920 as its arm64 kernel shows it: 2 sockets of 2 nodes (dies) with the seed's distances, 24
+     * cores per node numbered across the nodes (node 1 is CPUs 24-47), no SMT, and physical_package_id the
+     * socket, so a package holds several nodes. Its clusters of 4 cores come from {@link #clusters}.
+     */
+    public static MachineShape kunpeng920Sockets() {
+        MachineShape dies = kunpeng920();
+        return oneThreadPerCore("kunpeng920-sockets", dies.nodeCpus, dies.distances, node -> node / 2);
+    }
+
+    /**
+     * An arm64 server whose firmware describes no package, so every physical_package_id reads -1: 64 cores,
+     * one node, no SMT (the shape of a Graviton2-class instance).
+     */
+    public static MachineShape armWithoutPackage() {
+        return oneThreadPerCore("arm-without-package", List.of(CpuSet.range(0, 63)), new int[][] {{10}}, node -> -1);
+    }
+
+    /**
+     * CPUs numbered across nodes: 2 sockets of one node and 32 cores each, no SMT, whose firmware lists the
+     * cores of the two sockets alternately (the ACPI MADT order sets the numbering), so CPU n is on node n mod 2.
+     */
+    public static MachineShape armInterleaved() {
+        CpuSet.Builder even = CpuSet.builder();
+        CpuSet.Builder odd = CpuSet.builder();
+        for (int cpu = 0; cpu < 64; cpu++) {
+            (cpu % 2 == 0 ? even : odd).add(cpu);
+        }
+        return oneThreadPerCore("arm-interleaved", List.of(even.build(), odd.build()),
+                new int[][] {{10, 20}, {20, 10}}, node -> node);
+    }
+
+    /** Nodes of single-thread cores (ARM servers have no SMT), each node's package given by {@code packageOfNode}. */
+    private static MachineShape oneThreadPerCore(String name, List<CpuSet> nodeCpus, int[][] distances,
+            java.util.function.IntUnaryOperator packageOfNode) {
+        CpuSet.Builder all = CpuSet.builder();
+        nodeCpus.forEach(all::addAll);
+        CpuSet cpus = all.build();
+        List<CpuSet> cores = new ArrayList<>();
+        List<Integer> packages = new ArrayList<>();
+        List<Integer> nodeIds = new ArrayList<>();
+        for (int node = 0; node < nodeCpus.size(); node++) {
+            nodeIds.add(node);
+        }
+        for (int cpu : cpus.toArray()) {
+            cores.add(CpuSet.of(cpu));
+            for (int node = 0; node < nodeCpus.size(); node++) {
+                if (nodeCpus.get(node).contains(cpu)) {
+                    packages.add(packageOfNode.applyAsInt(node));
+                }
+            }
+        }
+        return new MachineShape(name, cpus, cpus, nodeIds, nodeCpus, distances, cores, packages, CpuSet.EMPTY,
+                CpuSet.EMPTY);
+    }
+
+    /**
+     * The clusters an arm64 kernel shows in cluster_cpus_list for this machine: each node's CPUs in ascending
+     * order, {@code cpusPerCluster} at a time (cores sharing an L2 or L3 tag, e.g. 4 on the Kunpeng 920).
+     */
+    public List<CpuSet> clusters(int cpusPerCluster) {
+        List<CpuSet> clusters = new ArrayList<>();
+        for (CpuSet node : nodeCpus) {
+            int[] cpus = node.toArray();
+            for (int start = 0; start < cpus.length; start += cpusPerCluster) {
+                CpuSet.Builder cluster = CpuSet.builder();
+                for (int k = start; k < Math.min(cpus.length, start + cpusPerCluster); k++) {
+                    cluster.add(cpus[k]);
+                }
+                clusters.add(cluster.build());
+            }
+        }
+        return clusters;
+    }
+
     /** A cloud VM with NUMA compiled in and one node: 4 CPUs, 2 cores with 2 threads each. */
     public static MachineShape singleNodeVm() {
         return smt("single-node-vm", 1, 2, 2, false, new int[][] {{10}});

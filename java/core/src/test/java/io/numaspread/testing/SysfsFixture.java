@@ -104,6 +104,17 @@ public final class SysfsFixture {
         return root;
     }
 
+    /** Adds what an arm64 kernel shows for clusters: cluster_cpus_list and cluster_id of each online CPU. */
+    public static void writeClusters(Path root, List<CpuSet> clusters) {
+        for (int id = 0; id < clusters.size(); id++) {
+            for (int cpu : clusters.get(id).toArray()) {
+                String dir = "devices/system/cpu/cpu" + cpu + "/topology/";
+                write(root, dir + "cluster_cpus_list", clusters.get(id).toString());
+                write(root, dir + "cluster_id", Integer.toString(id));
+            }
+        }
+    }
+
     private static void writeNodes(MachineShape shape, Path root) {
         String nodeDir = "devices/system/node/";
         CpuSet.Builder ids = CpuSet.builder();
