@@ -65,4 +65,9 @@ public final class FfmBackend implements NativeBackend {
     public int incomingCpu(int fd) {
         throw new AssertionError("never instantiated");
     }
+
+    @Override
+    public NetlinkSocket openNetlink(int protocol, int groups) {
+        throw new AssertionError("never instantiated");
+    }
 }

@@ -51,4 +51,14 @@ public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBacke
      * @throws UnsupportedOperationException on a backend that cannot call libc
      */
     int incomingCpu(int fd);
+
+    /**
+     * Opens a netlink socket of {@code protocol} ({@link NetlinkSocket#NETLINK_ROUTE},
+     * {@link NetlinkSocket#NETLINK_KOBJECT_UEVENT}) bound to the multicast {@code groups}, to receive the
+     * kernel's messages. The JDK has no netlink; {@code watch} uses this to react to the kernel's events.
+     *
+     * @throws NativeCallException when {@code socket} or {@code bind} fails
+     * @throws UnsupportedOperationException on a backend that cannot call libc (its callers poll instead)
+     */
+    NetlinkSocket openNetlink(int protocol, int groups);
 }

@@ -115,6 +115,12 @@ public final class SysfsBackend implements NativeBackend {
                 "the sysfs backend cannot call getsockopt for SO_INCOMING_CPU; use the ffm or jna backend");
     }
 
+    @Override
+    public NetlinkSocket openNetlink(int protocol, int groups) {
+        throw new UnsupportedOperationException("the sysfs backend cannot open netlink sockets; use the ffm or jna"
+                + " backend");
+    }
+
     private Path taskDir(int tid) {
         return tid == 0 ? proc.resolve("thread-self") : proc.resolve(Integer.toString(tid));
     }
