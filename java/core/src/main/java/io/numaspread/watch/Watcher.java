@@ -17,6 +17,7 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -82,8 +83,16 @@ public final class Watcher {
     /**
      * @param interval how often the files are compared with the plan when no event comes
      * @param settle how long a burst of events is collected before the check (a channel change sends several)
+     * @param force write even though irqbalance runs ({@code apply --force})
+     * @param xps also keep each transmit queue's {@code xps_cpus}
+     * @param stateDirectory where each NIC's state file {@code IFACE.json} is ({@code /run/numaspread})
      */
-    public record Settings(Duration interval, Duration settle, Backoff backoff, NicPlacement.Options placement) {
+    public record Settings(Duration interval, Duration settle, Backoff backoff, boolean force, boolean xps,
+            Path stateDirectory) {
+        NicPlacement.Options placement(InterfaceName iface, boolean dryRun) {
+            return new NicPlacement.Options(force, xps, dryRun,
+                    Optional.of(stateDirectory.resolve(iface.value() + ".json")));
+        }
     }
 
     private static final Duration AFTER_EVENT_RECHECK = Duration.ofMillis(1500);
@@ -104,6 +113,8 @@ public final class Watcher {
     private static final class Placed {
         Optional<NicSnapshot> snapshot = Optional.empty();
         boolean present = true;
+        /** The last failure reported, so that one that lasts is said once, not at every check. */
+        Optional<String> failure = Optional.empty();
         Map<Target, Fight> fights = new HashMap<>();
     }
 
@@ -223,7 +234,7 @@ public final class Watcher {
             return;
         }
         NicSnapshot snapshot = NicSnapshot.of(topology.online(), keptFree, nic, plan);
-        List<Setting> wanted = IrqPlan.settings(nic, plan, settings.placement().xps());
+        List<Setting> wanted = IrqPlan.settings(nic, plan, settings.xps());
         try {
             if (trigger == Trigger.START) {
                 NicPlacement.Outcome outcome = apply(nic, wanted);
@@ -245,9 +256,13 @@ public final class Watcher {
             if (trigger == Trigger.START) {
                 throw e;
             }
-            listener.line("FAILED " + iface + ": " + e.getMessage() + after + "; trying again at the next check");
+            if (!state.failure.equals(Optional.of(e.getMessage()))) {
+                listener.line("FAILED " + iface + ": " + e.getMessage() + after + "; trying again at each check");
+            }
+            state.failure = Optional.of(e.getMessage());
             return;
         }
+        state.failure = Optional.empty();
         state.present = true;
         state.snapshot = Optional.of(snapshot);
         listener.checked(iface, now, nic, plan);
@@ -257,8 +272,7 @@ public final class Watcher {
     private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted, Trigger trigger,
             String after, Instant now) {
         List<AffinityTransaction.Result> reading = NicPlacement.apply(nic, wanted,
-                new NicPlacement.Options(true, settings.placement().xps(), true, settings.placement().stateFile()),
-                paths, files).results();
+                settings.placement(iface, true), paths, files).results();
         List<AffinityTransaction.Result> moved = reading.stream()
                 .filter(r -> r.status() == AffinityTransaction.Status.WOULD_CHANGE).toList();
         for (AffinityTransaction.Result held : reading) {
@@ -267,7 +281,7 @@ public final class Watcher {
                     Fight next = fight.held(now, settings.backoff());
                     if (fight.fighting() && !next.fighting()) {
                         listener.line("fight over " + iface + ": " + target.label() + " has kept the plan for "
-                                + settings.backoff().window().toSeconds() + " s");
+                                + seconds(settings.backoff().window()));
                     }
                     return next == Fight.NONE ? null : next;
                 });
@@ -317,10 +331,18 @@ public final class Watcher {
                 ? "stop irqbalance (systemctl stop irqbalance) or ban IRQ " + result.target().number()
                         + " (IRQBALANCE_ARGS=--banirq=" + result.target().number() + ")"
                 : "stop that writer, or stop numaspread watch if its placement is the one you want";
-        return "FIGHT " + iface + ": " + result.target().label() + " was moved back to " + shown(result) + " "
-                + fight.drifts().size() + " times in " + settings.backoff().window().toSeconds() + " s by " + who
-                + "; round " + fight.round() + ": leaving it alone for " + alone.toSeconds() + " s (at most "
-                + settings.backoff().cap().toSeconds() + " s between tries); to end it, " + fix;
+        String moved = fight.round() == 1
+                ? " was moved back to " + shown(result) + " " + fight.drifts().size() + " times in "
+                        + seconds(settings.backoff().window())
+                : " was moved back again after the plan was retried";
+        return "FIGHT " + iface + ": " + result.target().label() + moved + " by " + who + "; round " + fight.round()
+                + ": leaving it alone for " + seconds(alone) + " (at most " + seconds(settings.backoff().cap())
+                + " between tries); to end it, " + fix;
+    }
+
+    /** "3 s", "0.6 s". */
+    static String seconds(Duration duration) {
+        return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
     }
 
     private static String shown(AffinityTransaction.Result result) {
@@ -332,7 +354,7 @@ public final class Watcher {
     }
 
     private NicPlacement.Outcome apply(Nic nic, List<Setting> wanted) {
-        return NicPlacement.apply(nic, wanted, settings.placement(), paths, files);
+        return NicPlacement.apply(nic, wanted, settings.placement(nic.name(), false), paths, files);
     }
 
     private static String summary(NicPlacement.Outcome outcome) {
@@ -348,7 +370,7 @@ public final class Watcher {
     }
 
     private Path stateFile(InterfaceName iface) {
-        return settings.placement().stateFile().orElseGet(() -> StateFile.defaultPath(iface));
+        return settings.stateDirectory().resolve(iface.value() + ".json");
     }
 
     /**

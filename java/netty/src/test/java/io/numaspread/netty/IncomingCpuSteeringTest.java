@@ -28,9 +28,13 @@ import io.numaspread.plan.Planner;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.TopologyDiscovery;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,6 +99,16 @@ class IncomingCpuSteeringTest {
             server.acceptFrom(pinner, 0);
             IncomingCpuSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of(1L, 1L), List.of(steering.steered(), steering.fellBack()));
+
+            PrometheusRegistry registry = new PrometheusRegistry();
+            SteeringMetrics.register(registry, "workers", steering);
+            server.acceptFrom(pinner, 0);
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            PrometheusTextFormatWriter.create().write(text, registry.scrape());
+            List<String> samples = text.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("#")).toList();
+            assertEquals(List.of("numaspread_netty_connections_fell_back_total{group=\"workers\"} 1.0",
+                    "numaspread_netty_connections_steered_total{group=\"workers\"} 2.0"), samples,
+                    "exported at the scrape, after a third connection");
         }
     }
 
