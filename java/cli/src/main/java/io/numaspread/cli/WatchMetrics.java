@@ -58,6 +58,9 @@ final class WatchMetrics implements Watcher.Listener {
         events = Counter.builder().name("numaspread_kernel_events_total")
                 .help("Kernel events that concern a watched NIC or the CPUs, by source (rtnetlink, uevent)")
                 .labelNames("source").register(registry);
+        // Known from the start, so that a dashboard shows 0 rather than no data.
+        events.labelValues("rtnetlink").inc(0);
+        events.labelValues("uevent").inc(0);
         drifts = Counter.builder().name("numaspread_drift_events_total")
                 .help("IRQ or XPS files found changed by another writer at a drift check")
                 .labelNames("nic").register(registry);

@@ -35,6 +35,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +45,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -109,6 +112,17 @@ class IncomingCpuSteeringTest {
             assertEquals(List.of("numaspread_netty_connections_fell_back_total{group=\"workers\"} 1.0",
                     "numaspread_netty_connections_steered_total{group=\"workers\"} 2.0"), samples,
                     "exported at the scrape, after a third connection");
+            String dashboard = Files.readString(Path.of(System.getProperty("basedir", "."),
+                    "../../deploy/grafana/numaspread-watch.json"));
+            Matcher named = Pattern.compile("numaspread_netty_\\w+").matcher(dashboard);
+            int found = 0;
+            while (named.find()) {
+                found++;
+                String name = named.group();
+                assertTrue(samples.stream().anyMatch(sample -> sample.startsWith(name + "{")),
+                        "the watch dashboard's " + name + " is exported by SteeringMetrics");
+            }
+            assertTrue(found >= 2, "the dashboard's steered share names both counters");
         }
     }
 
