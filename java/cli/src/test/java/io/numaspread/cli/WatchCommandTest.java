@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,8 +120,11 @@ class WatchCommandTest {
         return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
     }
 
+    /** As another writer would, atomically as the kernel's files are (a fake file written in place can be read empty). */
     private void write(int irq, String cpus) throws IOException {
-        Files.writeString(proc.resolve("irq/" + irq + "/smp_affinity_list"), cpus);
+        Path file = proc.resolve("irq/" + irq + "/smp_affinity_list");
+        Path temporary = Files.writeString(file.resolveSibling("smp_affinity_list.new"), cpus);
+        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     private List<String> queueAffinities() throws IOException {

@@ -159,6 +159,11 @@ public final class Watcher {
                 if (stopping) {
                     break;
                 }
+                if (first == null) {
+                    // Events that came while the last check ran are this wake-up's, whatever woke it: a
+                    // drift check must not report their change as found by the timer.
+                    first = events.poll();
+                }
                 if (first != null) {
                     List<KernelEvent> burst = settle(first);
                     for (InterfaceName iface : nics) {
@@ -209,10 +214,9 @@ public final class Watcher {
         START, EVENT, RECHECK, DRIFT_CHECK
     }
 
-    private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> because) {
+    private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {
         Placed state = placed.get(iface);
         Instant now = clock.instant();
-        String after = because.isEmpty() ? "" : " after " + describe(because);
         Nic nic;
         Topology topology;
         CpuSet keptFree;
@@ -228,7 +232,8 @@ public final class Watcher {
             }
             if (state.present) {
                 state.present = false;
-                listener.line("gone " + iface + ": " + e.getMessage() + after + "; waiting for it to come back");
+                listener.line("gone " + iface + ": " + e.getMessage() + after(iface, events)
+                        + "; waiting for it to come back");
             }
             listener.gone(iface, now);
             return;
@@ -247,17 +252,18 @@ public final class Watcher {
                 state.fights.clear();
                 NicPlacement.Outcome outcome = apply(nic, wanted);
                 listener.reapplied(iface, "change");
-                listener.line("changed " + iface + ": " + String.join(", ", changes) + after + "; planned again: "
-                        + summary(outcome));
+                listener.line("changed " + iface + ": " + String.join(", ", changes) + after(iface, events)
+                        + "; planned again: " + summary(outcome));
             } else {
-                putBack(iface, state, nic, wanted, trigger, after, now);
+                putBack(iface, state, nic, wanted, trigger, events.isEmpty() ? "" : after(iface, events), now);
             }
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;
             }
             if (!state.failure.equals(Optional.of(e.getMessage()))) {
-                listener.line("FAILED " + iface + ": " + e.getMessage() + after + "; trying again at each check");
+                listener.line("FAILED " + iface + ": " + e.getMessage() + (events.isEmpty() ? "" : " after "
+                        + describe(events)) + "; trying again at each check");
             }
             state.failure = Optional.of(e.getMessage());
             return;
@@ -361,6 +367,21 @@ public final class Watcher {
         Map<AffinityTransaction.Status, Integer> counts = outcome.counts();
         return counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().label())
                 .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * " after EVENTS" for the line of a change: the events that triggered the check, or when a timed check found
+     * the change first, those that came meanwhile and concern the NIC (left in the queue: the check they trigger
+     * finds this change done, and anything newer); empty when none did.
+     */
+    private String after(InterfaceName iface, List<KernelEvent> triggering) {
+        List<KernelEvent> because = new ArrayList<>(triggering);
+        if (because.isEmpty()) {
+            List<KernelEvent> pending = new ArrayList<>(this.events);
+            pending.removeIf(event -> !event.concerns(iface.value()) || event.source().equals("watch"));
+            because.addAll(pending);
+        }
+        return because.isEmpty() ? "" : " after " + describe(because);
     }
 
     private static String describe(List<KernelEvent> events) {
