@@ -17,6 +17,7 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -242,6 +243,7 @@ public final class Watcher {
         List<Setting> wanted = IrqPlan.settings(nic, plan, settings.xps());
         try {
             if (trigger == Trigger.START) {
+                recordOriginals(iface, wanted);
                 NicPlacement.Outcome outcome = apply(nic, wanted);
                 listener.reapplied(iface, "start");
                 listener.line("applied " + iface + ": " + summary(outcome) + "; state file " + outcome.stateFile());
@@ -392,6 +394,29 @@ public final class Watcher {
 
     private Path stateFile(InterfaceName iface) {
         return settings.stateDirectory().resolve(iface.value() + ".json");
+    }
+
+    /**
+     * Records, before the first apply, what every file of the plan holds, also those that already hold their
+     * CPUs: apply records only what it changes, and a file that watch changes later (after a CPU went offline)
+     * would otherwise be recorded as it was then, not as it was before watch. The first value recorded wins, so
+     * a state file left by an earlier run keeps its originals.
+     */
+    @SuppressWarnings("try") // the lock is held, not used
+    private void recordOriginals(InterfaceName iface, List<Setting> wanted) {
+        List<StateFile.Saved> now = new ArrayList<>();
+        for (Setting setting : wanted) {
+            try {
+                now.add(new StateFile.Saved(setting.target(), files.read(setting.target().file(paths))));
+            } catch (IOException e) {
+                // Unreadable (XPS of a single-queue device): apply reports it, and there is nothing to restore.
+            }
+        }
+        Path file = stateFile(iface);
+        try (StateFile.Lock lock = StateFile.lock(file)) {
+            StateFile.write(file, StateFile.read(file).map(state -> state.mergedWith(now))
+                    .orElseGet(() -> new StateFile.State(iface, now)));
+        }
     }
 
     /**
