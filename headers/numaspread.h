@@ -8,3 +8,6 @@
 #include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
+/* watch's netlink sockets */
+#include <linux/netlink.h>
+#include <poll.h>

@@ -20,4 +20,5 @@ module io.numaspread.core {
     exports io.numaspread.pin;
     exports io.numaspread.plan;
     exports io.numaspread.topology;
+    exports io.numaspread.watch;
 }

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
         subcommands = {TopologyCommand.class, PlanCommand.class, IrqsCommand.class, ApplyCommand.class,
-            RestoreCommand.class, AgentPathCommand.class, AttachCommand.class},
+            RestoreCommand.class, WatchCommand.class, AgentPathCommand.class, AttachCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",

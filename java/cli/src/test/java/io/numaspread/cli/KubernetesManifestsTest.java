@@ -21,8 +21,11 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
-/** deploy/kubernetes: the fields numaspread depends on, and their wiring to the ConfigMap, script and image. */
+/** deploy/kubernetes: the fields numaspread depends on, and their wiring to the ConfigMap and image. */
+@Timeout(60)
 class KubernetesManifestsTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
@@ -48,40 +51,76 @@ class KubernetesManifestsTest {
     @Test
     void hostMountsForIrqsStateAndTheKubeletsCpuManager() {
         Map<String, JsonNode> mounts = mountsByPath(node, container);
-        assertEquals(Set.of("/proc", "/sys", "/run/numaspread", "/host/kubelet"), mounts.keySet());
+        assertEquals(Set.of("/proc", "/sys", "/run/numaspread", "/host/kubelet", "/etc/numaspread"), mounts.keySet());
         assertHostPath(mounts.get("/proc"), "/proc", false);
         assertHostPath(mounts.get("/sys"), "/sys", false);
         assertHostPath(mounts.get("/run/numaspread"), "/run/numaspread", false);
         assertEquals("DirectoryOrCreate", mounts.get("/run/numaspread").at("/volume/hostPath/type").asText());
         // The directory, not the file: the kubelet renames a new state file over the old one.
         assertHostPath(mounts.get("/host/kubelet"), "/var/lib/kubelet", true);
-        assertEquals("/host/kubelet/cpu_manager_state", env(container).get("CPU_MANAGER_STATE").path("value").asText());
+        List<String> command = strings(container.path("command"));
+        assertEquals("/host/kubelet/cpu_manager_state", command.get(command.indexOf("--kubelet-cpu-state") + 1),
+                "watch reads the kubelet's exclusive CPUs itself");
     }
 
     @Test
-    void commandIsTheNodeScriptFedFromTheConfigMap() throws IOException {
-        assertEquals(List.of("numaspread-node"), strings(container.path("command")));
+    void commandIsWatchWithItsOptionsFromTheConfigMap() throws IOException {
+        List<String> command = strings(container.path("command"));
+        assertEquals(List.of("numaspread", "watch", "--nic", "$(NIC)"), command.subList(0, 4));
+        assertTrue(command.contains("--restore-on-exit"), "the node's affinities come back when the pod stops");
+        assertFalse(command.contains("sh"), "no shell loop: watch itself re-plans");
         assertTrue(Files.readString(Repository.path("deploy/Containerfile"))
-                        .matches("(?s).*\\nCOPY [^\\n]*deploy/bin/numaspread-node[^\\n]* /usr/local/bin/\\n.*"),
-                "the image puts numaspread-node on the PATH");
+                        .matches("(?s).*\\nCOPY [^\\n]*deploy/bin/numaspread /usr/local/bin/\\n.*"),
+                "the image puts numaspread on the PATH");
         Map<String, JsonNode> env = env(container);
-        assertEquals(Map.of("NIC", "nic", "EXCLUDE_CPUS", "exclude-cpus", "APPLY_OPTIONS", "apply-options"),
-                configMapKeys(env));
+        assertEquals(Map.of("NIC", "nic"), configMapKeys(env));
         assertEquals(configMap.at("/metadata/name"), env.get("NIC").at("/valueFrom/configMapKeyRef/name"));
         assertEquals(configMap.at("/metadata/namespace"), daemonSet.at("/metadata/namespace"));
-        assertEquals(new TreeSet<>(configMapKeys(env).values()), fieldNames(configMap.path("data")));
 
-        String script = Files.readString(Repository.path("deploy/bin/numaspread-node"));
-        for (String variable : env.keySet()) {
-            assertTrue(script.contains("${" + variable), "numaspread-node reads " + variable);
+        // The last word is picocli's @file: the ConfigMap's watch-options, mounted where it names.
+        String atFile = command.get(command.size() - 1);
+        assertTrue(atFile.startsWith("@"), atFile);
+        Path options = Path.of(atFile.substring(1));
+        JsonNode mount = mountsByPath(node, container).get(options.getParent().toString());
+        assertEquals(configMap.at("/metadata/name"), mount.at("/volume/configMap/name"));
+        assertEquals("watch-options", mount.at("/volume/configMap/items/0/key").asText());
+        assertEquals(options.getFileName().toString(), mount.at("/volume/configMap/items/0/path").asText());
+        assertEquals(Set.of("nic", "watch-options"), fieldNames(configMap.path("data")));
+
+        // Every "$(VAR)" is defined, so that the kubelet expands it.
+        for (String word : command) {
+            Matcher variable = Pattern.compile("\\$\\((\\w+)\\)").matcher(word);
+            while (variable.find()) {
+                assertTrue(env.containsKey(variable.group(1)), word + " is defined in env");
+            }
         }
-        assertTrue(script.contains("numaspread apply --nic \"$NIC\" --exclude \"$1\""), "exclusive CPUs go to --exclude");
+        assertEquals("status.hostIP", env.get("NODE_IP").at("/valueFrom/fieldRef/fieldPath").asText());
     }
 
     @Test
-    void preStopRestoresTheNic() {
-        List<String> preStop = strings(container.at("/lifecycle/preStop/exec/command"));
-        assertEquals(List.of("sh", "-c", "numaspread restore --nic \"$NIC\""), preStop);
+    void metricsAreServedOnTheNodeForPrometheus() {
+        List<String> command = strings(container.path("command"));
+        String port = command.get(command.indexOf("--metrics-port") + 1);
+        assertEquals("$(NODE_IP)", command.get(command.indexOf("--metrics-address") + 1),
+                "the node's address: 127.0.0.1 would not be scrapable from the cluster");
+        assertEquals(port, container.at("/ports/0/containerPort").asText());
+        assertEquals(port, daemonSet.at("/spec/template/metadata/annotations/prometheus.io~1port").asText());
+        assertEquals("true", daemonSet.at("/spec/template/metadata/annotations/prometheus.io~1scrape").asText());
+    }
+
+    @Test
+    void theOptionsFileOfTheConfigMapIsReadByWatch(@TempDir Path directory) throws IOException {
+        Path options = directory.resolve("watch-options");
+        Files.writeString(options, configMap.at("/data/watch-options").asText() + "\n--interval 0\n");
+        CliRun run = CliRun.of("watch", "--nic", "eth0", "@" + options);
+        assertEquals(2, run.exitCode(), run.err());
+        assertEquals("numaspread: --interval must be between 0 and 86400 seconds, not 0\n", run.err());
+    }
+
+    @Test
+    void stoppingRestoresTheNicThroughWatchItself() {
+        assertTrue(container.at("/lifecycle/preStop").isMissingNode(),
+                "a preStop restore would race watch, which restores on SIGTERM with --restore-on-exit");
         assertTrue(node.path("terminationGracePeriodSeconds").asInt() >= 10, "restore needs a moment");
     }
 

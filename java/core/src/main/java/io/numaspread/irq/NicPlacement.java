@@ -74,7 +74,17 @@ public final class NicPlacement {
      *     {@link AffinityTransaction#apply} says; only ROLLED_BACK can follow a change, and it was put back
      */
     public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files) {
-        List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
+        return apply(nic, IrqPlan.settings(nic, plan, options.xps()), options, paths, files);
+    }
+
+    /**
+     * As {@link #apply(Nic, SpreadPlan, Options, KernelPaths, KernelFiles)}, for some of the plan's settings
+     * ({@code watch} leaves IRQs that another writer fights over alone for a while).
+     *
+     * @param settings from {@link IrqPlan#settings}, or some of them
+     */
+    public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
+            KernelFiles files) {
         if (!options.dryRun() && !options.force()) {
             Map<Integer, CpuSet> planned = new TreeMap<>();
             settings.stream().filter(setting -> setting.target().kind() == Target.Kind.IRQ)

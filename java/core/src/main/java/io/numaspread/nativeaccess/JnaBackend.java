@@ -200,6 +200,55 @@ public final class JnaBackend implements NativeBackend {
         });
     }
 
+    @Override
+    public NetlinkSocket openNetlink(int protocol, int groups) {
+        int fd;
+        try {
+            fd = libc.socket(NetlinkAbi.AF_NETLINK, NetlinkAbi.SOCK_RAW | NetlinkAbi.SOCK_CLOEXEC, protocol);
+        } catch (LastErrorException e) {
+            throw failure("socket", e, "AF_NETLINK protocol " + protocol);
+        }
+        try {
+            libc.bind(fd, NetlinkAbi.sockaddrNl(groups), NetlinkAbi.SOCKADDR_NL_SIZE);
+        } catch (LastErrorException e) {
+            libc.close(fd);
+            throw failure("bind", e, "netlink protocol " + protocol + " groups " + groups);
+        }
+        return new Netlink(fd);
+    }
+
+    /** A netlink socket whose calls go through JNA; errno comes with each call's {@link LastErrorException}. */
+    private final class Netlink extends NetlinkFd {
+        private final int fd;
+
+        Netlink(int fd) {
+            this.fd = fd;
+        }
+
+        @Override
+        int pollIn(int timeoutMillis) {
+            try {
+                return libc.poll(NetlinkAbi.pollfd(fd), new NativeLong(1), timeoutMillis);
+            } catch (LastErrorException e) {
+                throw failure("poll", e, "netlink socket");
+            }
+        }
+
+        @Override
+        int recvInto(byte[] buffer) {
+            try {
+                return libc.recv(fd, buffer, new NativeLong(buffer.length), 0).intValue();
+            } catch (LastErrorException e) {
+                throw failure("recv", e, "netlink socket");
+            }
+        }
+
+        @Override
+        void closeFd() {
+            libc.close(fd);
+        }
+    }
+
     private LibNuma requireNuma() {
         if (numa == null) {
             throw new IllegalStateException("libnuma is not usable through JNA: " + numaUnavailableCause);
@@ -234,6 +283,14 @@ public final class JnaBackend implements NativeBackend {
         NativeLong write(int fd, byte[] buffer, NativeLong count) throws LastErrorException;
 
         int close(int fd) throws LastErrorException;
+
+        int socket(int domain, int type, int protocol) throws LastErrorException;
+
+        int bind(int fd, byte[] address, int addressLength) throws LastErrorException;
+
+        int poll(byte[] fds, NativeLong count, int timeoutMillis) throws LastErrorException;
+
+        NativeLong recv(int fd, byte[] buffer, NativeLong length, int flags) throws LastErrorException;
     }
 
     /** The libnuma functions we call. */

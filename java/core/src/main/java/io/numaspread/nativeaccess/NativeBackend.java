@@ -64,4 +64,14 @@ public interface NativeBackend {
      * EACCES, ENOENT and ENOTDIR apart (see {@link io.numaspread.kernel.Errno}).
      */
     KernelFiles kernelFiles();
+
+    /**
+     * Opens a netlink socket of {@code protocol} ({@link NetlinkSocket#NETLINK_ROUTE},
+     * {@link NetlinkSocket#NETLINK_KOBJECT_UEVENT}) bound to the multicast {@code groups}, to receive the
+     * kernel's messages. The JDK has no netlink; {@code watch} uses this to react to the kernel's events.
+     *
+     * @throws NativeCallException when {@code socket} or {@code bind} fails
+     * @throws UnsupportedOperationException on a backend that cannot call libc (its callers poll instead)
+     */
+    NetlinkSocket openNetlink(int protocol, int groups);
 }

@@ -131,6 +131,12 @@ public final class SysfsBackend implements NativeBackend {
         return KernelFiles.DIRECT;
     }
 
+    @Override
+    public NetlinkSocket openNetlink(int protocol, int groups) {
+        throw new UnsupportedOperationException("the sysfs backend cannot open netlink sockets; use the ffm or jna"
+                + " backend");
+    }
+
     private Path taskDir(int tid) {
         return tid == 0 ? proc.resolve("thread-self") : proc.resolve(Integer.toString(tid));
     }

@@ -174,6 +174,61 @@ final class FfmBackend implements NativeBackend {
         });
     }
 
+    @Override
+    public NetlinkSocket openNetlink(int protocol, int groups) {
+        CallState call = new CallState(Long.BYTES);
+        int fd = LibC.openNetlink(call, protocol, groups);
+        if (fd < 0) {
+            throw failure("socket or bind", call, "AF_NETLINK protocol " + protocol + " groups " + groups);
+        }
+        return new Netlink(fd, call);
+    }
+
+    /**
+     * A netlink socket through the jextract bindings. Its native memory (the pollfd, a receive buffer, errno
+     * capture) is its own: only the thread holding {@link NetlinkFd}'s lock uses it.
+     */
+    private static final class Netlink extends NetlinkFd {
+        private static final int BUFFER_BYTES = 64 * 1024;
+
+        private final int fd;
+        private final CallState call;
+        private final MemorySegment wait;
+        private final MemorySegment buffer;
+
+        Netlink(int fd, CallState call) {
+            this.fd = fd;
+            this.call = call;
+            Arena arena = Arena.ofAuto();
+            this.wait = LibC.pollIn(arena, fd);
+            this.buffer = arena.allocate(BUFFER_BYTES);
+        }
+
+        @Override
+        int pollIn(int timeoutMillis) {
+            int ready = LibC.poll(call, wait, timeoutMillis);
+            if (ready < 0) {
+                throw failure("poll", call, "netlink socket");
+            }
+            return ready;
+        }
+
+        @Override
+        int recvInto(byte[] into) {
+            long length = LibC.recv(call, fd, buffer.asSlice(0, Math.min(into.length, BUFFER_BYTES)));
+            if (length < 0) {
+                throw failure("recv", call, "netlink socket");
+            }
+            MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, into, 0, (int) length);
+            return (int) length;
+        }
+
+        @Override
+        void closeFd() {
+            LibC.close(fd);
+        }
+    }
+
     private void requireNuma() {
         numaUnavailableCause.ifPresent(cause -> {
             throw new IllegalStateException("libnuma is not usable through FFM: " + cause);

@@ -80,10 +80,48 @@ abstract class NativeBackendContract {
             checks.add(check("setAffinity beyond cpu/possible names the CPU", () -> beyondPossibleNamesCpu(backend)));
             checks.add(check("setAffinity to no CPUs fails with EINVAL", () -> emptySetFails(backend)));
             checks.add(check("each thread sees its own errno", () -> errnoIsPerThread(backend)));
+            checks.add(check("a uevent netlink socket receives the kernel's uevent for lo",
+                    () -> receivesUevent(backend)));
+            checks.add(check("an rtnetlink socket times out quietly and a closed one returns nothing",
+                    () -> rtnetlinkTimesOut(backend)));
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
+            checks.add(check("netlink is unsupported", () -> assertThrows(UnsupportedOperationException.class,
+                    () -> backend.openNetlink(NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP))));
         }
         return checks.stream();
+    }
+
+    /**
+     * Asks the kernel for a real uevent (writing "change" to lo's uevent file, which needs root and changes
+     * nothing) and finds it among what the socket receives within 10 s.
+     */
+    private static void receivesUevent(NativeBackend backend) throws Exception {
+        try (NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_KOBJECT_UEVENT,
+                NetlinkSocket.UEVENT_KERNEL_GROUP)) {
+            java.nio.file.Files.writeString(java.nio.file.Path.of("/sys/class/net/lo/uevent"), "change");
+            byte[] buffer = new byte[64 * 1024];
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            String found = "";
+            while (System.nanoTime() < deadline && !found.startsWith("change@/devices/virtual/net/lo")) {
+                int length = socket.receive(buffer, 1000);
+                found = new String(buffer, 0, length, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            assertTrue(found.startsWith("change@/devices/virtual/net/lo\0ACTION=change\0"), found);
+            assertTrue(found.contains("\0INTERFACE=lo\0"), found);
+        }
+    }
+
+    private static void rtnetlinkTimesOut(NativeBackend backend) {
+        NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
+        byte[] buffer = new byte[64 * 1024];
+        long start = System.nanoTime();
+        int length = socket.receive(buffer, 200);
+        long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(length > 0 || millis >= 150, "returned nothing after " + millis + " ms");
+        socket.close();
+        socket.close();
+        assertEquals(0, socket.receive(buffer, 200));
     }
 
     private static DynamicTest check(String name, Executable check) {

@@ -30,9 +30,14 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.NeedsSecondCpu;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.TopologyDiscovery;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +47,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -98,6 +105,27 @@ class IncomingCpuSteeringTest {
             server.acceptFrom(pinner, 0);
             IncomingCpuSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of(1L, 1L), List.of(steering.steered(), steering.fellBack()));
+
+            PrometheusRegistry registry = new PrometheusRegistry();
+            SteeringMetrics.register(registry, "workers", steering);
+            server.acceptFrom(pinner, 0);
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            PrometheusTextFormatWriter.create().write(text, registry.scrape());
+            List<String> samples = text.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("#")).toList();
+            assertEquals(List.of("numaspread_netty_connections_fell_back_total{group=\"workers\"} 1.0",
+                    "numaspread_netty_connections_steered_total{group=\"workers\"} 2.0"), samples,
+                    "exported at the scrape, after a third connection");
+            String dashboard = Files.readString(Path.of(System.getProperty("basedir", "."),
+                    "../../deploy/grafana/numaspread-watch.json"));
+            Matcher named = Pattern.compile("numaspread_netty_\\w+").matcher(dashboard);
+            int found = 0;
+            while (named.find()) {
+                found++;
+                String name = named.group();
+                assertTrue(samples.stream().anyMatch(sample -> sample.startsWith(name + "{")),
+                        "the watch dashboard's " + name + " is exported by SteeringMetrics");
+            }
+            assertTrue(found >= 2, "the dashboard's steered share names both counters");
         }
     }
 

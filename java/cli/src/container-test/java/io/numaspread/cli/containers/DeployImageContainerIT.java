@@ -49,13 +49,12 @@ class DeployImageContainerIT {
     }
 
     @Test
-    void nodeScriptIsOnThePathAndTheAgentJarWhereTheServerPodExampleCopiesItFrom() {
+    void watchReadsItsOptionsFileAndTheAgentJarIsWhereTheServerPodExampleCopiesItFrom() {
         String out = runImage(container -> container
-                        .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("sh", "-c"))
-                        .withEnv("EXCLUDE_CPUS", "3,0-1")
-                        .withEnv("CPU_MANAGER_STATE", "/nonexistent"),
-                "numaspread-node exclude && test -s /opt/numaspread/numaspread-agent.jar && echo agent-jar");
-        assertEquals("3,0-1\nagent-jar", out.strip());
+                        .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("sh", "-c")),
+                "printf -- '--interval 0\\n' > /tmp/options; numaspread watch --nic eth0 @/tmp/options;"
+                        + " echo exit=$?; test -s /opt/numaspread/numaspread-agent.jar && echo agent-jar");
+        assertEquals("exit=2\nagent-jar", out.strip());
     }
 
     /** Runs the image once to completion (exit code 0 required) and returns its stdout. */

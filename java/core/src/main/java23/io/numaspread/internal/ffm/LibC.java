@@ -2,6 +2,9 @@
 package io.numaspread.internal.ffm;
 
 import io.numaspread.internal.ffm.gen.libc_h;
+import io.numaspread.internal.ffm.gen.pollfd;
+import io.numaspread.internal.ffm.gen.sockaddr_nl;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +20,7 @@ import java.util.Optional;
 public final class LibC {
     private static final List<String> SYMBOLS =
             List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "strerror", "open",
-                    "read", "write", "close");
+                    "read", "write", "close", "socket", "bind", "poll", "recv");
 
     private LibC() {
     }
@@ -85,10 +88,53 @@ public final class LibC {
         }
     }
 
+    /**
+     * {@code socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol)} bound to {@code groups}: the descriptor, or -1
+     * with errno in {@code call} (the descriptor is closed again when {@code bind} fails).
+     */
+    public static int openNetlink(CallState call, int protocol, int groups) {
+        try {
+            int fd = (int) Handles.SOCKET.invokeExact(call.state(), libc_h.AF_NETLINK(),
+                    libc_h.SOCK_RAW() | libc_h.SOCK_CLOEXEC(), protocol);
+            if (fd < 0) {
+                return fd;
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment address = sockaddr_nl.allocate(arena);
+                sockaddr_nl.nl_family(address, (short) libc_h.AF_NETLINK());
+                sockaddr_nl.nl_groups(address, groups);
+                if ((int) Handles.BIND.invokeExact(call.state(), fd, address, (int) address.byteSize()) != 0) {
+                    libc_h.close(fd); // not an errno-capturing call: bind's errno stays in call
+                    return -1;
+                }
+            }
+            return fd;
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
     /** {@code read}: the bytes read, 0 at the end, or -1 with errno in {@code call}. */
     public static long read(CallState call, int fd, MemorySegment buffer) {
         try {
             return (long) Handles.READ.invokeExact(call.state(), fd, buffer, buffer.byteSize());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** A {@code struct pollfd} in {@code arena} that waits for input on {@code fd}. */
+    public static MemorySegment pollIn(Arena arena, int fd) {
+        MemorySegment wait = pollfd.allocate(arena);
+        pollfd.fd(wait, fd);
+        pollfd.events(wait, (short) libc_h.POLLIN());
+        return wait;
+    }
+
+    /** {@code poll} on one {@code struct pollfd}: above 0 when ready, 0 on timeout, -1 with errno in {@code call}. */
+    public static int poll(CallState call, MemorySegment wait, int timeoutMillis) {
+        try {
+            return (int) Handles.POLL.invokeExact(call.state(), wait, 1L, timeoutMillis);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -103,6 +149,15 @@ public final class LibC {
         }
     }
 
+    /** {@code recv(fd, buffer, size, 0)}: the byte count, or -1 with errno in {@code call}. */
+    public static long recv(CallState call, int fd, MemorySegment buffer) {
+        try {
+            return (long) Handles.RECV.invokeExact(call.state(), fd, buffer, buffer.byteSize(), 0);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
     /** {@code close}: 0, or -1 with errno in {@code call}. */
     public static int close(CallState call, int fd) {
         try {
@@ -110,6 +165,11 @@ public final class LibC {
         } catch (Throwable e) {
             throw unexpected(e);
         }
+    }
+
+    /** {@code close} of a socket this process owns; nothing useful can be done when it fails. */
+    public static void close(int fd) {
+        libc_h.close(fd);
     }
 
     /** {@code gettid}, which cannot fail. */
@@ -153,6 +213,14 @@ public final class LibC {
         static final MethodHandle READ = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
         static final MethodHandle WRITE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
         static final MethodHandle CLOSE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());
+        static final MethodHandle SOCKET = CallState.capturingErrno(libc_h.socket$address(), libc_h.socket$descriptor());
+        // bind is outside the bound symbol list (headers/libc.txt says why): C passes its transparent-union
+        // address argument as the pointer it holds.
+        static final MethodHandle BIND = CallState.capturingErrno(
+                Linker.nativeLinker().defaultLookup().findOrThrow("bind"),
+                FunctionDescriptor.of(libc_h.C_INT, libc_h.C_INT, libc_h.C_POINTER, libc_h.C_INT));
+        static final MethodHandle POLL = CallState.capturingErrno(libc_h.poll$address(), libc_h.poll$descriptor());
+        static final MethodHandle RECV = CallState.capturingErrno(libc_h.recv$address(), libc_h.recv$descriptor());
         // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
         static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
                 Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),

@@ -68,6 +68,15 @@ public class libc_h extends libc_h$shared {
     public static int SO_INCOMING_CPU() {
         return SO_INCOMING_CPU;
     }
+    private static final int POLLIN = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define POLLIN 1
+     * }
+     */
+    public static int POLLIN() {
+        return POLLIN;
+    }
 
     /**
      * Variadic invoker class for:
@@ -317,6 +326,149 @@ public class libc_h extends libc_h$shared {
                 traceDowncall("sched_getaffinity", __pid, __cpusetsize, __cpuset);
             }
             return (int)mh$.invokeExact(__pid, __cpusetsize, __cpuset);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+    private static final int SOCK_RAW = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum __socket_type.SOCK_RAW = 3
+     * }
+     */
+    public static int SOCK_RAW() {
+        return SOCK_RAW;
+    }
+    private static final int SOCK_CLOEXEC = (int)524288L;
+    /**
+     * {@snippet lang=c :
+     * enum __socket_type.SOCK_CLOEXEC = 524288
+     * }
+     */
+    public static int SOCK_CLOEXEC() {
+        return SOCK_CLOEXEC;
+    }
+
+    private static class socket {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("socket");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int socket(int __domain, int __type, int __protocol)
+     * }
+     */
+    public static FunctionDescriptor socket$descriptor() {
+        return socket.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int socket(int __domain, int __type, int __protocol)
+     * }
+     */
+    public static MethodHandle socket$handle() {
+        return socket.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int socket(int __domain, int __type, int __protocol)
+     * }
+     */
+    public static MemorySegment socket$address() {
+        return socket.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int socket(int __domain, int __type, int __protocol)
+     * }
+     */
+    public static int socket(int __domain, int __type, int __protocol) {
+        var mh$ = socket.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("socket", __domain, __type, __protocol);
+            }
+            return (int)mh$.invokeExact(__domain, __type, __protocol);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class recv {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_LONG,
+            libc_h.C_INT,
+            libc_h.C_POINTER,
+            libc_h.C_LONG,
+            libc_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("recv");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern ssize_t recv(int __fd, void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static FunctionDescriptor recv$descriptor() {
+        return recv.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern ssize_t recv(int __fd, void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static MethodHandle recv$handle() {
+        return recv.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern ssize_t recv(int __fd, void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static MemorySegment recv$address() {
+        return recv.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern ssize_t recv(int __fd, void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static long recv(int __fd, MemorySegment __buf, long __n, int __flags) {
+        var mh$ = recv.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("recv", __fd, __buf, __n, __flags);
+            }
+            return (long)mh$.invokeExact(__fd, __buf, __n, __flags);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
@@ -629,6 +781,68 @@ public class libc_h extends libc_h$shared {
            throw new AssertionError("should not reach here", ex$);
         }
     }
+
+    private static class poll {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_POINTER,
+            libc_h.C_LONG,
+            libc_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("poll");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static FunctionDescriptor poll$descriptor() {
+        return poll.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static MethodHandle poll$handle() {
+        return poll.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static MemorySegment poll$address() {
+        return poll.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int poll(struct pollfd *__fds, nfds_t __nfds, int __timeout)
+     * }
+     */
+    public static int poll(MemorySegment __fds, long __nfds, int __timeout) {
+        var mh$ = poll.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("poll", __fds, __nfds, __timeout);
+            }
+            return (int)mh$.invokeExact(__fds, __nfds, __timeout);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
     private static final int O_CLOEXEC = (int)524288L;
     /**
      * {@snippet lang=c :
@@ -637,6 +851,15 @@ public class libc_h extends libc_h$shared {
      */
     public static int O_CLOEXEC() {
         return O_CLOEXEC;
+    }
+    private static final int AF_NETLINK = (int)16L;
+    /**
+     * {@snippet lang=c :
+     * #define AF_NETLINK 16
+     * }
+     */
+    public static int AF_NETLINK() {
+        return AF_NETLINK;
     }
 }
 

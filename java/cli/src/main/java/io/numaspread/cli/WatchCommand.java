@@ -1,0 +1,271 @@
+package io.numaspread.cli;
+
+import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nativeaccess.BackendUnavailableException;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.nic.Nic;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
+import io.numaspread.watch.Backoff;
+import io.numaspread.watch.NetlinkEvents;
+import io.numaspread.watch.Watcher;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "watch", mixinStandardHelpOptions = true,
+        description = {"Apply the plan as 'apply' does, then keep it: react to the kernel's events (rtnetlink link"
+                + " messages; uevents for NICs bound or unbound, queues added or removed, CPUs going offline or"
+                + " online) and compare every queue IRQ with the plan each --interval. When the CPUs, the queues"
+                + " or the IRQ numbers change it plans again and applies; when another writer moves an IRQ it puts"
+                + " it back, and when that writer keeps at it, backs off (doubling, up to 30 intervals) and names"
+                + " it. One line per event. SIGTERM stops it; --restore-on-exit first puts back what was there"
+                + " before."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "2:bad input (interface, flag, file); nothing was changed",
+            "3:refused for safety (no privilege, irqbalance running); nothing was changed",
+            "4:the first apply failed part way; every change was rolled back",
+            "143:stopped by SIGTERM (after --restore-on-exit, when given)"})
+final class WatchCommand implements Runnable {
+    private static final Duration SETTLE = Duration.ofMillis(250);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(30);
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--nic", paramLabel = "IFACE", required = true,
+            description = "A network interface whose queue IRQs are placed and kept (repeat for several).")
+    List<String> nics = new ArrayList<>();
+
+    @Mixin
+    MachineOptions machine = new MachineOptions();
+
+    @Mixin
+    ProcRootOptions proc = new ProcRootOptions();
+
+    @Mixin
+    PlanOptions planOptions = new PlanOptions();
+
+    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "10",
+            description = "How often every queue IRQ is compared with the plan (default 10; decimals allowed).")
+    BigDecimal interval;
+
+    @Option(names = "--xps", description = "Also keep each transmit queue's xps_cpus, as 'apply --xps' does.")
+    boolean xps;
+
+    @Option(names = "--force", description = "Apply even though irqbalance is running (it will then be fought,"
+            + " and backed off from).")
+    boolean force;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/run/numaspread",
+            description = "Where each NIC's state file IFACE.json is (default /run/numaspread, as apply's).")
+    Path stateDirectory;
+
+    @Option(names = "--restore-on-exit",
+            description = "On SIGTERM, put back the values there were before (as 'restore' does) before exiting.")
+    boolean restoreOnExit;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve Prometheus metrics on http://ADDRESS:PORT/metrics (0 picks a free port).")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-address", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "The address the metrics are served on (default 127.0.0.1).")
+    String metricsAddress;
+
+    @Option(names = "--metrics-file", paramLabel = "FILE",
+            description = "Write the metrics to FILE after every check, for node-exporter's textfile collector"
+                    + " (a *.prom file in its --collector.textfile.directory).")
+    Path metricsFile;
+
+    @Option(names = "--kubelet-cpu-state", paramLabel = "FILE",
+            description = "Keep queues off the CPUs the kubelet's static CPU manager gives Guaranteed pods, read"
+                    + " from FILE (usually /var/lib/kubelet/cpu_manager_state) at every check.")
+    Path kubeletCpuState;
+
+    @Override
+    public void run() {
+        PrintWriter out = spec.commandLine().getOut();
+        Duration every = interval();
+        List<InterfaceName> ifaces = interfaces();
+        KernelPaths paths = proc.writablePaths(machine);
+        SysfsTree sysfs = SysfsTree.at(paths.sysfsRoot());
+        NativeBackend events = eventBackend();
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+            throw NumaspreadException.badInput("--metrics-port must be 0 to 65535, not " + metricsPort);
+        }
+        planOptions.refine(PlanRequest.threads(0, 1)); // bad plan flags fail here, once, with the flag's name
+        Machine readings = new Machine(sysfs, paths, out);
+
+        String source = events.kind().id();
+        WatchMetrics metrics = new WatchMetrics(line -> {
+            out.println(line);
+            out.flush();
+        }, paths, Optional.ofNullable(metricsFile), source,
+                events instanceof SysfsBackend ? "polling" : "netlink");
+        Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
+                new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), force, xps, stateDirectory),
+                metrics, Clock.systemUTC());
+        Optional<HTTPServer> server = serve(metrics);
+        try {
+            watcher.start();
+        } catch (RuntimeException e) {
+            server.ifPresent(HTTPServer::close);
+            throw e;
+        }
+        Optional<NetlinkEvents> netlink = NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)),
+                metrics::line);
+        out.println("watching " + String.join(", ", nics) + ": "
+                + (netlink.isPresent() ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
+                        : "no events (the " + source + " backend cannot open netlink sockets): polling only")
+                + ", drift check every " + every.toMillis() / 1000.0 + " s"
+                + server.map(s -> ", metrics on http://" + metricsAddress + ":" + s.getPort() + "/metrics").orElse("")
+                + (metricsFile == null ? "" : ", metrics file " + metricsFile)
+                + (kubeletCpuState == null ? "" : ", kubelet CPU state " + kubeletCpuState));
+        out.flush();
+
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                watcher.stop(STOP_WAIT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            netlink.ifPresent(NetlinkEvents::close);
+            server.ifPresent(HTTPServer::close);
+            out.println("stopped");
+            out.flush();
+        }, "numaspread-watch-stop"));
+        watcher.run(restoreOnExit);
+    }
+
+    private Duration interval() {
+        if (interval.signum() <= 0 || interval.compareTo(BigDecimal.valueOf(86_400)) > 0) {
+            throw NumaspreadException.badInput("--interval must be between 0 and 86400 seconds, not "
+                    + interval.toPlainString());
+        }
+        long millis = interval.movePointRight(3).longValue();
+        if (millis < 100) {
+            throw NumaspreadException.badInput("--interval must be at least 0.1 s, not "
+                    + interval.toPlainString());
+        }
+        return Duration.ofMillis(millis);
+    }
+
+    private List<InterfaceName> interfaces() {
+        List<InterfaceName> names = new ArrayList<>();
+        for (String nic : nics) {
+            InterfaceName name = new InterfaceName(nic);
+            if (names.contains(name)) {
+                throw NumaspreadException.badInput("--nic " + nic + " is given twice");
+            }
+            names.add(name);
+        }
+        return names;
+    }
+
+    /** The live backend opens the netlink sockets; a copied /sys tree has no kernel behind it to send events. */
+    private NativeBackend eventBackend() {
+        if (machine.sysfsRoot != null) {
+            return new SysfsBackend(SysfsTree.at(machine.sysfsRoot), proc.procRoot);
+        }
+        try {
+            return Backends.live().backend();
+        } catch (BackendUnavailableException e) {
+            throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
+                    + Backends.OVERRIDE_PROPERTY + ")");
+        }
+    }
+
+    private Optional<HTTPServer> serve(WatchMetrics metrics) {
+        if (metricsPort == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(HTTPServer.builder().inetAddress(InetAddress.getByName(metricsAddress))
+                    .port(metricsPort).registry(metrics.registry()).buildAndStart());
+        } catch (UnknownHostException e) {
+            throw NumaspreadException.badInput("--metrics-address " + metricsAddress
+                    + " is not an address: " + e.getMessage());
+        } catch (IOException e) {
+            throw NumaspreadException.badInput("cannot serve metrics on " + metricsAddress + ":"
+                    + metricsPort + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * The machine as each check reads it. The topology comes from sysfs every time, whatever the backend: libnuma
+     * reads each node's CPUs once per process, and a CPU that comes online later would never be planned.
+     */
+    private final class Machine implements Watcher.Machine {
+        private final SysfsTree sysfs;
+        private final KernelPaths paths;
+        private final PrintWriter out;
+        private CpuSet lastKeptFree = CpuSet.EMPTY;
+        private Optional<String> keptFreeProblem = Optional.empty();
+
+        Machine(SysfsTree sysfs, KernelPaths paths, PrintWriter out) {
+            this.sysfs = sysfs;
+            this.paths = paths;
+            this.out = out;
+            if (kubeletCpuState != null) {
+                lastKeptFree = KubeletCpuState.exclusiveCpus(kubeletCpuState); // a bad file stops watch at start
+            }
+        }
+
+        @Override
+        public Topology topology() {
+            return TopologyDiscovery.discover(new SysfsBackend(sysfs, paths.procRoot()), sysfs);
+        }
+
+        /** A kubelet file that turns bad later keeps the last good CPUs, said once, rather than stopping watch. */
+        @Override
+        public CpuSet keptFree() {
+            if (kubeletCpuState == null) {
+                return CpuSet.EMPTY;
+            }
+            try {
+                lastKeptFree = KubeletCpuState.exclusiveCpus(kubeletCpuState);
+                keptFreeProblem = Optional.empty();
+            } catch (NumaspreadException e) {
+                if (keptFreeProblem.isEmpty()) {
+                    out.println("kubelet: " + e.getMessage() + "; keeping CPUs " + lastKeptFree + " free meanwhile");
+                    out.flush();
+                }
+                keptFreeProblem = Optional.of(e.getMessage());
+            }
+            return lastKeptFree;
+        }
+
+        @Override
+        public SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
+            PlanRequest request = planOptions.refine(nic.planRequest(topology, Purpose.IRQS));
+            return PlanOptions.plan(topology, keptFree.isEmpty() ? request
+                    : request.withExclude(request.exclude().union(keptFree)));
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package io.numaspread.cli;
+
+import io.numaspread.irq.Target;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicVector;
+import io.numaspread.plan.Assignment;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.watch.KernelEvent;
+import io.numaspread.watch.Watcher;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * watch's metrics, in a Prometheus registry: counted as the watcher reports, and read from the kernel at each
+ * scrape for the interrupt counts. Served over HTTP or written to a node-exporter textfile by the command.
+ */
+final class WatchMetrics implements Watcher.Listener {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Consumer<String> lines;
+    private final KernelPaths paths;
+    private final Optional<Path> textfile;
+    private final Map<InterfaceName, Nic> nics = new ConcurrentHashMap<>();
+    private final Map<InterfaceName, SpreadPlan> plans = new ConcurrentHashMap<>();
+    private final Counter events;
+    private final Counter drifts;
+    private final Counter reapplies;
+    private final Counter fights;
+    private final Gauge backoff;
+    private final Gauge lastCheck;
+    private final Gauge present;
+
+    WatchMetrics(Consumer<String> lines, KernelPaths paths, Optional<Path> textfile, String backend, String eventSource) {
+        this.lines = lines;
+        this.paths = paths;
+        this.textfile = textfile;
+        Gauge info = Gauge.builder().name("numaspread_watch_info")
+                .help("1, with the backend and where events come from (netlink or polling)")
+                .labelNames("backend", "events").register(registry);
+        info.labelValues(backend, eventSource).set(1);
+        events = Counter.builder().name("numaspread_kernel_events_total")
+                .help("Kernel events that concern a watched NIC or the CPUs, by source (rtnetlink, uevent)")
+                .labelNames("source").register(registry);
+        // Known from the start, so that a dashboard shows 0 rather than no data.
+        events.labelValues("rtnetlink").inc(0);
+        events.labelValues("uevent").inc(0);
+        drifts = Counter.builder().name("numaspread_drift_events_total")
+                .help("IRQ or XPS files found changed by another writer at a drift check")
+                .labelNames("nic").register(registry);
+        reapplies = Counter.builder().name("numaspread_reapplies_total")
+                .help("Times the plan was written, by reason: start, change (CPUs, queues or IRQs changed),"
+                        + " reset (the kernel moved IRQs after an event), drift (another writer)")
+                .labelNames("nic", "reason").register(registry);
+        fights = Counter.builder().name("numaspread_fights_total")
+                .help("Rounds of fights: another writer kept moving this IRQ back, and watch backed off")
+                .labelNames("nic", "irq").register(registry);
+        backoff = Gauge.builder().name("numaspread_fight_backoff_seconds")
+                .help("How long the last round of a fight leaves the IRQ alone")
+                .labelNames("nic", "irq").register(registry);
+        lastCheck = Gauge.builder().name("numaspread_last_check_timestamp_seconds")
+                .help("When the NIC's files were last compared with its plan (Unix time)")
+                .labelNames("nic").register(registry);
+        present = Gauge.builder().name("numaspread_nic_present")
+                .help("1 while the NIC exists with its queue vectors, 0 while it is gone (unbound, removed)")
+                .labelNames("nic").register(registry);
+        CounterWithCallback.builder().name("numaspread_interrupts_total")
+                .help("Interrupts of each queue vector of a watched NIC on each CPU, from /proc/interrupts")
+                .labelNames("nic", "irq", "vector", "queue", "cpu")
+                .callback(this::interrupts).register(registry);
+        GaugeWithCallback.builder().name("numaspread_plan_cpu")
+                .help("1 for each CPU the plan gives each queue")
+                .labelNames("nic", "queue", "cpu")
+                .callback(callback -> plans.forEach((iface, plan) -> {
+                    Nic nic = nics.get(iface);
+                    for (int index = 0; index < plan.size(); index++) {
+                        Assignment assignment = plan.get(index);
+                        String queue = Integer.toString(nic.queues().get(index));
+                        for (int cpu : assignment.cpus().toArray()) {
+                            callback.call(1, iface.value(), queue, Integer.toString(cpu));
+                        }
+                    }
+                })).register(registry);
+        GaugeWithCallback.builder().name("numaspread_plan_queue_cpus")
+                .help("How many CPUs the plan gives each queue; the cpus label lists them")
+                .labelNames("nic", "queue", "cpus")
+                .callback(callback -> plans.forEach((iface, plan) -> {
+                    Nic nic = nics.get(iface);
+                    for (int index = 0; index < plan.size(); index++) {
+                        Assignment assignment = plan.get(index);
+                        callback.call(assignment.cpus().size(), iface.value(),
+                                Integer.toString(nic.queues().get(index)), assignment.cpus().toString());
+                    }
+                })).register(registry);
+    }
+
+    PrometheusRegistry registry() {
+        return registry;
+    }
+
+    /** Counts a kernel event the watcher is about to receive. */
+    KernelEvent counted(KernelEvent event) {
+        events.labelValues(event.source()).inc();
+        return event;
+    }
+
+    @Override
+    public void line(String line) {
+        lines.accept(line);
+    }
+
+    @Override
+    public void checked(InterfaceName iface, Instant at, Nic nic, SpreadPlan plan) {
+        // Both maps are read together by the callbacks; the plan is put last so that its NIC is always there.
+        nics.put(iface, nic);
+        plans.put(iface, plan);
+        lastCheck.labelValues(iface.value()).set(at.toEpochMilli() / 1000.0);
+        present.labelValues(iface.value()).set(1);
+        writeTextfile();
+    }
+
+    @Override
+    public void gone(InterfaceName iface, Instant at) {
+        plans.remove(iface);
+        nics.remove(iface);
+        lastCheck.labelValues(iface.value()).set(at.toEpochMilli() / 1000.0);
+        present.labelValues(iface.value()).set(0);
+        writeTextfile();
+    }
+
+    @Override
+    public void drifted(InterfaceName iface, int files) {
+        drifts.labelValues(iface.value()).inc(files);
+    }
+
+    @Override
+    public void reapplied(InterfaceName iface, String reason) {
+        reapplies.labelValues(iface.value(), reason).inc();
+    }
+
+    @Override
+    public void fight(InterfaceName iface, Target target, Duration leftAlone) {
+        fights.labelValues(iface.value(), Integer.toString(target.number())).inc();
+        backoff.labelValues(iface.value(), Integer.toString(target.number())).set(leftAlone.toSeconds());
+    }
+
+    private void interrupts(CounterWithCallback.Callback callback) {
+        if (nics.isEmpty()) {
+            return;
+        }
+        InterruptTable table;
+        try {
+            table = InterruptTable.read(paths);
+        } catch (RuntimeException e) {
+            return; // /proc/interrupts unreadable for a moment: this scrape has no interrupt counts
+        }
+        nics.forEach((iface, nic) -> {
+            for (NicVector vector : nic.queueVectors()) {
+                table.line(vector.irq()).ifPresent(line -> line.countsByCpu().forEach((cpu, count) ->
+                        callback.call(count, iface.value(), Integer.toString(vector.irq()), vector.name(),
+                                Integer.toString(vector.queue()), Integer.toString(cpu))));
+            }
+        });
+    }
+
+    /** For node-exporter's textfile collector: the whole exposition, written beside the file and renamed over it. */
+    private void writeTextfile() {
+        if (textfile.isEmpty()) {
+            return;
+        }
+        Path file = textfile.get();
+        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
+        try {
+            try (OutputStream out = Files.newOutputStream(temporary)) {
+                PrometheusTextFormatWriter.create().write(out, registry.scrape());
+            }
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            lines.accept("metrics: cannot write " + file + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,310 @@
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.testing.NicFixture;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code watch} in a JVM of its own on fake kernel trees (the four-queue i40e NIC on the mana machine): what no
+ * real kernel does on demand (another writer that keeps at it, a CPU list changing under a copied tree) and what
+ * must hold whatever the kernel (one line per event, the metrics, SIGTERM and kill -9). A copied /sys has no
+ * kernel to send events, so watch polls; the guests (scripts/vm-checks-watch) test the events.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WatchCommandTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path sys;
+
+    @TempDir
+    Path proc;
+
+    @TempDir
+    Path run;
+
+    private Map<Path, String> before;
+    private Process watch;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> seen = new ArrayList<>();
+    private final StringBuffer stderr = new StringBuffer();
+
+    @BeforeEach
+    void nic() {
+        NicFixture.i40eOnMana(sys, proc);
+        before = NicFixture.snapshot(proc, sys);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (watch != null && watch.isAlive()) {
+            watch.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void start(String... more) throws IOException {
+        List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--sysfs-root", sys.toString(),
+                "--proc-root", proc.toString(), "--state-dir", run.toString(), "--interval", "0.2"));
+        args.addAll(List.of(more));
+        watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
+        watch.getOutputStream().close();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(watch.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                out.lines().forEach(lines::add);
+            } catch (IOException e) {
+                lines.add("(stdout closed: " + e + ")");
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        Thread errors = new Thread(() -> {
+            try {
+                stderr.append(new String(watch.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                stderr.append("(stderr closed: ").append(e).append(')');
+            }
+        });
+        errors.setDaemon(true);
+        errors.start();
+    }
+
+    /** The next line that starts with {@code prefix}, skipping others (kept in {@link #seen}). */
+    private String awaitLine(String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            String line = lines.poll(100, TimeUnit.MILLISECONDS);
+            if (line != null) {
+                seen.add(line);
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+        }
+        throw new AssertionError("no line starting \"" + prefix + "\" within " + WAIT + "; saw " + seen
+                + "; stderr: " + stderr);
+    }
+
+    private String affinity(int irq) throws IOException {
+        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
+    }
+
+    /** As another writer would, atomically as the kernel's files are (a fake file written in place can be read empty). */
+    private void write(int irq, String cpus) throws IOException {
+        Path file = proc.resolve("irq/" + irq + "/smp_affinity_list");
+        Path temporary = Files.writeString(file.resolveSibling("smp_affinity_list.new"), cpus);
+        Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private List<String> queueAffinities() throws IOException {
+        List<String> affinities = new ArrayList<>();
+        for (int irq = 50; irq <= 53; irq++) {
+            affinities.add(affinity(irq));
+        }
+        return affinities;
+    }
+
+    @Test
+    void appliesThenPutsADriftBackAndBacksOffFromAWriterThatKeepsAtIt() throws Exception {
+        start("--metrics-port", "0", "--restore-on-exit");
+        assertEquals("applied eth0: 4 changed; state file " + run.resolve("eth0.json"), awaitLine("applied"));
+        String watching = awaitLine("watching");
+        assertTrue(watching.startsWith("watching eth0: no events (the sysfs backend cannot open netlink sockets):"
+                + " polling only, drift check every 0.2 s, metrics on http://127.0.0.1:"), watching);
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
+
+        write(51, "4-7");
+        assertEquals("drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 (found by the drift check); put back",
+                awaitLine("drift"));
+        assertEquals("2-3", affinity(51));
+
+        // A writer that rewrites every 20 ms, as seen in /proc by its command line.
+        NicFixture.process(proc, 4242, "sh", "sh", "-c", "while :; do echo 4-7 > /proc/irq/51/smp_affinity_list; done");
+        Thread writer = new Thread(() -> {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+            while (System.nanoTime() < end) {
+                try {
+                    write(51, "4-7");
+                    Thread.sleep(20);
+                } catch (IOException | InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        long fightStart = System.nanoTime();
+        writer.start();
+        String fight = awaitLine("FIGHT");
+        assertTrue(fight.startsWith("FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s"
+                + " by pid 4242 (sh -c while :; do echo 4-7 > /proc/irq/51/smp_affinity_list; done); round 1:"
+                + " leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop that writer"), fight);
+        writer.join();
+        double writerStopped = System.currentTimeMillis() / 1000.0;
+        long fightMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - fightStart);
+        assertEquals("2-3", awaitPlan(51, "2-3"), "put back after the writer stopped");
+        long drifts = seen.stream().filter(l -> l.startsWith("drift eth0: IRQ 51")).count() - 1;
+        long checks = fightMillis / 200;
+        assertTrue(drifts * 3 <= checks, "backed off: " + drifts + " puts back in " + checks + " checks: " + seen);
+        assertTrue(seen.stream().filter(l -> l.startsWith("FIGHT")).count() >= 2, "rounds: " + seen);
+
+        Matcher port = Pattern.compile("metrics on http://127\\.0\\.0\\.1:(\\d+)/metrics").matcher(watching);
+        assertTrue(port.find());
+        HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port.group(1) + "/metrics")).timeout(WAIT).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, scrape.statusCode());
+        String metrics = scrape.body();
+        assertTrue(metrics.contains("numaspread_interrupts_total{cpu=\"1\",irq=\"50\",nic=\"eth0\",queue=\"0\","
+                + "vector=\"i40e-eth0-TxRx-0\"} 5001.0"), metrics);
+        assertTrue(metrics.contains("numaspread_plan_cpu{cpu=\"3\",nic=\"eth0\",queue=\"1\"} 1.0"), metrics);
+        assertTrue(metrics.contains("numaspread_plan_queue_cpus{cpus=\"2-3\",nic=\"eth0\",queue=\"1\"} 2.0"), metrics);
+        assertTrue(metrics.contains("numaspread_reapplies_total{nic=\"eth0\",reason=\"start\"} 1.0"), metrics);
+        assertTrue(metrics.contains("numaspread_fights_total{irq=\"51\",nic=\"eth0\"}"), metrics);
+        assertTrue(metrics.contains("numaspread_watch_info{backend=\"sysfs\",events=\"polling\"} 1.0"), metrics);
+        assertDashboardQueriesNameExportedMetrics(metrics);
+        Matcher lastCheck = Pattern.compile("numaspread_last_check_timestamp_seconds\\{nic=\"eth0\"} (\\S+)")
+                .matcher(metrics);
+        assertTrue(lastCheck.find(), metrics);
+        assertTrue(Double.parseDouble(lastCheck.group(1)) >= writerStopped - 1,
+                "the last check (" + lastCheck.group(1) + ") is the one that put the plan back after the writer stopped ("
+                        + writerStopped + ")");
+
+        watch.toHandle().destroy(); // SIGTERM; Process.destroy() would also close the streams we read
+        assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(143, watch.exitValue());
+        assertTrue(awaitLine("restored").startsWith("restored eth0: 4 of 4 values put back from "), seen.toString());
+        assertEquals("stopped", awaitLine("stopped"));
+        Map<Path, String> after = NicFixture.snapshot(proc, sys);
+        after.keySet().removeIf(path -> path.startsWith(proc.resolve("4242")));
+        assertEquals(before, after, "every file as it was");
+        assertFalse(Files.exists(run.resolve("eth0.json")), "the state file is gone");
+    }
+
+    @Test
+    void aChangeOfTheOnlineCpusPlansAgainInOneLine() throws Exception {
+        start();
+        awaitLine("watching");
+        NicFixture.file(sys.resolve("devices/system/cpu/online"), "0-2,4-7");
+        NicFixture.file(sys.resolve("devices/system/cpu/cpu3/online"), "0");
+        String changed = awaitLine("changed");
+        assertTrue(changed.startsWith("changed eth0: CPUs online 0-7 -> 0-2,4-7; planned again: "), changed);
+        assertFalse(queueAffinities().stream().anyMatch(cpus -> cpus.contains("3")), queueAffinities().toString());
+        NicFixture.file(sys.resolve("devices/system/cpu/online"), "0-7");
+        NicFixture.file(sys.resolve("devices/system/cpu/cpu3/online"), "1");
+        assertTrue(awaitLine("changed").startsWith("changed eth0: CPUs online 0-2,4-7 -> 0-7; planned again: "));
+        awaitPlan(53, "2-3");
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
+        Thread.sleep(1000);
+        lines.drainTo(seen);
+        assertEquals(2, seen.stream().filter(l -> l.matches("^(changed|drift|reset|FIGHT|gone|FAILED) .*")).count(),
+                "one line per change: " + seen);
+    }
+
+    @Test
+    void killMinusNineLeavesAStateFileThatRestoreUses() throws Exception {
+        start();
+        awaitLine("watching");
+        watch.destroyForcibly();
+        assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(Files.exists(run.resolve("eth0.json")));
+        CliRun restore = CliRun.of("restore", "--state", run.resolve("eth0.json").toString(), "--sysfs-root",
+                sys.toString(), "--proc-root", proc.toString());
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    @Test
+    void badInputIsOneLineAndChangesNothing() throws Exception {
+        for (List<String> bad : List.of(List.of("--interval", "0"), List.of("--interval", "0.01"),
+                List.of("--nic", "eth0"), List.of("--metrics-port", "70000"), List.of("--policy", "nearest"))) {
+            List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--sysfs-root", sys.toString(),
+                    "--proc-root", proc.toString(), "--state-dir", run.toString()));
+            args.addAll(bad);
+            CliRun result = CliRun.of(args.toArray(String[]::new));
+            assertEquals(Failures.BAD_INPUT, result.exitCode(), bad + ": " + result.err());
+            assertEquals(1, result.err().lines().count(), result.err());
+        }
+        CliRun missing = CliRun.of("watch", "--nic", "eth9", "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString(), "--state-dir", run.toString());
+        assertEquals("numaspread: no such interface eth9 (" + sys.resolve("class/net") + " has eth0)\n", missing.err());
+        Path kubelet = run.resolve("cpu_manager_state");
+        Files.writeString(kubelet, "{\"entries\":");
+        CliRun badKubelet = CliRun.of("watch", "--nic", "eth0", "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString(), "--state-dir", run.toString(), "--kubelet-cpu-state", kubelet.toString());
+        assertEquals(Failures.BAD_INPUT, badKubelet.exitCode());
+        assertTrue(badKubelet.err().startsWith("numaspread: " + kubelet + " is not the kubelet's CPU state (JSON): "),
+                badKubelet.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    /**
+     * deploy/grafana/numaspread-watch.json parses, has its panels, and every metric its queries name is in this
+     * scrape of a running watch; the Netty steering metrics are checked against their exporter in the netty
+     * module's IncomingCpuSteeringTest.
+     */
+    private static void assertDashboardQueriesNameExportedMetrics(String metrics) throws IOException {
+        JsonNode dashboard = new ObjectMapper().readTree(Repository.path("deploy/grafana/numaspread-watch.json").toFile());
+        List<String> types = new ArrayList<>();
+        List<String> queries = new ArrayList<>();
+        for (JsonNode panel : dashboard.path("panels")) {
+            types.add(panel.path("type").asText());
+            panel.path("targets").forEach(target -> queries.add(target.path("expr").asText()));
+        }
+        dashboard.at("/templating/list").forEach(variable -> queries.add(variable.path("definition").asText()));
+        assertTrue(types.contains("heatmap"), types.toString());
+        Set<String> exported = new TreeSet<>();
+        metrics.lines().filter(line -> !line.startsWith("#"))
+                .forEach(line -> exported.add(line.split("[{ ]", 2)[0]));
+        Set<String> named = new TreeSet<>();
+        for (String query : queries) {
+            Matcher metric = Pattern.compile("numaspread_\\w+").matcher(query);
+            while (metric.find()) {
+                named.add(metric.group());
+            }
+        }
+        named.removeIf(name -> name.startsWith("numaspread_netty_"));
+        assertTrue(named.size() >= 8, named.toString());
+        for (String name : named) {
+            assertTrue(exported.contains(name), name + " is named by the dashboard but not exported: " + exported);
+        }
+    }
+
+    private String awaitPlan(int irq, String cpus) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!affinity(irq).equals(cpus) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        lines.drainTo(seen);
+        return affinity(irq);
+    }
+}

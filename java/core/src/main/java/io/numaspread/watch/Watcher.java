@@ -1,0 +1,474 @@
+package io.numaspread.watch;
+
+import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.IrqPlan;
+import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.Setting;
+import io.numaspread.irq.StateFile;
+import io.numaspread.irq.Target;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Keeps NICs' queue plans applied: applies each plan, then checks again after every kernel event that concerns
+ * the NIC or the CPUs ({@link #post}) and every drift interval. A check reads the machine and the NIC afresh and
+ * plans again; when what the plan depends on changed ({@link NicSnapshot}) it applies the new plan, and when only
+ * the IRQs' files changed it puts the plan back, unless another writer keeps changing them ({@link Fight}). All
+ * writes go through {@link NicPlacement}, as {@code apply}'s do: the state file, all or nothing, managed IRQs,
+ * the irqbalance refusal. Each check that does something reports one line.
+ */
+public final class Watcher {
+    /** What the watcher reads and how it plans; the command supplies them. */
+    public interface Machine {
+        /** The topology as it is now (online CPUs change). */
+        Topology topology();
+
+        /** CPUs to keep free of queues beyond the plan options' own (the kubelet's exclusive CPUs). */
+        CpuSet keptFree();
+
+        SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree);
+    }
+
+    /** Hears what the watcher does: one line per check that did something, and counts for metrics. */
+    public interface Listener {
+        void line(String line);
+
+        /** After each check of a NIC that is present. */
+        default void checked(InterfaceName iface, Instant at, Nic nic, SpreadPlan plan) {
+        }
+
+        /** A NIC that is gone (unbound, removed). */
+        default void gone(InterfaceName iface, Instant at) {
+        }
+
+        /** Files found changed by another writer, at a drift check. */
+        default void drifted(InterfaceName iface, int files) {
+        }
+
+        /** The plan was written again; {@code reason}: start, change, reset, drift. */
+        default void reapplied(InterfaceName iface, String reason) {
+        }
+
+        /** A new round of a fight over {@code target}. */
+        default void fight(InterfaceName iface, Target target, Duration leftAlone) {
+        }
+    }
+
+    /**
+     * @param interval how often the files are compared with the plan when no event comes
+     * @param settle how long a burst of events is collected before the check (a channel change sends several)
+     * @param force write even though irqbalance runs ({@code apply --force})
+     * @param xps also keep each transmit queue's {@code xps_cpus}
+     * @param stateDirectory where each NIC's state file {@code IFACE.json} is ({@code /run/numaspread})
+     */
+    public record Settings(Duration interval, Duration settle, Backoff backoff, boolean force, boolean xps,
+            Path stateDirectory) {
+        NicPlacement.Options placement(InterfaceName iface, boolean dryRun) {
+            return new NicPlacement.Options(force, xps, dryRun,
+                    Optional.of(stateDirectory.resolve(iface.value() + ".json")));
+        }
+    }
+
+    private static final Duration AFTER_EVENT_RECHECK = Duration.ofMillis(1500);
+
+    private final List<InterfaceName> nics;
+    private final KernelPaths paths;
+    private final KernelFiles files;
+    private final Machine machine;
+    private final Settings settings;
+    private final Listener listener;
+    private final Clock clock;
+    private final BlockingQueue<KernelEvent> events = new LinkedBlockingQueue<>();
+    private final Map<InterfaceName, Placed> placed = new LinkedHashMap<>();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile boolean stopping;
+
+    /** What the watcher last did for one NIC. */
+    private static final class Placed {
+        Optional<NicSnapshot> snapshot = Optional.empty();
+        boolean present = true;
+        /** The last failure reported, so that one that lasts is said once, not at every check. */
+        Optional<String> failure = Optional.empty();
+        Map<Target, Fight> fights = new HashMap<>();
+    }
+
+    public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Machine machine, Settings settings,
+            Listener listener, Clock clock) {
+        this.nics = List.copyOf(nics);
+        this.paths = paths;
+        this.files = files;
+        this.machine = machine;
+        this.settings = settings;
+        this.listener = listener;
+        this.clock = clock;
+        nics.forEach(nic -> placed.put(nic, new Placed()));
+    }
+
+    /** From any thread: a kernel event to react to. */
+    public void post(KernelEvent event) {
+        events.add(event);
+    }
+
+    /**
+     * Applies every NIC's plan, as {@code apply} would.
+     *
+     * @throws NumaspreadException as {@link NicPlacement#apply} does; nothing is left changed
+     */
+    public void start() {
+        for (InterfaceName iface : nics) {
+            check(iface, Trigger.START, List.of());
+        }
+    }
+
+    /** Watches until {@link #stop}; then, with {@code restoreOnExit}, puts back every value it changed. */
+    public void run(boolean restoreOnExit) {
+        try {
+            Instant nextDrift = clock.instant().plus(settings.interval());
+            Optional<Instant> recheck = Optional.empty();
+            while (!stopping) {
+                Instant drift = nextDrift;
+                Instant due = recheck.filter(at -> at.isBefore(drift)).orElse(drift);
+                KernelEvent first = events.poll(Math.max(0, Duration.between(clock.instant(), due).toMillis()),
+                        TimeUnit.MILLISECONDS);
+                if (stopping) {
+                    break;
+                }
+                if (first == null) {
+                    // Events that came while the last check ran are this wake-up's, whatever woke it: a
+                    // drift check must not report their change as found by the timer.
+                    first = events.poll();
+                }
+                if (first != null) {
+                    List<KernelEvent> burst = settle(first);
+                    for (InterfaceName iface : nics) {
+                        List<KernelEvent> concerning = burst.stream().filter(e -> e.concerns(iface.value())).toList();
+                        if (!concerning.isEmpty()) {
+                            check(iface, Trigger.EVENT, concerning);
+                        }
+                    }
+                    recheck = Optional.of(clock.instant().plus(AFTER_EVENT_RECHECK));
+                } else if (recheck.isPresent() && !clock.instant().isBefore(recheck.get())) {
+                    recheck = Optional.empty();
+                    nics.forEach(iface -> check(iface, Trigger.RECHECK, List.of()));
+                } else {
+                    nics.forEach(iface -> check(iface, Trigger.DRIFT_CHECK, List.of()));
+                    nextDrift = clock.instant().plus(settings.interval());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                if (restoreOnExit) {
+                    nics.forEach(this::restore);
+                }
+            } finally {
+                finished.countDown();
+            }
+        }
+    }
+
+    /** From any thread (a shutdown hook): stops {@link #run} and waits until it has finished, restore included. */
+    public void stop(Duration wait) throws InterruptedException {
+        stopping = true;
+        events.add(new KernelEvent("watch", "stop", Optional.empty()));
+        finished.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private List<KernelEvent> settle(KernelEvent first) throws InterruptedException {
+        List<KernelEvent> burst = new ArrayList<>(List.of(first));
+        KernelEvent next;
+        while ((next = events.poll(settings.settle().toMillis(), TimeUnit.MILLISECONDS)) != null && !stopping) {
+            burst.add(next);
+        }
+        return burst;
+    }
+
+    private enum Trigger {
+        START, EVENT, RECHECK, DRIFT_CHECK
+    }
+
+    private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {
+        Placed state = placed.get(iface);
+        Instant now = clock.instant();
+        Nic nic;
+        Topology topology;
+        CpuSet keptFree;
+        SpreadPlan plan;
+        try {
+            topology = machine.topology();
+            keptFree = machine.keptFree();
+            nic = NicDiscovery.discover(iface, paths);
+            plan = machine.plan(topology, nic, keptFree);
+        } catch (NumaspreadException e) {
+            if (trigger == Trigger.START) {
+                throw e;
+            }
+            if (state.present) {
+                state.present = false;
+                listener.line("gone " + iface + ": " + e.getMessage() + after(iface, events)
+                        + "; waiting for it to come back");
+            }
+            listener.gone(iface, now);
+            return;
+        }
+        NicSnapshot snapshot = NicSnapshot.of(topology.online(), keptFree, nic, plan);
+        List<Setting> wanted = IrqPlan.settings(nic, plan, settings.xps());
+        try {
+            if (trigger == Trigger.START) {
+                recordOriginals(iface, wanted);
+                NicPlacement.Outcome outcome = apply(nic, wanted);
+                listener.reapplied(iface, "start");
+                listener.line("applied " + iface + ": " + summary(outcome) + "; state file " + outcome.stateFile());
+            } else if (!state.present || state.snapshot.map(s -> !s.equals(snapshot)).orElse(true)) {
+                List<String> changes = state.present
+                        ? snapshot.differences(state.snapshot.orElseThrow()) : List.of(iface + " is back");
+                pruneStaleState(iface);
+                state.fights.clear();
+                NicPlacement.Outcome outcome = apply(nic, wanted);
+                listener.reapplied(iface, "change");
+                listener.line("changed " + iface + ": " + String.join(", ", changes) + after(iface, events)
+                        + "; planned again: " + summary(outcome));
+            } else {
+                putBack(iface, state, nic, wanted, trigger, events.isEmpty() ? "" : after(iface, events), now);
+            }
+        } catch (NumaspreadException e) {
+            if (trigger == Trigger.START) {
+                throw e;
+            }
+            if (!state.failure.equals(Optional.of(e.getMessage()))) {
+                listener.line("FAILED " + iface + ": " + e.getMessage() + (events.isEmpty() ? "" : " after "
+                        + describe(events)) + "; trying again at each check");
+            }
+            state.failure = Optional.of(e.getMessage());
+            return;
+        }
+        state.failure = Optional.empty();
+        state.present = true;
+        state.snapshot = Optional.of(snapshot);
+        listener.checked(iface, now, nic, plan);
+    }
+
+    /** Nothing the plan depends on changed: files that differ from the plan were changed by someone. */
+    private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted, Trigger trigger,
+            String after, Instant now) {
+        List<AffinityTransaction.Result> reading = NicPlacement.apply(nic, wanted,
+                settings.placement(iface, true), paths, files).results();
+        List<AffinityTransaction.Result> moved = reading.stream()
+                .filter(r -> r.status() == AffinityTransaction.Status.WOULD_CHANGE).toList();
+        for (AffinityTransaction.Result held : reading) {
+            if (held.status() != AffinityTransaction.Status.WOULD_CHANGE) {
+                state.fights.computeIfPresent(held.target(), (target, fight) -> {
+                    Fight next = fight.held(now, settings.backoff());
+                    if (fight.fighting() && !next.fighting()) {
+                        listener.line("fight over " + iface + ": " + target.label() + " has kept the plan for "
+                                + seconds(settings.backoff().window()));
+                    }
+                    return next == Fight.NONE ? null : next;
+                });
+            }
+        }
+        if (moved.isEmpty()) {
+            return;
+        }
+        boolean byWriter = trigger == Trigger.DRIFT_CHECK;
+        List<Target> leftAlone = new ArrayList<>();
+        if (byWriter) {
+            listener.drifted(iface, moved.size());
+            for (AffinityTransaction.Result result : moved) {
+                Fight before = state.fights.getOrDefault(result.target(), Fight.NONE);
+                Fight next = before.drifted(now, settings.backoff());
+                state.fights.put(result.target(), next);
+                if (next.round() > before.round()) {
+                    Duration alone = Duration.between(now, next.leaveAloneUntil().orElseThrow());
+                    listener.fight(iface, result.target(), alone);
+                    listener.line(fightLine(iface, result, next, alone));
+                }
+                if (next.backingOff(now)) {
+                    leftAlone.add(result.target());
+                }
+            }
+        }
+        List<Setting> toWrite = wanted.stream().filter(s -> !leftAlone.contains(s.target())).toList();
+        List<AffinityTransaction.Result> rewritten = moved.stream().filter(r -> !leftAlone.contains(r.target())).toList();
+        if (rewritten.isEmpty()) {
+            return;
+        }
+        apply(nic, toWrite);
+        listener.reapplied(iface, byWriter ? "drift" : "reset");
+        String what = rewritten.stream().map(r -> r.target().label() + " was " + shown(r) + ", plan " + r.planned())
+                .collect(Collectors.joining("; "));
+        listener.line((byWriter ? "drift " : "reset ") + iface + ": " + what
+                + (byWriter ? " (found by the drift check)" : after.isEmpty() ? " (found on a recheck after events)" : after)
+                + "; put back");
+    }
+
+    private String fightLine(InterfaceName iface, AffinityTransaction.Result result, Fight fight, Duration alone) {
+        List<String> suspects = result.target().kind() == Target.Kind.IRQ
+                ? Writers.suspects(paths.procRoot(), result.target().number()) : List.of();
+        String who = suspects.isEmpty() ? "an unknown writer (not irqbalance; look for tuned, a vendor's"
+                + " set_irq_affinity script or another numaspread)" : String.join(", ", suspects);
+        String fix = suspects.stream().anyMatch(s -> s.startsWith("irqbalance"))
+                ? "stop irqbalance (systemctl stop irqbalance) or ban IRQ " + result.target().number()
+                        + " (IRQBALANCE_ARGS=--banirq=" + result.target().number() + ")"
+                : "stop that writer, or stop numaspread watch if its placement is the one you want";
+        String moved = fight.round() == 1
+                ? " was moved back to " + shown(result) + " " + fight.drifts().size() + " times in "
+                        + seconds(settings.backoff().window())
+                : " was moved back again after the plan was retried";
+        return "FIGHT " + iface + ": " + result.target().label() + moved + " by " + who + "; round " + fight.round()
+                + ": leaving it alone for " + seconds(alone) + " (at most " + seconds(settings.backoff().cap())
+                + " between tries); to end it, " + fix;
+    }
+
+    /** "3 s", "0.6 s". */
+    static String seconds(Duration duration) {
+        return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
+    }
+
+    private static String shown(AffinityTransaction.Result result) {
+        try {
+            return result.target().parse(result.before()).toString();
+        } catch (IllegalArgumentException e) {
+            return result.before();
+        }
+    }
+
+    private NicPlacement.Outcome apply(Nic nic, List<Setting> wanted) {
+        return NicPlacement.apply(nic, wanted, settings.placement(nic.name(), false), paths, files);
+    }
+
+    private static String summary(NicPlacement.Outcome outcome) {
+        Map<AffinityTransaction.Status, Integer> counts = outcome.counts();
+        return counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().label())
+                .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * " after EVENTS" for the line of a change: the events that triggered the check, or when a timed check found
+     * the change first, those that came meanwhile and concern the NIC (left in the queue: the check they trigger
+     * finds this change done, and anything newer); empty when none did.
+     */
+    private String after(InterfaceName iface, List<KernelEvent> triggering) {
+        List<KernelEvent> because = new ArrayList<>(triggering);
+        if (because.isEmpty()) {
+            List<KernelEvent> pending = new ArrayList<>(this.events);
+            pending.removeIf(event -> !event.concerns(iface.value()) || event.source().equals("watch"));
+            because.addAll(pending);
+        }
+        return because.isEmpty() ? "" : " after " + describe(because);
+    }
+
+    private static String describe(List<KernelEvent> events) {
+        List<String> distinct = events.stream().map(KernelEvent::toString).distinct().toList();
+        return distinct.size() <= 3 ? String.join(", ", distinct)
+                : String.join(", ", distinct.subList(0, 3)) + " and " + (distinct.size() - 3) + " more events";
+    }
+
+    private Path stateFile(InterfaceName iface) {
+        return settings.stateDirectory().resolve(iface.value() + ".json");
+    }
+
+    /**
+     * Records, before the first apply, what every file of the plan holds, also those that already hold their
+     * CPUs: apply records only what it changes, and a file that watch changes later (after a CPU went offline)
+     * would otherwise be recorded as it was then, not as it was before watch. The first value recorded wins, so
+     * a state file left by an earlier run keeps its originals.
+     */
+    @SuppressWarnings("try") // the lock is held, not used
+    private void recordOriginals(InterfaceName iface, List<Setting> wanted) {
+        List<StateFile.Saved> now = new ArrayList<>();
+        for (Setting setting : wanted) {
+            try {
+                now.add(new StateFile.Saved(setting.target(), files.read(setting.target().file(paths))));
+            } catch (IOException e) {
+                // Unreadable (XPS of a single-queue device): apply reports it, and there is nothing to restore.
+            }
+        }
+        Path file = stateFile(iface);
+        try (StateFile.Lock lock = StateFile.lock(file)) {
+            StateFile.write(file, StateFile.read(file).map(state -> state.mergedWith(now))
+                    .orElseGet(() -> new StateFile.State(iface, now)));
+        }
+    }
+
+    /**
+     * Forgets recorded values the kernel itself discarded: IRQs freed or renumbered (a driver unbound, reloaded
+     * or reset) and transmit queues removed. Their originals no longer exist, and restore could not put them back.
+     */
+    @SuppressWarnings("try") // the lock is held, not used
+    private void pruneStaleState(InterfaceName iface) {
+        Path file = stateFile(iface);
+        if (!Files.exists(file)) {
+            return;
+        }
+        try (StateFile.Lock lock = StateFile.lock(file)) {
+            Optional<StateFile.State> state = StateFile.read(file);
+            if (state.isEmpty()) {
+                return;
+            }
+            InterruptTable interrupts = InterruptTable.read(paths);
+            List<StateFile.Saved> kept = state.get().saved().stream().filter(saved -> switch (saved.target().kind()) {
+                case IRQ -> interrupts.name(saved.target().number()).equals(saved.target().name());
+                case XPS -> Files.exists(saved.target().file(paths));
+            }).toList();
+            if (kept.size() == state.get().saved().size()) {
+                return;
+            }
+            if (kept.isEmpty()) {
+                StateFile.delete(file);
+            } else {
+                StateFile.write(file, new StateFile.State(iface, kept));
+            }
+        }
+    }
+
+    private void restore(InterfaceName iface) {
+        Path file = stateFile(iface);
+        if (!Files.exists(file)) {
+            listener.line("restore " + iface + ": nothing to put back (no state file " + file + ")");
+            return;
+        }
+        try {
+            pruneStaleState(iface);
+            if (!Files.exists(file)) {
+                listener.line("restore " + iface + ": nothing to put back (the kernel discarded every recorded IRQ)");
+                return;
+            }
+            List<AffinityTransaction.Result> results = new AffinityTransaction(paths, files,
+                    SysfsTree.at(paths.sysfsRoot()).maskBits()).restore(file, Optional.of(iface));
+            long restored = results.stream().filter(r -> r.status() == AffinityTransaction.Status.RESTORED).count();
+            listener.line("restored " + iface + ": " + restored + " of " + results.size() + " values put back from "
+                    + file + "; removed it");
+        } catch (NumaspreadException e) {
+            listener.line("FAILED restore " + iface + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.numaspread.watch;
+
+import io.numaspread.irq.Irqbalance;
+import io.numaspread.kernel.KernelText;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Who else writes a fought-over IRQ. The kernel does not record a writer, so this names the likely ones: a
+ * running irqbalance (unless it bans the IRQ), and any process whose command line names the IRQ's
+ * {@code /proc/irq/N/} directory or {@code smp_affinity} (a vendor script or a shell loop).
+ */
+public final class Writers {
+    private Writers() {
+    }
+
+    /** "irqbalance (pid 412)", "pid 977 (bash -c while true; do echo 0 > /proc/irq/38/smp_affinity_list ...)". */
+    public static List<String> suspects(Path procRoot, int irq) {
+        List<String> suspects = new ArrayList<>();
+        Irqbalance.find(procRoot).stream().filter(process -> !process.bannedIrqs().contains(irq))
+                .forEach(process -> suspects.add("irqbalance (pid " + process.pid() + ")"));
+        long self = ProcessHandle.current().pid();
+        try (Stream<Path> entries = Files.list(procRoot)) {
+            entries.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> Long.parseLong(p.getFileName().toString()) != self)
+                    .forEach(p -> commandLine(p).filter(line -> names(line, irq))
+                            .ifPresent(line -> suspects.add("pid " + p.getFileName() + " (" + shorten(line) + ")")));
+        } catch (IOException e) {
+            // /proc could not be listed: there are no suspects to name, and the caller says "unknown".
+        }
+        return suspects;
+    }
+
+    static boolean names(String commandLine, int irq) {
+        return commandLine.contains("/irq/" + irq + "/") || commandLine.contains("smp_affinity");
+    }
+
+    private static Optional<String> commandLine(Path process) {
+        try {
+            String line = KernelText.escape(new String(KernelText.readBytes(process.resolve("cmdline"),
+                    KernelText.MAX_ATTRIBUTE_BYTES), StandardCharsets.UTF_8).replace('\0', ' ').strip());
+            return line.isEmpty() ? Optional.empty() : Optional.of(line);
+        } catch (IOException e) {
+            return Optional.empty(); // it exited while we looked
+        }
+    }
+
+    private static String shorten(String line) {
+        return line.length() <= 100 ? line : line.substring(0, 97) + "...";
+    }
+}

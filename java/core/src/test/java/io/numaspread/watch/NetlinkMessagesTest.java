@@ -1,0 +1,148 @@
+package io.numaspread.watch;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Netlink parsing from bytes the kernel sent: {@code rtm_newlink_lo.bin} is Linux 6.18's answer to RTM_GETLINK
+ * for lo (the same RTM_NEWLINK layout it multicasts), {@code uevent_change_lo.bin} the uevent after writing
+ * "change" to {@code /sys/class/net/lo/uevent}. Uevents the host cannot safely produce (a CPU going offline, a
+ * driver unbound) are written in the kernel's format.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class NetlinkMessagesTest {
+    private static byte[] captured(String name) throws IOException {
+        try (InputStream in = NetlinkMessagesTest.class.getResourceAsStream(name)) {
+            return in.readAllBytes();
+        }
+    }
+
+    private static byte[] uevent(String... strings) {
+        return (String.join("\0", strings) + "\0").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aCapturedLinkMessageNamesLoAndItsState() throws IOException {
+        byte[] bytes = captured("rtm_newlink_lo.bin");
+        List<NetlinkMessages.Link> links = NetlinkMessages.links(bytes, bytes.length);
+        assertEquals(1, links.size());
+        NetlinkMessages.Link lo = links.get(0);
+        assertAll(() -> assertEquals(NetlinkMessages.RTM_NEWLINK, lo.type()),
+                () -> assertEquals(1, lo.index()),
+                () -> assertEquals(Optional.of("lo"), lo.name()),
+                () -> assertFalse(lo.deleted()),
+                () -> assertEquals("lo RTM_NEWLINK (up)", lo.describe()));
+        KernelEvent event = NetlinkMessages.event(lo);
+        assertTrue(event.concerns("lo"));
+        assertFalse(event.concerns("eth0"));
+    }
+
+    @Test
+    void everyMessageOfAMultiMessageDatagramIsRead() throws IOException {
+        byte[] one = captured("rtm_newlink_lo.bin");
+        byte[] two = ByteBuffer.allocate(2 * one.length).put(one).put(deleted(one)).array();
+        List<NetlinkMessages.Link> links = NetlinkMessages.links(two, two.length);
+        assertEquals(List.of("lo RTM_NEWLINK (up)", "lo RTM_DELLINK (removed)"),
+                links.stream().map(NetlinkMessages.Link::describe).toList());
+    }
+
+    @Test
+    void otherMessageTypesAreSkipped() {
+        byte[] done = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder()).putInt(20).putShort((short) 3)
+                .putShort((short) 2).putInt(1).putInt(0).putInt(0).array();
+        assertEquals(List.of(), NetlinkMessages.links(done, done.length));
+    }
+
+    @Test
+    void aTruncatedDatagramIsRefusedNamingTheByte() throws IOException {
+        byte[] bytes = captured("rtm_newlink_lo.bin");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NetlinkMessages.links(bytes, 100));
+        assertEquals("netlink message at byte 0 claims " + bytes.length + " bytes; the datagram has 100 left",
+                e.getMessage());
+    }
+
+    @Test
+    void aCorruptAttributeLengthIsRefused() throws IOException {
+        byte[] bytes = captured("rtm_newlink_lo.bin");
+        ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder()).putShort(32, (short) 0xfff0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NetlinkMessages.links(bytes, bytes.length));
+        assertTrue(e.getMessage().startsWith("rtattr at byte 32 claims 65520 bytes"), e.getMessage());
+    }
+
+    @Test
+    void aCapturedUeventOfLo() throws IOException {
+        byte[] bytes = captured("uevent_change_lo.bin");
+        NetlinkMessages.Uevent uevent = NetlinkMessages.uevent(bytes, bytes.length).orElseThrow();
+        assertAll(() -> assertEquals("change", uevent.action()),
+                () -> assertEquals("/devices/virtual/net/lo", uevent.devpath()),
+                () -> assertEquals(Optional.of("net"), uevent.get("SUBSYSTEM")),
+                () -> assertEquals(Optional.of("lo"), uevent.get("INTERFACE")));
+        KernelEvent event = NetlinkMessages.event(uevent).orElseThrow();
+        assertEquals("uevent lo change", event.toString());
+        assertTrue(event.concerns("lo"));
+        assertFalse(event.concerns("eth0"));
+    }
+
+    @Test
+    void aCpuGoingOfflineConcernsEveryNic() {
+        byte[] bytes = uevent("offline@/devices/system/cpu/cpu5", "ACTION=offline", "DEVPATH=/devices/system/cpu/cpu5",
+                "SUBSYSTEM=cpu", "SEQNUM=2301");
+        KernelEvent event = NetlinkMessages.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent cpu5 offline", event.toString());
+        assertTrue(event.concerns("eth0"));
+    }
+
+    @Test
+    void aQueueRemovedConcernsItsInterface() {
+        String path = "/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues/rx-2";
+        byte[] bytes = uevent("remove@" + path, "ACTION=remove", "DEVPATH=" + path, "SUBSYSTEM=queues", "SEQNUM=7");
+        KernelEvent event = NetlinkMessages.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent eth0 queue rx-2 remove", event.toString());
+        assertTrue(event.concerns("eth0"));
+        assertFalse(event.concerns("eth1"));
+    }
+
+    @Test
+    void aDriverUnbindNamesTheDeviceAndDriver() {
+        String path = "/devices/pci0000:00/0000:00:03.0/virtio0";
+        byte[] bytes = uevent("unbind@" + path, "ACTION=unbind", "DEVPATH=" + path, "SUBSYSTEM=virtio",
+                "DRIVER=virtio_net", "SEQNUM=9");
+        KernelEvent event = NetlinkMessages.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent virtio0 unbind from virtio_net", event.toString());
+        assertTrue(event.concerns("eth0"));
+    }
+
+    @Test
+    void unrelatedUeventsAndUdevRebroadcastsAreIgnored() {
+        byte[] block = uevent("change@/devices/virtual/block/loop0", "ACTION=change", "SUBSYSTEM=block");
+        assertEquals(Optional.empty(), NetlinkMessages.event(NetlinkMessages.uevent(block, block.length).orElseThrow()));
+        byte[] udev = "libudev\0\u00fe\u00ed\u00ca\u00fe".getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals(Optional.empty(), NetlinkMessages.uevent(udev, udev.length));
+    }
+
+    /** The captured message as RTM_DELLINK. */
+    private static byte[] deleted(byte[] message) {
+        byte[] copy = message.clone();
+        ByteBuffer.wrap(copy).order(ByteOrder.nativeOrder()).putShort(4, (short) NetlinkMessages.RTM_DELLINK);
+        return copy;
+    }
+}

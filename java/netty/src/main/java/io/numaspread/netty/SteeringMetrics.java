@@ -1,0 +1,32 @@
+package io.numaspread.netty;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * Exports a group's {@link IncomingCpuSteering} counters to the application's Prometheus registry (the optional
+ * {@code io.prometheus:prometheus-metrics-core} dependency), for the "connections steered" panel of the
+ * {@code numaspread watch} dashboard: {@code numaspread_netty_connections_steered_total} and
+ * {@code numaspread_netty_connections_fell_back_total}, labelled with the group's name. The values are read at
+ * each scrape; nothing is counted twice.
+ */
+public final class SteeringMetrics {
+    private SteeringMetrics() {
+    }
+
+    /**
+     * @param group names this group in the {@code group} label (a server may steer several)
+     */
+    public static void register(PrometheusRegistry registry, String group, IncomingCpuSteering steering) {
+        CounterWithCallback.builder().name("numaspread_netty_connections_steered")
+                .help("Accepted connections registered on the event loop of their SO_INCOMING_CPU")
+                .labelNames("group")
+                .callback(callback -> callback.call(steering.steered(), group))
+                .register(registry);
+        CounterWithCallback.builder().name("numaspread_netty_connections_fell_back")
+                .help("Accepted connections left to Netty's chooser (incoming CPU unknown or covered by no loop)")
+                .labelNames("group")
+                .callback(callback -> callback.call(steering.fellBack(), group))
+                .register(registry);
+    }
+}
