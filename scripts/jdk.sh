@@ -59,6 +59,23 @@ ensure_maven() {
     fi
 }
 
+# The architectures whose agent library this machine can build: the agent jar carries one for x86_64 and one for
+# aarch64. As root on Debian the missing cross compiler is installed; otherwise the jar gets the libraries whose
+# compiler is on PATH, and says at load time which one it lacks.
+native_archs() {
+    if ! command -v aarch64-linux-gnu-gcc >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "numaspread: installing gcc-aarch64-linux-gnu for the agent's arm64 library" >&2
+        { apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y \
+            --no-install-recommends gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu >/dev/null; } \
+            || echo "numaspread: could not install gcc-aarch64-linux-gnu; building the x86_64 library only" >&2
+    fi
+    local arch archs=()
+    for arch in x86_64 aarch64; do
+        command -v "$arch-linux-gnu-gcc" >/dev/null && archs+=("$arch")
+    done
+    echo "${archs[*]}"
+}
+
 # True when a jar is missing or older than any source, build or native file.
 build_is_stale() {
     [ -f "$NUMASPREAD_CLI_JAR" ] || return 0
@@ -76,11 +93,13 @@ ensure_built() {
     local jdk
     jdk=$(build_jdk) || exit 2
     echo "numaspread: building with $jdk" >&2
-    local log
+    local log archs
+    archs=$(native_archs)
+    [ -n "$archs" ] || die "building the agent's library needs gcc (Debian: apt-get install gcc)"
     log=$(mktemp)
     # Maven's own guava warns about sun.misc.Unsafe on JDK 23 and newer; the flag quiets it.
     if ! (cd "$NUMASPREAD_HOME" && JAVA_HOME=$jdk MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-        mvn -q -B -ntp -Dstyle.color=never package -DskipTests >"$log" 2>&1); then
+        mvn -q -B -ntp -Dstyle.color=never package -DskipTests "-Dnative.archs=$archs" >"$log" 2>&1); then
         tail -n 40 "$log" >&2
         rm -f "$log"
         die "the build failed (run: cd $NUMASPREAD_HOME && JAVA_HOME=$jdk mvn package)"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for the traffic checks in a `vm-test --peer` guest (source after checks.sh): the example echo server
 # in the guest, the example client on the peer, the NIC's input vectors in /proc/interrupts, and the server's
