@@ -99,7 +99,7 @@ ensure_built() {
     log=$(mktemp)
     # Maven's own guava warns about sun.misc.Unsafe on JDK 23 and newer; the flag quiets it.
     if ! (cd "$NUMASPREAD_HOME" && JAVA_HOME=$jdk MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" \
-        mvn -q -B -ntp -Dstyle.color=never package -DskipTests "-Dnative.archs=$archs" >"$log" 2>&1); then
+        mvn -q -B -ntp -Dstyle.color=never package -DskipTests -DskipPublishJars "-Dnative.archs=$archs" >"$log" 2>&1); then
         tail -n 40 "$log" >&2
         rm -f "$log"
         die "the build failed (run: cd $NUMASPREAD_HOME && JAVA_HOME=$jdk mvn package)"
