@@ -82,7 +82,7 @@ class LocaleCliTest {
     @ParameterizedTest
     @ValueSource(strings = {TURKISH, GERMAN})
     void applyAndRestoreRoundTripWithAsciiOutput(String locale) throws Exception {
-        CliRun apply = in(locale, List.of(), Map.of(), args("apply", "--nic", "eth0", "--xps"));
+        CliRun apply = in(locale, List.of(), Map.of(), args("apply", "--nic", "eth0", "--siblings", "--xps"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0-1  changed"), apply.out());
         String recorded = Files.readString(state);
@@ -119,7 +119,7 @@ class LocaleCliTest {
      */
     @Test
     void aManagedIrqsEioIsManagedUnderGerman() throws Exception {
-        CliRun apply = in(GERMAN, List.of(), Map.of(ApplyCommand.TEST_FAULT, "eio:2"), args("apply", "--nic", "eth0"));
+        CliRun apply = in(GERMAN, List.of(), Map.of(ApplyCommand.TEST_FAULT, "eio:2"), args("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertTrue(apply.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2-3  managed (managed by the kernel: EIO"
                 + " (Input/output error))"), apply.out());

@@ -82,7 +82,7 @@ class OddKernelFilesCliTest {
         assertEquals(0, irqs.exitCode(), irqs.err());
         assertTrue(irqs.out().contains("i40e-eth0-TxRx-3"), irqs.out());
 
-        CliRun apply = CliRun.of(concat(List.of("apply", "--nic", "eth0", "--xps", "--state", state.toString()), roots));
+        CliRun apply = CliRun.of(concat(List.of("apply", "--nic", "eth0", "--siblings", "--xps", "--state", state.toString()), roots));
         assertEquals(0, apply.exitCode(), apply.err());
         assertFalse(hasControlCharacters(apply.out()), apply.out());
         assertEquals("2-3\n", Files.readString(proc.resolve("irq/51/smp_affinity_list")));

@@ -107,7 +107,7 @@ class PictureTest {
     void irqsPictureShowsWhereTheKernelDeliversEachVectorAndMarksWhatDiffersFromThePlan() throws Exception {
         NicFixture.i40eOnMana(sys, proc);
         Path svg = out.resolve("irqs.svg");
-        CliRun run = CliRun.of("irqs", "--sysfs-root", sys.toString(), "--proc-root", proc.toString(), "--nic",
+        CliRun run = CliRun.of("irqs", "--siblings", "--sysfs-root", sys.toString(), "--proc-root", proc.toString(), "--nic",
                 "eth0", "--svg", svg.toString());
         assertEquals(0, run.exitCode(), run.err());
         SvgDocument picture = SvgDocument.parse(Files.readString(svg));

@@ -140,7 +140,7 @@ class RestoreCommandTest {
 
     @Test
     void aMalformedInterruptsFileAtRestoreExitsTwoAsAtApply() throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--siblings", "--state", state.toString()));
         assertEquals(0, apply.exitCode(), apply.err());
         Files.writeString(proc.resolve("interrupts"), "           CPU0 CPUx\n");
         CliRun restore = CliRun.of(args("restore", "--state", state.toString()));

@@ -75,7 +75,7 @@ class WatchCommandTest {
     }
 
     private void start(String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--sysfs-root", sys.toString(),
+        List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--siblings", "--sysfs-root", sys.toString(),
                 "--proc-root", proc.toString(), "--state-dir", run.toString(), "--interval", "0.2"));
         args.addAll(List.of(more));
         watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
@@ -248,7 +248,7 @@ class WatchCommandTest {
     void badInputIsOneLineAndChangesNothing() throws Exception {
         for (List<String> bad : List.of(List.of("--interval", "0"), List.of("--interval", "0.01"),
                 List.of("--nic", "eth0"), List.of("--metrics-port", "70000"), List.of("--policy", "nearest"))) {
-            List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--sysfs-root", sys.toString(),
+            List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--siblings", "--sysfs-root", sys.toString(),
                     "--proc-root", proc.toString(), "--state-dir", run.toString()));
             args.addAll(bad);
             CliRun result = CliRun.of(args.toArray(String[]::new));
