@@ -4,7 +4,7 @@ package io.numaspread.irq;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
-import io.numaspread.kernel.KernelText;
+import io.numaspread.kernel.ProcessFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * A running irqbalance moves IRQs every few seconds and would undo an apply. Every irqbalance is found by its
@@ -43,16 +42,18 @@ public final class Irqbalance {
 
     /** Every irqbalance in {@code procRoot}, by pid. */
     public static List<Process> find(Path procRoot) {
-        try (Stream<Path> entries = Files.list(procRoot)) {
-            return entries.filter(p -> isPid(p.getFileName().toString()))
-                    .filter(p -> "irqbalance".equals(readQuietly(p.resolve("comm"))))
-                    .sorted((a, b) -> Integer.compare(pidOf(a), pidOf(b)))
-                    .map(p -> new Process(pidOf(p), bannedIrqs(readQuietly(p.resolve("cmdline"))),
-                            bannedCpus(readQuietly(p.resolve("environ")))))
-                    .toList();
+        List<Process> found = new ArrayList<>();
+        try {
+            for (int pid : ProcessFiles.pids(procRoot)) {
+                if ("irqbalance".equals(ProcessFiles.read(procRoot, pid, "comm").strip())) {
+                    found.add(new Process(pid, bannedIrqs(ProcessFiles.read(procRoot, pid, "cmdline")),
+                            bannedCpus(ProcessFiles.read(procRoot, pid, "environ"))));
+                }
+            }
         } catch (IOException e) {
             throw NumaspreadException.badInput("cannot list " + procRoot + ": " + Errno.describe(e), e);
         }
+        return found;
     }
 
     /**
@@ -175,23 +176,6 @@ public final class Irqbalance {
             return list != null ? CpuSet.parse(list) : CpuSet.EMPTY;
         } catch (IllegalArgumentException e) {
             return CpuSet.EMPTY;
-        }
-    }
-
-    private static boolean isPid(String name) {
-        return !name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9');
-    }
-
-    private static int pidOf(Path dir) {
-        return Integer.parseInt(dir.getFileName().toString());
-    }
-
-    /** A process may exit while it is being looked at, and environ is its owner's only: such files read as empty. */
-    private static String readQuietly(Path file) {
-        try {
-            return KernelText.read(file);
-        } catch (IOException e) {
-            return "";
         }
     }
 }

@@ -3,14 +3,11 @@ package io.numaspread.watch;
 
 import io.numaspread.irq.Irqbalance;
 import io.numaspread.kernel.KernelText;
+import io.numaspread.kernel.ProcessFiles;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Who else writes a fought-over IRQ. The kernel does not record a writer, so this names the likely ones: a
@@ -27,11 +24,14 @@ public final class Writers {
         Irqbalance.find(procRoot).stream().filter(process -> !process.bannedIrqs().contains(irq))
                 .forEach(process -> suspects.add("irqbalance (pid " + process.pid() + ")"));
         long self = ProcessHandle.current().pid();
-        try (Stream<Path> entries = Files.list(procRoot)) {
-            entries.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .filter(p -> Long.parseLong(p.getFileName().toString()) != self)
-                    .forEach(p -> commandLine(p).filter(line -> names(line, irq))
-                            .ifPresent(line -> suspects.add("pid " + p.getFileName() + " (" + shorten(line) + ")")));
+        try {
+            for (int pid : ProcessFiles.pids(procRoot)) {
+                String cmdline = ProcessFiles.read(procRoot, pid, "cmdline");
+                String line = KernelText.escape(cmdline.replace('\0', ' ').strip());
+                if (pid != self && names(line, irq)) {
+                    suspects.add("pid " + pid + " (" + shorten(line) + ")");
+                }
+            }
         } catch (IOException e) {
             // /proc could not be listed: there are no suspects to name, and the caller says "unknown".
         }
@@ -40,16 +40,6 @@ public final class Writers {
 
     static boolean names(String commandLine, int irq) {
         return commandLine.contains("/irq/" + irq + "/") || commandLine.contains("smp_affinity");
-    }
-
-    private static Optional<String> commandLine(Path process) {
-        try {
-            String line = KernelText.escape(new String(KernelText.readBytes(process.resolve("cmdline"),
-                    KernelText.MAX_ATTRIBUTE_BYTES), StandardCharsets.UTF_8).replace('\0', ' ').strip());
-            return line.isEmpty() ? Optional.empty() : Optional.of(line);
-        } catch (IOException e) {
-            return Optional.empty(); // it exited while we looked
-        }
     }
 
     private static String shorten(String line) {

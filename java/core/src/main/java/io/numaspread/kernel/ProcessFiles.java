@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.kernel;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The processes in a {@code /proc} (the live one, or a stand-in tree), and their small files ({@code comm},
+ * {@code cmdline}, {@code environ}). A process may exit between the listing and the read, and some files are
+ * their owner's only; such a file reads as empty, because every caller looks for something and a vanished
+ * process holds nothing to find.
+ */
+public final class ProcessFiles {
+    private ProcessFiles() {
+    }
+
+    /** The PIDs (numeric entries) of {@code procRoot}, ascending. */
+    public static List<Integer> pids(Path procRoot) throws IOException {
+        List<Integer> pids = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(procRoot)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (!name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                    pids.add(Integer.parseInt(name));
+                }
+            }
+        }
+        Collections.sort(pids);
+        return pids;
+    }
+
+    /**
+     * The file {@code name} of process {@code pid}, decoded as UTF-8, with the NULs that separate
+     * {@code cmdline} and {@code environ} entries kept; empty when the process is gone or the file unreadable.
+     */
+    public static String read(Path procRoot, int pid, String name) {
+        try {
+            return KernelText.readUtf8(procRoot.resolve(Integer.toString(pid)).resolve(name),
+                    KernelText.MAX_ATTRIBUTE_BYTES);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}
