@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
                 + " the middle of an apply), verify it, and remove the state file."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
-            "0:everything that still exists is back (IRQs and queues that are gone are named)",
+            "0:everything that still exists is back (IRQs and queues that are gone are named); or, with"
+                + " --if-present, there was no state file",
             "2:bad input (no state file, wrong interface, a malformed state file or value); nothing was written",
             "3:refused for safety (no privilege, a state directory others can write); nothing was written",
             "4:some values could not be put back (named); the state file is kept for another try"})
@@ -38,6 +39,11 @@ final class RestoreCommand implements Runnable {
             + " or PROC_ROOT/numaspread/IFACE.json with --proc-root).")
     Path stateFile;
 
+    @Option(names = "--if-present", description = "No state file is no error: say so and exit 0. For hooks that"
+            + " run whether or not anything was applied (a preStop, a unit's ExecStop); by hand, a mistyped --state"
+            + " should fail.")
+    boolean ifPresent;
+
     @Mixin
     MachineOptions machine = new MachineOptions();
 
@@ -52,10 +58,15 @@ final class RestoreCommand implements Runnable {
         Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
         KernelPaths paths = proc.writablePaths(machine);
         Path state = stateFile != null ? stateFile : StateFile.defaultPath(paths, iface.get());
+        PrintWriter out = spec.commandLine().getOut();
+        if (ifPresent && StateFile.read(state).isEmpty()) {
+            out.println("no state file " + state + ": nothing to restore");
+            out.flush();
+            return;
+        }
         AffinityTransaction applier = new AffinityTransaction(paths, machine.kernelFiles(),
                 SysfsTree.at(paths.sysfsRoot()).maskBits());
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
-        PrintWriter out = spec.commandLine().getOut();
         ApplyCommand.printResults(out, results);
         long gone = results.stream().filter(r -> r.status() == AffinityTransaction.Status.GONE).count();
         long back = results.size() - gone;

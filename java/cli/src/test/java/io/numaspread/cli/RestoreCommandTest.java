@@ -114,6 +114,26 @@ class RestoreCommandTest {
     }
 
     @Test
+    void aHookRestoreWithNoStateFileSucceedsOnlyWhenAskedTo() throws Exception {
+        CliRun strict = CliRun.of(args("restore", "--nic", "eth0", "--state", state.toString()));
+        assertEquals(Failures.BAD_INPUT, strict.exitCode(), strict.err());
+        assertTrue(strict.err().contains("no state file " + state), strict.err());
+        CliRun hook = CliRun.of(args("restore", "--nic", "eth0", "--state", state.toString(), "--if-present"));
+        assertEquals(0, hook.exitCode(), hook.err());
+        assertEquals("no state file " + state + ": nothing to restore", hook.out().strip());
+        // A file that is there is restored as without the flag, and a malformed one still exits 2.
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
+        assertEquals(0, apply.exitCode(), apply.err());
+        CliRun restore = CliRun.of(args("restore", "--nic", "eth0", "--state", state.toString(), "--if-present"));
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        Files.writeString(state, "{");
+        CliRun malformed = CliRun.of(args("restore", "--state", state.toString(), "--if-present"));
+        assertEquals(Failures.BAD_INPUT, malformed.exitCode(), malformed.err());
+        assertOneCleanLine(malformed);
+    }
+
+    @Test
     void restoreWithoutWriteAccessIsRefusedUpFrontWithExitThree(@TempDir Path classes) throws Exception {
         CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
         assertEquals(0, apply.exitCode(), apply.err());
