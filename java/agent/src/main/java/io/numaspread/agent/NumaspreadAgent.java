@@ -140,27 +140,28 @@ public final class NumaspreadAgent {
                 System.arraycopy(assignment.cpus().toMask(bits), 0, masks, assignment.index() * words, words);
             }
         }
-    }
 
-    private static PlanRequest threadRequest(AgentOptions options, Topology topology, Nic nic) {
-        if (nic == null) {
-            return PlanRequest.threads(options.node().getAsInt(), options.count().getAsInt()).withMode(options.mode());
+        private static PlanRequest threadRequest(AgentOptions options, Topology topology, Nic nic) {
+            if (nic == null) {
+                return PlanRequest.threads(options.node().getAsInt(), options.count().getAsInt())
+                        .withMode(options.mode());
+            }
+            return nic.planRequest(topology, Purpose.THREADS).withMode(options.mode())
+                    .withCount(options.count().isPresent() ? options.count().getAsInt() : nic.queues().size());
         }
-        return nic.planRequest(topology, Purpose.THREADS).withMode(options.mode())
-                .withCount(options.count().isPresent() ? options.count().getAsInt() : nic.queues().size());
-    }
 
-    /**
-     * Always the sysfs backend, whatever {@code -Dnumaspread.backend} says (that is for the application's own use
-     * of numaspread): the agent makes its one native call, sched_setaffinity, from its own library, and reading
-     * the same kernel facts from files keeps JNA and FFM out of the application's JVM (tens of milliseconds of
-     * start-up, and no restricted-method warnings). The jar carries neither.
-     */
-    private static NativeBackend backend(SysfsTree sysfs) {
-        try {
-            return Backends.select(sysfs, Optional.of(BackendKind.SYSFS)).backend();
-        } catch (BackendUnavailableException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, e.getMessage());
+        /**
+         * Always the sysfs backend, whatever {@code -Dnumaspread.backend} says (that is for the application's own
+         * use of numaspread): the agent makes its one native call, sched_setaffinity, from its own library, and
+         * reading the same kernel facts from files keeps JNA and FFM out of the application's JVM (tens of
+         * milliseconds of start-up, and no restricted-method warnings). The jar carries neither.
+         */
+        private static NativeBackend backend(SysfsTree sysfs) {
+            try {
+                return Backends.select(sysfs, Optional.of(BackendKind.SYSFS)).backend();
+            } catch (BackendUnavailableException e) {
+                throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, e.getMessage());
+            }
         }
     }
 
