@@ -10,8 +10,10 @@
  * under a mutex held only for the pointer grab, so a swap never frees a set that a starting thread still uses.
  * Each rule rotates through its CPU sets with an atomic counter: its k-th match gets set k mod n.
  *
- * Masks are sized by the Java side from cpu/possible, never from cpu_set_t's fixed 1024 bits, and each CPU set
- * comes with its cpulist text as CpuSet.toString() writes it: Java owns that format, the reports only repeat it.
+ * Masks are sized from cpu/possible, never from cpu_set_t's fixed 1024 bits, and each CPU set comes with its
+ * cpulist text as CpuSet.toString() writes it: Java owns that format, the reports only repeat it. For
+ * node=N,count=K the library also reads the topology and makes the plan (nsa_plan), so that premain loads no
+ * topology or planner class; core's Java Planner stays the reference it is tested against.
  *
  * A thread that matches no rule costs the hook one JNI field read and the glob match, on a stack buffer: no
  * JVMTI call (GetThreadInfo allocates the name and two local references, and on JDK 21 and later also blocks
