@@ -1297,7 +1297,9 @@ static jlongArray JNICALL nsa_jni_plan_threads(JNIEnv *env, jclass type, jstring
     }
     jlongArray result = NULL;
     unsigned long *allowed = calloc(t.words, sizeof(unsigned long));
-    unsigned long *masks = calloc((size_t) count * t.words, sizeof(unsigned long));
+    /* More words than a Java array holds: Java's plan then fails as it always did. */
+    unsigned long *masks = (size_t) count * t.words <= INT32_MAX
+            ? calloc((size_t) count * t.words, sizeof(unsigned long)) : NULL;
     int ok = allowed != NULL && masks != NULL;
     if (ok && allowed_list != NULL) {
         ok = nsa_parse_cpulist(allowed_list, allowed, t.bits) == 0;
