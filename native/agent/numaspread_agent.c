@@ -10,8 +10,10 @@
  * under a mutex held only for the pointer grab, so a swap never frees a set that a starting thread still uses.
  * Each rule rotates through its CPU sets with an atomic counter: its k-th match gets set k mod n.
  *
- * Masks are sized by the Java side from cpu/possible, never from cpu_set_t's fixed 1024 bits, and each CPU set
- * comes with its cpulist text as CpuSet.toString() writes it: Java owns that format, the reports only repeat it.
+ * Masks are sized from cpu/possible, never from cpu_set_t's fixed 1024 bits, and each CPU set comes with its
+ * cpulist text as CpuSet.toString() writes it: Java owns that format, the reports only repeat it. For
+ * node=N,count=K the library also reads the topology and makes the plan (nsa_plan), so that premain loads no
+ * topology or planner class; core's Java Planner stays the reference it is tested against.
  *
  * A thread that matches no rule costs the hook one JNI field read and the glob match, on a stack buffer: no
  * JVMTI call (GetThreadInfo allocates the name and two local references, and on JDK 21 and later also blocks
@@ -793,6 +795,535 @@ static jint JNICALL nsa_jni_close(JNIEnv *env, jclass type, jint fd) {
     return close(fd) < 0 ? -errno : 0;
 }
 
+/* ---- Planning the agent's threads (node=N,count=K) ------------------------------------------------------ */
+/*
+ * premain's plan for node=N,count=K, made here so that the JVM loads no topology or planner class before main.
+ * It reads the same sysfs files as io.numaspread.topology.TopologyDiscovery and lays out the same order as
+ * io.numaspread.plan.Planner (one origin, the kernel policy, purpose threads), which stays the reference:
+ * PlanDifferentialTest requires identical assignments over every fixture topology. Anything unusual (a file
+ * missing or malformed, no candidate CPU, an unknown node) makes it plan nothing, and Java plans instead and
+ * names the culprit as it always did.
+ */
+
+#define NSA_NODE_BITS 65536  /* CpuSet.MAX_CPUS, which also bounds node ids in Java */
+
+struct nsa_topology {
+    size_t bits;              /* cpu/possible's last CPU + 1: the mask size */
+    size_t words;
+    unsigned long *online;
+    size_t node_count;
+    int *node_ids;            /* ascending */
+    unsigned long *node_cpus; /* node_count sets of words words, each ∩ online */
+    int *distances;           /* node_count x node_count, row = from */
+    int *cpu_node;            /* by CPU id: its node (the first that lists it), -1 when none does */
+    unsigned long *siblings;  /* by CPU id (online only): thread_siblings_list ∩ online ∪ itself */
+};
+
+static int nsa_bit(const unsigned long *set, size_t cpu) {
+    return (int) ((set[cpu / (8 * sizeof(unsigned long))] >> (cpu % (8 * sizeof(unsigned long)))) & 1UL);
+}
+
+static void nsa_set_bit(unsigned long *set, size_t cpu) {
+    set[cpu / (8 * sizeof(unsigned long))] |= 1UL << (cpu % (8 * sizeof(unsigned long)));
+}
+
+/* A whole small file from under root, its trailing whitespace stripped; NULL when it cannot be read. */
+static char *nsa_read_text(const char *root, const char *relative) {
+    char path[4096];
+    int length = snprintf(path, sizeof path, "%s/%s", root, relative);
+    if (length < 0 || (size_t) length >= sizeof path) {
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return NULL;
+    }
+    size_t capacity = 4096, used = 0;
+    char *text = malloc(capacity);
+    while (text != NULL) {
+        if (used + 1 == capacity) {
+            char *bigger = realloc(text, capacity * 2);
+            if (bigger == NULL) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            capacity *= 2;
+        }
+        ssize_t got = read(fd, text + used, capacity - 1 - used);
+        if (got < 0) {
+            free(text);
+            text = NULL;
+        } else if (got == 0) {
+            break;
+        } else {
+            used += (size_t) got;
+        }
+    }
+    if (close(fd) != 0 && text != NULL) {
+        free(text);
+        return NULL;
+    }
+    if (text != NULL) {
+        while (used > 0 && (text[used - 1] == '\n' || text[used - 1] == ' ' || text[used - 1] == '\t')) {
+            used--;
+        }
+        text[used] = '\0';
+    }
+    return text;
+}
+
+static int nsa_exists(const char *root, const char *relative) {
+    char path[4096];
+    int length = snprintf(path, sizeof path, "%s/%s", root, relative);
+    return length >= 0 && (size_t) length < sizeof path && access(path, F_OK) == 0;
+}
+
+static const char *nsa_skip_blanks(const char *p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n') {
+        p++;
+    }
+    return p;
+}
+
+/* A decimal number below limit; NULL when there is none. */
+static const char *nsa_number(const char *p, long limit, long *value) {
+    if (*p < '0' || *p > '9') {
+        return NULL;
+    }
+    long n = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        n = n * 10 + (*p - '0');
+        if (n >= limit) {
+            return NULL;
+        }
+    }
+    *value = n;
+    return p;
+}
+
+/* A cpulist as CpuSet.parse reads it (ranges, strides, blanks around elements) into set, every CPU below bits;
+ * 0, or -1 when it is malformed or names a CPU at or beyond bits. */
+static int nsa_parse_cpulist(const char *text, unsigned long *set, size_t bits) {
+    const char *p = nsa_skip_blanks(text);
+    if (*p == '\0') {
+        return 0;
+    }
+    for (;;) {
+        long from, to, used = 1, group = 1;
+        p = nsa_number(nsa_skip_blanks(p), (long) bits, &from);
+        if (p == NULL) {
+            return -1;
+        }
+        to = from;
+        if (*p == '-' && (p = nsa_number(p + 1, (long) bits, &to)) == NULL) {
+            return -1;
+        }
+        if (*p == ':' && ((p = nsa_number(p + 1, NSA_NODE_BITS, &used)) == NULL || *p != '/'
+                || (p = nsa_number(p + 1, NSA_NODE_BITS, &group)) == NULL || used == 0 || group == 0
+                || used > group)) {
+            return -1;
+        }
+        if (to < from) {
+            return -1;
+        }
+        for (long start = from; start <= to; start += group) {
+            for (long cpu = start; cpu <= to && cpu < start + used; cpu++) {
+                nsa_set_bit(set, (size_t) cpu);
+            }
+        }
+        p = nsa_skip_blanks(p);
+        if (*p == '\0') {
+            return 0;
+        }
+        if (*p != ',') {
+            return -1;
+        }
+        p++;
+    }
+}
+
+/* A required cpulist file; 0, or -1 when it is missing or malformed. */
+static int nsa_read_cpulist(const char *root, const char *relative, unsigned long *set, size_t bits) {
+    char *text = nsa_read_text(root, relative);
+    if (text == NULL) {
+        return -1;
+    }
+    int result = nsa_parse_cpulist(text, set, bits);
+    free(text);
+    return result;
+}
+
+static void nsa_topology_free(struct nsa_topology *t) {
+    free(t->online);
+    free(t->node_ids);
+    free(t->node_cpus);
+    free(t->distances);
+    free(t->cpu_node);
+    free(t->siblings);
+}
+
+/* One node's distance row, as many numbers as nodes; 0, or -1 when it is missing or malformed. */
+static int nsa_read_distances(const char *root, int node, size_t node_count, int *row) {
+    char relative[64];
+    if (snprintf(relative, sizeof relative, "devices/system/node/node%d/distance", node) >= (int) sizeof relative) {
+        return -1;
+    }
+    char *text = nsa_read_text(root, relative);
+    if (text == NULL) {
+        return -1;
+    }
+    const char *p = nsa_skip_blanks(text);
+    size_t count = 0;
+    int result = 0;
+    while (*p != '\0' && result == 0) {
+        long value;
+        const char *end = nsa_number(p, INT32_MAX, &value);
+        if (end == NULL || (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n') || count == node_count) {
+            result = -1;
+        } else {
+            row[count++] = (int) value;
+            p = nsa_skip_blanks(end);
+        }
+    }
+    free(text);
+    return result == 0 && count == node_count ? 0 : -1;
+}
+
+/* What TopologyDiscovery reads for a thread plan; 0, or -1 when anything is missing or malformed. */
+static int nsa_topology_read(const char *root, struct nsa_topology *t) {
+    memset(t, 0, sizeof *t);
+    unsigned long *nodes = calloc(NSA_NODE_BITS / (8 * sizeof(unsigned long)), sizeof(unsigned long));
+    unsigned long *possible = calloc(NSA_NODE_BITS / (8 * sizeof(unsigned long)), sizeof(unsigned long));
+    int ok = nodes != NULL && possible != NULL
+            && nsa_read_cpulist(root, "devices/system/cpu/possible", possible, NSA_NODE_BITS) == 0;
+    if (ok) {
+        t->bits = 0;
+        for (size_t cpu = 0; cpu < NSA_NODE_BITS; cpu++) {
+            t->bits = nsa_bit(possible, cpu) ? cpu + 1 : t->bits;
+        }
+        ok = t->bits > 0;
+    }
+    if (ok) {
+        t->words = (t->bits + 63) / 64;
+        t->online = calloc(t->words, sizeof(unsigned long));
+        ok = t->online != NULL && nsa_read_cpulist(root, "devices/system/cpu/online", t->online, t->bits) == 0;
+    }
+    /* Read for their checks alone, as discovery reads them (a thread plan does not use them). */
+    unsigned long *scratch = ok ? calloc(t->words, sizeof(unsigned long)) : NULL;
+    ok = ok && scratch != NULL;
+    if (ok && nsa_exists(root, "devices/system/cpu/isolated")) {
+        ok = nsa_read_cpulist(root, "devices/system/cpu/isolated", scratch, t->bits) == 0;
+    }
+    if (ok && nsa_exists(root, "devices/system/cpu/nohz_full")) {
+        char *text = nsa_read_text(root, "devices/system/cpu/nohz_full");
+        ok = text != NULL && (strcmp(text, "(null)") == 0 || nsa_parse_cpulist(text, scratch, t->bits) == 0);
+        free(text);
+    }
+    int numa = ok && nsa_exists(root, "devices/system/node");
+    if (ok && numa) {
+        ok = nsa_read_cpulist(root, "devices/system/node/online", nodes, NSA_NODE_BITS) == 0;
+    } else if (ok) {
+        nsa_set_bit(nodes, 0);
+    }
+    for (size_t id = 0; ok && id < NSA_NODE_BITS; id++) {
+        t->node_count += (size_t) nsa_bit(nodes, id);
+    }
+    ok = ok && t->node_count > 0;
+    if (ok) {
+        t->node_ids = calloc(t->node_count, sizeof(int));
+        t->node_cpus = calloc(t->node_count * t->words, sizeof(unsigned long));
+        t->distances = calloc(t->node_count * t->node_count, sizeof(int));
+        t->cpu_node = calloc(t->bits, sizeof(int));
+        t->siblings = calloc(t->bits * t->words, sizeof(unsigned long));
+        ok = t->node_ids != NULL && t->node_cpus != NULL && t->distances != NULL && t->cpu_node != NULL
+                && t->siblings != NULL;
+    }
+    for (size_t id = 0, n = 0; ok && id < NSA_NODE_BITS; id++) {
+        if (nsa_bit(nodes, id)) {
+            t->node_ids[n++] = (int) id;
+        }
+    }
+    for (size_t n = 0; ok && n < t->node_count; n++) {
+        unsigned long *cpus = t->node_cpus + n * t->words;
+        char relative[64];
+        if (numa) {
+            ok = snprintf(relative, sizeof relative, "devices/system/node/node%d/cpulist", t->node_ids[n])
+                            < (int) sizeof relative
+                    && nsa_read_cpulist(root, relative, cpus, t->bits) == 0
+                    && nsa_read_distances(root, t->node_ids[n], t->node_count, t->distances + n * t->node_count) == 0;
+        } else {
+            memcpy(cpus, t->online, t->words * sizeof(unsigned long));
+            t->distances[0] = 10;
+        }
+        for (size_t w = 0; ok && w < t->words; w++) {
+            cpus[w] &= t->online[w];
+        }
+    }
+    for (size_t cpu = 0; ok && cpu < t->bits; cpu++) {
+        t->cpu_node[cpu] = -1;
+        for (size_t n = 0; n < t->node_count && t->cpu_node[cpu] < 0; n++) {
+            if (nsa_bit(t->node_cpus + n * t->words, cpu)) {
+                t->cpu_node[cpu] = t->node_ids[n];
+            }
+        }
+        if (!nsa_bit(t->online, cpu)) {
+            continue;
+        }
+        char relative[96];
+        unsigned long *siblings = t->siblings + cpu * t->words;
+        ok = snprintf(relative, sizeof relative, "devices/system/cpu/cpu%zu/topology/thread_siblings_list", cpu)
+                        < (int) sizeof relative
+                && nsa_read_cpulist(root, relative, siblings, t->bits) == 0;
+        for (size_t w = 0; ok && w < t->words; w++) {
+            siblings[w] &= t->online[w];
+        }
+        if (ok) {
+            nsa_set_bit(siblings, cpu);
+            ok = snprintf(relative, sizeof relative, "devices/system/cpu/cpu%zu/topology/physical_package_id", cpu)
+                    < (int) sizeof relative;
+        }
+        if (ok && nsa_exists(root, relative)) {
+            char *text = nsa_read_text(root, relative);
+            long value;
+            const char *p = text == NULL ? NULL : text[0] == '-' ? nsa_number(text + 1, INT32_MAX, &value)
+                    : nsa_number(text, INT32_MAX, &value);
+            ok = p != NULL && *p == '\0';
+            free(text);
+        }
+    }
+    free(scratch);
+    free(nodes);
+    free(possible);
+    if (!ok) {
+        nsa_topology_free(t);
+    }
+    return ok ? 0 : -1;
+}
+
+static int nsa_compare_ints(const void *a, const void *b) {
+    int x = *(const int *) a, y = *(const int *) b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * Planner.plan for one origin node, the kernel policy, purpose threads, over the candidates online ∩ allowed:
+ * fills count masks of t->words words (out, zeroed) as Planner's assignments 0..count-1 would be, in sibling
+ * mode (the CPU's group) or one_cpu mode. Returns 0, or -1 when Planner would refuse (no candidate, unknown
+ * node) or memory ran out.
+ */
+static int nsa_plan(const struct nsa_topology *t, const unsigned long *allowed, int origin, size_t count,
+        int one_cpu, unsigned long *out) {
+    size_t origin_index = t->node_count;
+    for (size_t n = 0; n < t->node_count; n++) {
+        origin_index = t->node_ids[n] == origin ? n : origin_index;
+    }
+    if (origin_index == t->node_count) {
+        return -1;
+    }
+    size_t size = 0;
+    int max_node = -1;
+    for (size_t n = 0; n < t->node_count; n++) {
+        max_node = t->node_ids[n] > max_node ? t->node_ids[n] : max_node;
+    }
+    size_t slots = (size_t) max_node + 2;  /* slot 0 is "no node", node k is slot k + 1 */
+    int *cpu = malloc(t->bits * sizeof(int));
+    int *dense = malloc(t->bits * sizeof(int));
+    int *group = malloc(t->bits * sizeof(int));
+    int *group_size = calloc(t->bits, sizeof(int));
+    int *member_start = calloc(t->bits + 1, sizeof(int));
+    int *member = malloc(t->bits * sizeof(int));
+    int *filled = calloc(t->bits, sizeof(int));
+    int *slot_distance = malloc(slots * sizeof(int));
+    int *present = calloc(slots, sizeof(int));
+    int *distinct = malloc(slots * sizeof(int));
+    int *slot_level = malloc(slots * sizeof(int));
+    int *group_level = malloc(t->bits * sizeof(int));
+    int *level_start = calloc(slots + 1, sizeof(int));
+    int *by_level = malloc(t->bits * sizeof(int));
+    int *next = malloc((slots + 1) * sizeof(int));
+    int *active = malloc(t->bits * sizeof(int));
+    int *order = malloc(t->bits * sizeof(int));
+    int result = -1;
+    if (cpu == NULL || dense == NULL || group == NULL || group_size == NULL || member_start == NULL || member == NULL
+            || filled == NULL || slot_distance == NULL || present == NULL || distinct == NULL || slot_level == NULL
+            || group_level == NULL || level_start == NULL || by_level == NULL || next == NULL || active == NULL
+            || order == NULL) {
+        goto done;
+    }
+    /* Layout: the candidates in ascending order, each sibling group led by its lowest candidate in its node. */
+    for (size_t c = 0; c < t->bits; c++) {
+        dense[c] = -1;
+        if (nsa_bit(t->online, c) && nsa_bit(allowed, c)) {
+            cpu[size] = (int) c;
+            dense[c] = (int) size++;
+        }
+    }
+    if (size == 0) {
+        goto done;
+    }
+    int groups = 0;
+    for (size_t i = 0; i < size; i++) {
+        const unsigned long *siblings = t->siblings + (size_t) cpu[i] * t->words;
+        int leader = (int) i;
+        for (int s = 0; s < cpu[i] && leader == (int) i; s++) {
+            if (nsa_bit(siblings, (size_t) s) && dense[s] >= 0 && t->cpu_node[s] == t->cpu_node[cpu[i]]) {
+                leader = dense[s];
+            }
+        }
+        group[i] = leader == (int) i ? groups++ : group[leader];
+        group_size[group[i]]++;
+    }
+    for (int g = 0; g < groups; g++) {
+        member_start[g + 1] = member_start[g] + group_size[g];
+    }
+    for (size_t i = 0; i < size; i++) {
+        member[member_start[group[i]] + filled[group[i]]++] = (int) i;
+    }
+    /* The origin's view: nodes grouped into levels by distance, nearest first; unknown distances last. */
+    for (size_t s = 0; s < slots; s++) {
+        slot_distance[s] = INT32_MAX;
+    }
+    for (size_t n = 0; n < t->node_count; n++) {
+        int distance = t->distances[origin_index * t->node_count + n];
+        slot_distance[t->node_ids[n] + 1] = distance == 0 ? INT32_MAX : distance;
+    }
+    for (int g = 0; g < groups; g++) {
+        present[t->cpu_node[cpu[member[member_start[g]]]] + 1] = 1;
+    }
+    int levels = 0;
+    for (size_t s = 0; s < slots; s++) {
+        if (present[s]) {
+            distinct[levels++] = slot_distance[s];
+        }
+    }
+    qsort(distinct, (size_t) levels, sizeof(int), nsa_compare_ints);
+    int unique = 0;
+    for (int k = 0; k < levels; k++) {
+        if (unique == 0 || distinct[unique - 1] != distinct[k]) {
+            distinct[unique++] = distinct[k];
+        }
+    }
+    for (size_t s = 0; s < slots; s++) {
+        slot_level[s] = -1;
+        for (int l = 0; present[s] && l < unique; l++) {
+            slot_level[s] = distinct[l] == slot_distance[s] ? l : slot_level[s];
+        }
+    }
+    for (int g = 0; g < groups; g++) {
+        group_level[g] = slot_level[t->cpu_node[cpu[member[member_start[g]]]] + 1];
+        level_start[group_level[g] + 1]++;
+    }
+    for (int l = 0; l < unique; l++) {
+        level_start[l + 1] += level_start[l];
+    }
+    memcpy(next, level_start, (size_t) unique * sizeof(int));
+    for (int g = 0; g < groups; g++) {
+        by_level[next[group_level[g]]++] = g;
+    }
+    /* One pass: level by level; in round r every group with more than r CPUs takes its r-th. */
+    size_t out_count = 0;
+    for (int l = 0; l < unique; l++) {
+        int active_count = level_start[l + 1] - level_start[l];
+        memcpy(active, by_level + level_start[l], (size_t) active_count * sizeof(int));
+        for (int round = 0; active_count > 0; round++) {
+            int kept = 0;
+            for (int k = 0; k < active_count; k++) {
+                int g = active[k];
+                order[out_count++] = member[member_start[g] + round];
+                if (group_size[g] > round + 1) {
+                    active[kept++] = g;
+                }
+            }
+            active_count = kept;
+        }
+    }
+    for (size_t index = 0; index < count; index++) {
+        int chosen = order[index % out_count];
+        unsigned long *mask = out + index * t->words;
+        if (one_cpu) {
+            nsa_set_bit(mask, (size_t) cpu[chosen]);
+        } else {
+            int g = group[chosen];
+            for (int m = member_start[g]; m < member_start[g + 1]; m++) {
+                nsa_set_bit(mask, (size_t) cpu[member[m]]);
+            }
+        }
+    }
+    result = 0;
+done:
+    free(cpu);
+    free(dense);
+    free(group);
+    free(group_size);
+    free(member_start);
+    free(member);
+    free(filled);
+    free(slot_distance);
+    free(present);
+    free(distinct);
+    free(slot_level);
+    free(group_level);
+    free(level_start);
+    free(by_level);
+    free(next);
+    free(active);
+    free(order);
+    return result;
+}
+
+/*
+ * NativeAgent.planThreads(String sysfsRoot, String allowed, int node, int count, boolean oneCpu): the masks of
+ * the plan (count masks of (cpu/possible's last CPU + 64) / 64 words), or null when Java must plan instead.
+ * allowed is a cpulist, or null for this process's affinity on the live tree and every online CPU elsewhere.
+ */
+static jlongArray JNICALL nsa_jni_plan_threads(JNIEnv *env, jclass type, jstring sysfs_root, jstring allowed_text,
+        jint origin, jint count, jboolean one_cpu) {
+    (void) type;
+    if (count < 1) {
+        return NULL;
+    }
+    char *root = nsa_utf(env, sysfs_root);
+    if (root == NULL) {
+        return NULL;
+    }
+    char *allowed_list = allowed_text == NULL ? NULL : nsa_utf(env, allowed_text);
+    struct nsa_topology t;
+    if ((allowed_text != NULL && allowed_list == NULL) || nsa_topology_read(root, &t) != 0) {
+        free(root);
+        free(allowed_list);
+        return NULL;
+    }
+    jlongArray result = NULL;
+    unsigned long *allowed = calloc(t.words, sizeof(unsigned long));
+    /* More words than a Java array holds: Java's plan then fails as it always did. */
+    unsigned long *masks = (size_t) count * t.words <= INT32_MAX
+            ? calloc((size_t) count * t.words, sizeof(unsigned long)) : NULL;
+    int ok = allowed != NULL && masks != NULL;
+    if (ok && allowed_list != NULL) {
+        ok = nsa_parse_cpulist(allowed_list, allowed, t.bits) == 0;
+    } else if (ok && strcmp(root, "/sys") == 0) {
+        /* The process's first thread, as TopologyDiscovery.processAllowed reads it. */
+        ok = sched_getaffinity(getpid(), t.words * sizeof(unsigned long), (cpu_set_t *) allowed) == 0;
+    } else if (ok) {
+        memcpy(allowed, t.online, t.words * sizeof(unsigned long));
+    }
+    if (ok && nsa_plan(&t, allowed, origin, (size_t) count, one_cpu, masks) == 0) {
+        jsize length = (jsize) ((size_t) count * t.words);
+        result = (*env)->NewLongArray(env, length);
+        if (result != NULL) {
+            (*env)->SetLongArrayRegion(env, result, 0, length, (const jlong *) masks);
+        }
+    }
+    free(allowed);
+    free(masks);
+    nsa_topology_free(&t);
+    free(root);
+    free(allowed_list);
+    return result;
+}
+
 static const JNINativeMethod nsa_methods[] = {
     {"globProblem", "(Ljava/lang/String;)Ljava/lang/String;", (void *) nsa_jni_glob_problem},
     {"install", "([[Ljava/lang/String;[[J[[Ljava/lang/String;IZZ)V", (void *) nsa_jni_install},
@@ -803,6 +1334,7 @@ static const JNINativeMethod nsa_methods[] = {
     {"read", "(I[BI)J", (void *) nsa_jni_read},
     {"write", "(I[BI)J", (void *) nsa_jni_write},
     {"close", "(I)I", (void *) nsa_jni_close},
+    {"planThreads", "(Ljava/lang/String;Ljava/lang/String;IIZ)[J", (void *) nsa_jni_plan_threads},
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

@@ -131,6 +131,17 @@ final class NativeAgent {
         };
     }
 
+    /**
+     * The masks of the thread plan for {@code node=N,count=K}, made by the library from {@code sysfsRoot} as
+     * core's Planner makes it (one origin, purpose threads): {@code count} masks of (cpu/possible's last CPU +
+     * 64) / 64 words each; or null when the library declines and Java must plan (a file missing or malformed, no
+     * candidate CPU, an unknown node: Java then names the culprit).
+     *
+     * @param allowed the CPUs this process may use as a cpulist; null for this process's affinity on the live
+     *     tree ({@code /sys}) and for every online CPU on any other
+     */
+    static native long[] planThreads(String sysfsRoot, String allowed, int node, int count, boolean oneCpu);
+
     /** Why {@code glob} is malformed, or null when it is well-formed. */
     static native String globProblem(String glob);
 

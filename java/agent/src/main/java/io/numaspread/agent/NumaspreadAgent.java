@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.agent;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.KernelPaths;
@@ -13,12 +14,14 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.AgentOptions;
 import io.numaspread.plan.Assignment;
+import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -30,8 +33,9 @@ import java.util.Optional;
  * <p>Bad options print one line to stderr and leave the JVM running without pinning, unless {@code strict=true},
  * when the JVM does not start (or the attach fails).
  *
- * <p>premain delays the application's {@code main}, so its path loads only what the rules need: the options,
- * the library, the topology from sysfs and the planner. No lambdas, streams or {@code String.format} on it
+ * <p>premain delays the application's {@code main}, so its path loads only what the rules need: the options and
+ * the library, which reads the topology and plans {@code node=N,count=K} itself (core's Planner, loaded only for
+ * {@code nic=} or when the library declines, stays the reference). No lambdas, streams or {@code String.format} on it
  * (each links classes at a cold JVM's pace); the IRQ transaction, the NIC and the thread dump load only when the
  * options ask for them.
  */
@@ -79,21 +83,20 @@ public final class NumaspreadAgent {
                 throw NumaspreadException.badInput("bad glob \"" + glob + "\" in threads=: it " + problem);
             }
         }
-        SysfsTree sysfs = SysfsTree.live();
-        Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
-        Nic nic = options.nic().isPresent() ? NicDiscovery.discover(options.nic().get(), KernelPaths.LIVE) : null;
-        SpreadPlan plan = Planner.plan(topology, threadRequest(options, topology, nic));
-        if (options.applyIrqs()) {
-            IrqPlacement.apply(nic, topology, options);
+        long[] masks = options.nic().isEmpty()
+                ? NativeAgent.planThreads("/sys", null, options.node().getAsInt(),
+                        options.count().getAsInt(), options.mode() == Mode.CPU)
+                : null;
+        int words = masks == null ? 0 : masks.length / options.count().getAsInt();
+        if (masks == null) {
+            JavaPlan plan = new JavaPlan(options);
+            masks = plan.masks;
+            words = plan.words;
         }
-        int bits = sysfs.maskBits();
-        int words = (bits + 63) / 64;
-        List<Assignment> assignments = plan.assignments();
-        long[] masks = new long[assignments.size() * words];
-        String[] cpulists = new String[assignments.size()];
-        for (Assignment assignment : assignments) {
-            System.arraycopy(assignment.cpus().toMask(bits), 0, masks, assignment.index() * words, words);
-            cpulists[assignment.index()] = assignment.cpus().toString();
+        int count = masks.length / words;
+        String[] cpulists = new String[count];
+        for (int index = 0; index < count; index++) {
+            cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words)).toString();
         }
         PinReports.start(options.verbose());
         NativeAgent.install(new String[][] {globs}, new long[][] {masks}, new String[][] {cpulists}, words,
@@ -111,25 +114,54 @@ public final class NumaspreadAgent {
         }
     }
 
-    private static PlanRequest threadRequest(AgentOptions options, Topology topology, Nic nic) {
-        if (nic == null) {
-            return PlanRequest.threads(options.node().getAsInt(), options.count().getAsInt()).withMode(options.mode());
-        }
-        return nic.planRequest(topology, Purpose.THREADS).withMode(options.mode())
-                .withCount(options.count().isPresent() ? options.count().getAsInt() : nic.queues().size());
-    }
-
     /**
-     * Always the sysfs backend, whatever {@code -Dnumaspread.backend} says (that is for the application's own use
-     * of numaspread): the agent makes its one native call, sched_setaffinity, from its own library, and reading
-     * the same kernel facts from files keeps JNA and FFM out of the application's JVM (tens of milliseconds of
-     * start-up, and no restricted-method warnings). The jar carries neither.
+     * The plan made in Java, by core's topology discovery and {@link Planner}: for {@code nic=} and
+     * {@code irqs=apply}, and for {@code node=} whenever the library's plan declined (a file missing or
+     * malformed, no candidate CPU, an unknown node), so that the culprit is named as Java names it. A class of
+     * its own, so that topology and planner classes load only when it runs.
      */
-    private static NativeBackend backend(SysfsTree sysfs) {
-        try {
-            return Backends.select(sysfs, Optional.of(BackendKind.SYSFS)).backend();
-        } catch (BackendUnavailableException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, e.getMessage());
+    private static final class JavaPlan {
+        final long[] masks;
+        final int words;
+
+        JavaPlan(AgentOptions options) {
+            SysfsTree sysfs = SysfsTree.live();
+            Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
+            Nic nic = options.nic().isPresent() ? NicDiscovery.discover(options.nic().get(), KernelPaths.LIVE) : null;
+            SpreadPlan plan = Planner.plan(topology, threadRequest(options, topology, nic));
+            if (options.applyIrqs()) {
+                IrqPlacement.apply(nic, topology, options);
+            }
+            int bits = sysfs.maskBits();
+            words = (bits + 63) / 64;
+            List<Assignment> assignments = plan.assignments();
+            masks = new long[assignments.size() * words];
+            for (Assignment assignment : assignments) {
+                System.arraycopy(assignment.cpus().toMask(bits), 0, masks, assignment.index() * words, words);
+            }
+        }
+
+        private static PlanRequest threadRequest(AgentOptions options, Topology topology, Nic nic) {
+            if (nic == null) {
+                return PlanRequest.threads(options.node().getAsInt(), options.count().getAsInt())
+                        .withMode(options.mode());
+            }
+            return nic.planRequest(topology, Purpose.THREADS).withMode(options.mode())
+                    .withCount(options.count().isPresent() ? options.count().getAsInt() : nic.queues().size());
+        }
+
+        /**
+         * Always the sysfs backend, whatever {@code -Dnumaspread.backend} says (that is for the application's own
+         * use of numaspread): the agent makes its one native call, sched_setaffinity, from its own library, and
+         * reading the same kernel facts from files keeps JNA and FFM out of the application's JVM (tens of
+         * milliseconds of start-up, and no restricted-method warnings). The jar carries neither.
+         */
+        private static NativeBackend backend(SysfsTree sysfs) {
+            try {
+                return Backends.select(sysfs, Optional.of(BackendKind.SYSFS)).backend();
+            } catch (BackendUnavailableException e) {
+                throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, e.getMessage());
+            }
         }
     }
 
