@@ -104,9 +104,9 @@ class NapiDiscoveryTest {
     void aMalformedIfindexIsBadInputNamingTheFile() throws Exception {
         Path dir = stubInterface();
         Files.writeString(dir.resolve("ifindex"), "four\n");
-        NativeBackend sysfs = Backends.select(SysfsTree.live(), Optional.of(BackendKind.SYSFS)).backend();
+        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
         NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), sysfs));
+                () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), jna));
         assertEquals(dir.resolve("ifindex") + " holds \"four\", not an interface index", e.getMessage());
     }
 
