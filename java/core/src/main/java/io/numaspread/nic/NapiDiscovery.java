@@ -111,7 +111,7 @@ public final class NapiDiscovery {
             }
             return new NapiMap(iface, instances, NapiSource.NETLINK, "netdev netlink: queue-get links "
                     + rxQueueOfNapi.size() + " of " + rxQueues + " rx queues to NAPI IDs; napi-get gives "
-                    + byId.size() + " NAPIs" + irqsNote(byId) + threads);
+                    + napiCount(byId.size()) + irqsNote(byId) + threads);
         }
         boolean derivable = byId.size() == rxQueues;
         List<NapiInstance> instances = new ArrayList<>();
@@ -123,11 +123,15 @@ public final class NapiDiscovery {
         String derivation = derivable
                 ? "rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links none (virtio_net "
                         + "before about Linux 6.14) registers one NAPI per rx queue, in queue order, at probe"
-                : "the " + byId.size() + " NAPIs cannot be matched to " + rxQueues + " rx queues, so no queue is "
-                        + "assigned";
+                : "the " + napiCount(byId.size()) + " cannot be matched to " + rxQueues + " rx queues, so no queue "
+                        + "is assigned";
         return new NapiMap(iface, instances, NapiSource.NETLINK_DERIVED, "netdev netlink: napi-get gives "
-                + byId.size() + " NAPI IDs" + irqsNote(byId) + threads + ", but queue-get links no rx queue to them; "
+                + napiCount(byId.size()) + irqsNote(byId) + threads + ", but queue-get links no rx queue to them; "
                 + derivation);
+    }
+
+    private static String napiCount(int count) {
+        return count + (count == 1 ? " NAPI" : " NAPIs");
     }
 
     private static String irqsNote(List<NetdevNetlink.Napi> napis) {

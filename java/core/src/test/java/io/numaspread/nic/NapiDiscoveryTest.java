@@ -39,7 +39,7 @@ class NapiDiscoveryTest {
         assertEquals(List.of(new NapiInstance(257, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.empty())),
                 map.instances());
         assertEquals(OptionalInt.of(0), map.queueOf(257));
-        assertEquals("netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPIs "
+        assertEquals("netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPI "
                 + "without IRQs, NAPI not threaded", map.detail());
     }
 
