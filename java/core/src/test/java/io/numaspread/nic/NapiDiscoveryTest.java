@@ -44,6 +44,23 @@ class NapiDiscoveryTest {
     }
 
     @Test
+    void a612VirtioNicGivesADerivedMapWithItsThreads() {
+        NapiMap map = NapiDiscovery.fromNetlink(ETH0,
+                NetdevNetlink.queues(CapturedNetlink.messages("netdev-6.12-virtio-queues.hex"), 2),
+                NetdevNetlink.napis(CapturedNetlink.messages("netdev-6.12-virtio-napis-threaded.hex"), 2), 4);
+        assertEquals(NapiSource.NETLINK_DERIVED, map.source());
+        assertEquals(List.of(
+                new NapiInstance(8193, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.of(274)),
+                new NapiInstance(8194, OptionalInt.of(1), OptionalInt.empty(), OptionalInt.of(272)),
+                new NapiInstance(8195, OptionalInt.of(2), OptionalInt.empty(), OptionalInt.of(270)),
+                new NapiInstance(8196, OptionalInt.of(3), OptionalInt.empty(), OptionalInt.of(268))), map.instances());
+        assertEquals("netdev netlink: napi-get gives 4 NAPIs without IRQs, threaded (thread PIDs), but queue-get links"
+                + " no rx queue to them; rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links"
+                + " none (virtio_net before about Linux 6.14) registers one NAPI per rx queue, in queue order, at"
+                + " probe", map.detail());
+    }
+
+    @Test
     void withoutLinkedQueuesEachRxQueueTakesTheNextNapiIdInOrder() {
         List<NetdevNetlink.Napi> napis = List.of(napi(8195, 912), napi(8193, 910), napi(8194, 911));
         List<NetdevNetlink.Queue> unlinked = List.of(queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_RX),
