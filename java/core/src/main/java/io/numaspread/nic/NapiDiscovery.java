@@ -151,7 +151,8 @@ public final class NapiDiscovery {
                 + "/proc/interrupts only");
     }
 
-    private static int parseIfindex(Path file) {
+    /** An interface's {@code ifindex} file, read. */
+    static int parseIfindex(Path file) {
         String text = KernelText.readRequired(file);
         try {
             return Integer.parseInt(text);

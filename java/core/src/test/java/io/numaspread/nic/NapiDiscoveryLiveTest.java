@@ -131,6 +131,36 @@ class NapiDiscoveryLiveTest {
                 + "backend has no netlink", e.getMessage());
     }
 
+    /**
+     * qstats-get's receive and transmit packets, summed over eth0's queues, lie between the device's own
+     * counters in sysfs read just before and just after (Linux 6.10+; before, no counters).
+     */
+    @ParameterizedTest
+    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    void queueCountersAddUpToTheDevicesCounters(BackendKind kind) throws Exception {
+        Optional<NativeBackend> backend = load(kind);
+        if (backend.isEmpty()) {
+            return;
+        }
+        Path statistics = LIVE.netDevice(ETH0).resolve("statistics");
+        long rxBefore = Long.parseLong(KernelText.readRequired(statistics.resolve("rx_packets")));
+        long txBefore = Long.parseLong(KernelText.readRequired(statistics.resolve("tx_packets")));
+        Optional<List<QueueCounters>> counters = QueueStats.read(ETH0, LIVE, backend.get());
+        long rxAfter = Long.parseLong(KernelText.readRequired(statistics.resolve("rx_packets")));
+        long txAfter = Long.parseLong(KernelText.readRequired(statistics.resolve("tx_packets")));
+        if (!kernelAtLeast(6, 10)) {
+            assertEquals(Optional.empty(), counters);
+            return;
+        }
+        List<QueueCounters> queues = counters.orElseThrow();
+        long rx = queues.stream().filter(QueueCounters::receive).mapToLong(q -> q.packets().orElseThrow()).sum();
+        long tx = queues.stream().filter(q -> !q.receive()).mapToLong(q -> q.packets().orElseThrow()).sum();
+        assertTrue(rxBefore <= rx && rx <= rxAfter, rxBefore + " <= " + rx + " <= " + rxAfter + ": " + queues);
+        assertTrue(txBefore <= tx && tx <= txAfter, txBefore + " <= " + tx + " <= " + txAfter + ": " + queues);
+        assertEquals(NicDiscovery.numbersIn(LIVE.netDevice(ETH0).resolve("queues"), "rx-").size(),
+                queues.stream().filter(QueueCounters::receive).count());
+    }
+
     @Test
     void ffmAndJnaFindTheSameMap() throws Exception {
         Optional<NativeBackend> ffm = load(BackendKind.FFM);

@@ -81,6 +81,24 @@ class NetdevNetlinkTest {
     }
 
     @Test
+    void qstatsGetOfA618VirtioNicCountsEachQueuesPacketsAndBytes() {
+        List<QueueCounters> counters = NetdevNetlink.queueCounters(
+                CapturedNetlink.messages(HOST_618 + "qstats.hex"), HOST_IFINDEX);
+        assertEquals(List.of(
+                new QueueCounters(true, 0, OptionalLong.of(31167), OptionalLong.of(1609516783)),
+                new QueueCounters(false, 0, OptionalLong.of(18164), OptionalLong.of(1424862))), counters);
+    }
+
+    @Test
+    void theQstatsRequestAsksForOneAnswerPerQueue() {
+        byte[] request = NetdevNetlink.queueStatsDumpRequest(new NetdevNetlink.Family(20, Set.of(12)), 3, 4);
+        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(List.of(1, 4), attributes.stream().map(NetdevNetlink.Attribute::type).toList());
+        assertEquals(4, attributes.get(0).u32());
+        assertEquals(1, attributes.get(1).u32(), "NETDEV_QSTATS_SCOPE_QUEUE");
+    }
+
+    @Test
     void aRequestIsOneMessageWithItsLengthSequenceAndAttributes() {
         NetdevNetlink.Family family = new NetdevNetlink.Family(20, Set.of(11));
         byte[] request = NetdevNetlink.napiDumpRequest(family, 77, 4);
