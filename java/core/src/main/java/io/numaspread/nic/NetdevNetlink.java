@@ -23,7 +23,7 @@ import java.util.TreeSet;
  * <p>The netdev constants are written out here because Debian 12's kernel headers (6.1) predate them; they are
  * the kernel's {@code include/uapi/linux/netdev.h}, the ABI that newer kernels only extend.
  */
-public final class NetdevNetlink {
+final class NetdevNetlink {
     // <linux/netlink.h>
     static final int NLMSG_HDRLEN = 16;
     static final int NLM_F_REQUEST = 0x1;
