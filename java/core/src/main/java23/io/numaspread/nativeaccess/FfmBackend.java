@@ -185,8 +185,8 @@ final class FfmBackend implements NativeBackend {
     }
 
     /**
-     * A netlink socket through the jextract bindings. Its native memory (the pollfd, a receive buffer, errno
-     * capture) is its own: only the thread holding {@link NetlinkFd}'s lock uses it.
+     * A netlink socket through the jextract bindings. Its native memory (the pollfd, one buffer to send and
+     * receive through, errno capture) is its own: only the thread holding {@link NetlinkFd}'s lock uses it.
      */
     private static final class Netlink extends NetlinkFd {
         private static final int BUFFER_BYTES = 64 * 1024;
@@ -220,6 +220,20 @@ final class FfmBackend implements NativeBackend {
                 throw failure("recv", call, "netlink socket");
             }
             MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, into, 0, (int) length);
+            return (int) length;
+        }
+
+        @Override
+        int sendFrom(byte[] message) {
+            if (message.length > BUFFER_BYTES) {
+                throw new IllegalArgumentException("a netlink request of " + message.length + " bytes exceeds the "
+                        + BUFFER_BYTES + "-byte buffer");
+            }
+            MemorySegment.copy(message, 0, buffer, ValueLayout.JAVA_BYTE, 0, message.length);
+            long length = LibC.send(call, fd, buffer.asSlice(0, message.length));
+            if (length < 0) {
+                throw failure("send", call, "netlink socket");
+            }
             return (int) length;
         }
 
