@@ -232,6 +232,25 @@ class WatchCommandTest {
     }
 
     @Test
+    void aCpuWhoseTopologyVanishesBeforeOnlineSaysSoIsNoGoneNic() throws Exception {
+        start();
+        awaitLine("watching");
+        // A CPU going offline: its topology/ goes first, online follows a moment later (here, much later).
+        Path topology = sys.resolve("devices/system/cpu/cpu3/topology");
+        Files.move(topology, topology.resolveSibling("topology.away"));
+        String waiting = awaitLine("waiting");
+        assertTrue(waiting.startsWith("waiting eth0: the topology could not be read ("), waiting);
+        assertTrue(waiting.contains("cpu3"), waiting);
+        NicFixture.file(sys.resolve("devices/system/cpu/online"), "0-2,4-7");
+        NicFixture.file(sys.resolve("devices/system/cpu/cpu3/online"), "0");
+        String changed = awaitLine("changed");
+        assertTrue(changed.startsWith("changed eth0: CPUs online 0-7 -> 0-2,4-7; planned again: "), changed);
+        lines.drainTo(seen);
+        assertEquals(List.of(), seen.stream().filter(l -> l.startsWith("gone") || l.startsWith("FAILED")).toList());
+        assertEquals(1, seen.stream().filter(l -> l.startsWith("waiting")).count(), "said once: " + seen);
+    }
+
+    @Test
     void killMinusNineLeavesAStateFileThatRestoreUses() throws Exception {
         start();
         awaitLine("watching");

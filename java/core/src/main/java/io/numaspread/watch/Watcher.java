@@ -98,6 +98,8 @@ public final class Watcher {
     }
 
     private static final Duration AFTER_EVENT_RECHECK = Duration.ofMillis(1500);
+    private static final int TOPOLOGY_ATTEMPTS = 3;
+    private static final Duration TOPOLOGY_RETRY = Duration.ofMillis(100);
 
     private final List<InterfaceName> nics;
     private final KernelPaths paths;
@@ -224,8 +226,22 @@ public final class Watcher {
         CpuSet keptFree;
         SpreadPlan plan;
         try {
-            topology = machine.topology();
+            topology = currentTopology(trigger);
             keptFree = machine.keptFree();
+        } catch (NumaspreadException e) {
+            if (trigger == Trigger.START) {
+                throw e;
+            }
+            // The machine is changing, not the NIC: the next check (a recheck follows every event) reads it again.
+            String failure = "the topology could not be read (" + e.getMessage() + ")";
+            if (!state.failure.equals(Optional.of(failure))) {
+                listener.line("waiting " + iface + ": " + failure + after(iface, events) + "; reading it again at"
+                        + " the next check");
+            }
+            state.failure = Optional.of(failure);
+            return;
+        }
+        try {
             nic = NicDiscovery.discover(iface, paths);
             plan = machine.plan(topology, nic, keptFree);
         } catch (NumaspreadException e) {
@@ -275,6 +291,28 @@ public final class Watcher {
         state.present = true;
         state.snapshot = Optional.of(snapshot);
         listener.checked(iface, now, nic, plan);
+    }
+
+    /**
+     * The topology, read again a few times when a read fails after an event: a CPU going offline removes its
+     * {@code topology/} directory while {@code online} may still list it, for a few milliseconds.
+     */
+    private Topology currentTopology(Trigger trigger) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return machine.topology();
+            } catch (NumaspreadException e) {
+                if (trigger == Trigger.START || attempt == TOPOLOGY_ATTEMPTS) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(TOPOLOGY_RETRY.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Nothing the plan depends on changed: files that differ from the plan were changed by someone. */
