@@ -439,6 +439,8 @@ public final class Watcher {
             List<StateFile.Saved> kept = state.get().saved().stream().filter(saved -> switch (saved.target().kind()) {
                 case IRQ -> interrupts.name(saved.target().number()).equals(saved.target().name());
                 case XPS -> Files.exists(saved.target().file(paths));
+                // A re-created thread keeps its name, and its original affinity is still the one to restore.
+                case NAPI_THREAD -> true;
             }).toList();
             if (kept.size() == state.get().saved().size()) {
                 return;
