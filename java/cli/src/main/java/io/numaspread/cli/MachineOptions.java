@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.irq.NapiThreads;
+import io.numaspread.kernel.ErrnoException;
+import io.numaspread.kernel.KernelPaths;
+import java.io.IOException;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
+import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
@@ -38,6 +44,40 @@ final class MachineOptions {
     KernelFiles kernelFiles() {
         try {
             return Backends.live().backend().kernelFiles();
+        } catch (BackendUnavailableException e) {
+            throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
+                    + Backends.OVERRIDE_PROPERTY + ")");
+        }
+    }
+
+    /**
+     * How NAPI threads are pinned: {@code sched_setaffinity} on the thread's PID through this JVM's native backend
+     * on the live kernel, with the call's errno. For a stand-in tree there is nothing to pin: its PIDs name no
+     * thread of this machine, and the live thread with that PID must not be touched.
+     */
+    NapiThreads.AffinitySetter threadAffinity(KernelPaths paths) {
+        if (!paths.equals(KernelPaths.LIVE)) {
+            return (pid, cpus) -> {
+                throw new IOException("NAPI threads are pinned only on the live kernel, not for task " + pid
+                        + " of the stand-in tree " + paths.procRoot());
+            };
+        }
+        NativeBackend backend = liveBackend();
+        return (pid, cpus) -> {
+            try {
+                backend.setAffinity(pid, cpus);
+            } catch (NativeCallException e) {
+                throw new ErrnoException("sched_setaffinity", Path.of("/proc", Integer.toString(pid)), e.errno());
+            } catch (UnsupportedOperationException e) {
+                throw new IOException("the " + backend.kind() + " backend cannot set a thread's affinity", e);
+            }
+        };
+    }
+
+    /** The live machine's native backend (the sysfs one when no native one loads). */
+    NativeBackend liveBackend() {
+        try {
+            return Backends.live().backend();
         } catch (BackendUnavailableException e) {
             throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
                     + Backends.OVERRIDE_PROPERTY + ")");

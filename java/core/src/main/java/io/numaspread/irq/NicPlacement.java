@@ -110,12 +110,7 @@ public final class NicPlacement {
         if (!options.napiThreads()) {
             return apply(nic, plan, options, paths, files);
         }
-        Path threadedFile = paths.netDevice(nic.name()).resolve("threaded");
-        if (!Files.exists(threadedFile)) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "--napi-threads: " + threadedFile
-                    + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
-                    + " nothing was changed");
-        }
+        Path threadedFile = threadedFile(paths, nic.name());
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
         refuseIfIrqbalance(settings, options, paths);
         NapiThreads threads = new NapiThreads(paths, files, napi.setter(), Map.of());
@@ -136,6 +131,21 @@ public final class NicPlacement {
                     + " kernel then starts" : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
         }
         return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(), results, notes);
+    }
+
+    /**
+     * {@code /sys/class/net/IFACE/threaded}.
+     *
+     * @throws NumaspreadException (refused) when the interface has none: Linux before 5.12
+     */
+    public static Path threadedFile(KernelPaths paths, InterfaceName iface) {
+        Path threadedFile = paths.netDevice(iface).resolve("threaded");
+        if (!Files.exists(threadedFile)) {
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "--napi-threads: " + threadedFile
+                    + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
+                    + " nothing was changed");
+        }
+        return threadedFile;
     }
 
     private static boolean threadedIsOff(Path threadedFile) {
