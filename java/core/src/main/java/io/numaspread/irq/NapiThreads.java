@@ -39,7 +39,7 @@ public final class NapiThreads {
     /** A cut name that several threads carry. */
     private static final int AMBIGUOUS = -1;
 
-    /** For transactions that hold no NAPI thread; finding or setting one fails. */
+    /** For transactions that reach no NAPI thread: none is found, and setting one fails. */
     public static final NapiThreads NONE = new NapiThreads(null, null, (pid, cpus) -> {
         throw new IllegalStateException("no NAPI thread access was given for pid " + pid);
     }, Map.of());
@@ -70,6 +70,9 @@ public final class NapiThreads {
 
     /** The PID of the live kernel thread of {@code target}, or empty when there is none. */
     public synchronized OptionalInt find(Target target) {
+        if (paths == null) {
+            return OptionalInt.empty(); // NONE: no thread can be reached
+        }
         Integer hinted = netlinkPids.get(target.number());
         if (hinted != null && names(hinted, target.name())) {
             return OptionalInt.of(hinted);

@@ -160,9 +160,21 @@ public final class NicPlacement {
      */
     public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
             KernelFiles files) {
+        return apply(nic, settings, options, paths, files, NapiThreads.NONE);
+    }
+
+    /**
+     * As {@link #apply(Nic, List, Options, KernelPaths, KernelFiles)}, with settings of NAPI threads among them
+     * ({@code watch --napi-threads}, with threaded NAPI on).
+     *
+     * @param threads how the NAPI threads of {@code settings} are found and pinned
+     */
+    public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
+            KernelFiles files, NapiThreads threads) {
         refuseIfIrqbalance(settings, options, paths);
         Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
-        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
+        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(),
+                threads);
         return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(),
                 applier.apply(nic.name(), settings, state, options.dryRun()),
                 Irqbalance.blindSpot(paths.procRoot()).stream().toList());
