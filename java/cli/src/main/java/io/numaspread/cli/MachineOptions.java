@@ -62,7 +62,7 @@ final class MachineOptions {
                         + " of the stand-in tree " + paths.procRoot());
             };
         }
-        NativeBackend backend = liveBackend();
+        NativeBackend backend = backend();
         return (pid, cpus) -> {
             try {
                 backend.setAffinity(pid, cpus);
@@ -74,18 +74,13 @@ final class MachineOptions {
         };
     }
 
-    /** The live machine's native backend (the sysfs one when no native one loads). */
-    NativeBackend liveBackend() {
-        try {
-            return Backends.live().backend();
-        } catch (BackendUnavailableException e) {
-            throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
-                    + Backends.OVERRIDE_PROPERTY + ")");
-        }
-    }
-
     Topology topology() {
         return read().topology();
+    }
+
+    /** The backend this command reads the machine through: the sysfs backend over a copied tree. */
+    NativeBackend backend() {
+        return selection(sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot)).backend();
     }
 
     private Backends.Selection selection(SysfsTree sysfs) {
