@@ -86,7 +86,7 @@ class StateFileTest {
                 head + "\"threaded\": \"0\", \"saved\": []}", "\"threaded\" is not an integer",
                 head + napi.formatted("8193", "napi/eth1-8193", "0-3"), "not the thread \"napi/eth0-8193\"",
                 head + napi.formatted("8193", "napi/eth0-8194", "0-3"), "names \"napi/eth0-8194\"",
-                head + napi.formatted("12", "napi/eth0-12", "0-3"), "they start at 8193",
+                head + napi.formatted("0", "napi/eth0-0", "0-3"), "they start at 1",
                 head + napi.formatted("8193", "napi/eth0-8193", "ff"), "is not a cpulist");
         for (Map.Entry<String, String> entry : wrong.entrySet()) {
             Files.writeString(file, entry.getKey());
