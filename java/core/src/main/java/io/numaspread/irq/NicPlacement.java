@@ -113,6 +113,8 @@ public final class NicPlacement {
         Path threadedFile = threadedFile(paths, nic.name());
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
         refuseIfIrqbalance(settings, options, paths);
+        // NAPI IDs exist before their threads: a kernel that cannot link them to queues is refused before any change.
+        NapiThreadPlan.settings(nic, plan, napi.discover().get());
         NapiThreads threads = new NapiThreads(paths, files, napi.setter(), Map.of());
         AffinityTransaction.Threading threading = new AffinityTransaction.Threading(threadedFile, () -> {
             NapiMap map = napi.discover().get();

@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -183,7 +184,7 @@ class NapiThreadsApplyTest {
     }
 
     @Test
-    void noNapiLinkedToAQueueIsRefusedAndThreadedIsPutBack() throws IOException {
+    void noNapiLinkedToAQueueIsRefusedBeforeThreadedIsTouched() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> NicPlacement.apply(nic, plan,
                 new NicPlacement.Options(false, false, false, Optional.of(state), true), paths, KernelFiles.DIRECT,
@@ -191,7 +192,21 @@ class NapiThreadsApplyTest {
                         "no netdev family"), this::setAffinity)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("napi-get (Linux 6.8 or later)")
-                && e.getMessage().contains(threaded + " is 0 again"), e.getMessage());
+                && e.getMessage().endsWith("nothing was changed"), e.getMessage());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aMapThatLosesItsQueuesOnceThreadedIsOnIsRefusedAndThreadedIsPutBack() throws IOException {
+        Map<Path, String> before = NicFixture.snapshot(proc, sys);
+        AtomicInteger calls = new AtomicInteger();
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> NicPlacement.apply(nic, plan,
+                new NicPlacement.Options(false, false, false, Optional.of(state), true), paths, KernelFiles.DIRECT,
+                new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
+                        : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"), this::setAffinity)));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertTrue(e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
