@@ -39,6 +39,8 @@ public final class NapiThreadPlan {
             String why = map.source() == NapiSource.INTERRUPTS
                     ? "this kernel has no netdev netlink napi-get (Linux 6.8 or later), which names each NAPI and its"
                             + " thread"
+                    : map.instances().isEmpty() ? "netdev netlink napi-get lists no NAPI of it (the kernel lists an"
+                            + " interface's NAPIs only while it is up)"
                     : "netdev netlink links none of its " + map.instances().size() + " NAPI instances to queues "
                             + nic.queues();
             throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "--napi-threads: cannot tell which"

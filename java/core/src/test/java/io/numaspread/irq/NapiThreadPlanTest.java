@@ -83,6 +83,10 @@ class NapiThreadPlanTest {
         assertEquals(NumaspreadException.Kind.REFUSED, unlinked.kind());
         assertTrue(unlinked.getMessage().contains("links none of its 1 NAPI instances")
                 && unlinked.getMessage().contains("derived from nothing"), unlinked.getMessage());
+        NumaspreadException down = assertThrows(NumaspreadException.class, () -> NapiThreadPlan.settings(nic, plan,
+                new NapiMap(ETH0, List.of(), NapiSource.NETLINK_DERIVED, "napi-get gives 0 NAPIs")));
+        assertTrue(down.getMessage().contains("lists no NAPI of it (the kernel lists an interface's NAPIs only while"
+                + " it is up)"), down.getMessage());
         NumaspreadException old = assertThrows(NumaspreadException.class, () -> NapiThreadPlan.settings(nic, plan,
                 new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "/proc/interrupts")));
         assertTrue(old.getMessage().contains("napi-get (Linux 6.8 or later)"), old.getMessage());
