@@ -136,6 +136,8 @@ public final class Watcher {
         Map<Target, Fight> fights = new HashMap<>();
         /** The NIC's NAPI threads, found by name, with the PIDs netlink gave at the last check. */
         Optional<NapiThreads> threads = Optional.empty();
+        /** Why the NAPI threads could not be planned at the last check, said once. */
+        Optional<String> napiProblem = Optional.empty();
     }
 
     public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Machine machine, Settings settings,
@@ -404,6 +406,25 @@ public final class Watcher {
         }
         NicPlacement.NapiAccess napi = settings.napi().get().apply(nic.name());
         Path threadedFile = NicPlacement.threadedFile(paths, nic.name());
+        NapiMap map = napi.discover().get();
+        List<Setting> threadSettings;
+        try {
+            threadSettings = NapiThreadPlan.settings(nic, plan, map);
+        } catch (NumaspreadException e) {
+            // While the kernel's map cannot tell the threads apart (virtio_net with fewer channels than NAPIs),
+            // the IRQs are still kept; the threads are pinned again once it can.
+            if (trigger == Trigger.START || e.kind() != NumaspreadException.Kind.REFUSED) {
+                throw e;
+            }
+            if (!state.napiProblem.equals(Optional.of(e.getMessage()))) {
+                listener.line("NAPI threads of " + nic.name() + " left as they are: " + e.getMessage()
+                        + after(nic.name(), events) + "; the IRQs are kept, the threads pinned again once they can be"
+                        + " told apart");
+            }
+            state.napiProblem = Optional.of(e.getMessage());
+            return wanted;
+        }
+        state.napiProblem = Optional.empty();
         if (KernelText.readOptional(threadedFile).map("0"::equals).orElse(false)) {
             NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, settings.placement(nic.name(), false), paths,
                     files, napi);
@@ -411,12 +432,11 @@ public final class Watcher {
             listener.line("threaded " + nic.name() + ": " + threadedFile + " was 0" + (trigger == Trigger.START ? ""
                     : after(nic.name(), events)) + "; set to 1 and " + pinned + " NAPI threads pinned");
         }
-        NapiMap map = napi.discover().get();
         NapiThreads threads = state.threads.orElseGet(() -> new NapiThreads(paths, files, napi.setter(), Map.of()));
         threads.useNetlinkPids(map);
         state.threads = Optional.of(threads);
         List<Setting> all = new ArrayList<>(wanted);
-        all.addAll(NapiThreadPlan.settings(nic, plan, map));
+        all.addAll(threadSettings);
         return all;
     }
 
