@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             "0:applied (or nothing to change, or --dry-run)",
             "2:bad input (interface, flag, file, stale state file); nothing was changed",
-            "3:refused for safety (no privilege, read-only /proc, irqbalance running); nothing was changed",
+            "3:refused for safety (no privilege, read-only /proc, irqbalance running, --napi-threads on a kernel"
+                + " without threaded NAPI); nothing was changed",
             "4:a write failed part way; every change was rolled back"})
 final class ApplyCommand implements Runnable {
     /** Test hook: a fault at the Nth write (see {@link #files()}), so that a forked test can crash or fail an apply. */
@@ -62,6 +63,12 @@ final class ApplyCommand implements Runnable {
     @Option(names = "--force", description = "Apply even though irqbalance is running (it will move the IRQs again).")
     boolean force;
 
+    @Option(names = "--napi-threads", description = "Also pin each queue's threaded NAPI kernel thread (napi/IFACE-ID)"
+            + " to the queue's planned CPUs, in the same all-or-nothing apply. Turns threaded NAPI on"
+            + " (/sys/class/net/IFACE/threaded, Linux 5.12+) when it is off; restore puts back the threads' affinity and"
+            + " threaded. Which thread serves which queue comes from netdev netlink (Linux 6.8+).")
+    boolean napiThreads;
+
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
@@ -69,9 +76,13 @@ final class ApplyCommand implements Runnable {
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);
         out.println();
-        NicPlacement.Outcome outcome = NicPlacement.apply(nic, nicPlan.plan(),
-                new NicPlacement.Options(force, xps, dryRun, Optional.ofNullable(stateFile)), nicPlan.paths(),
-                files(nicOptions.machine.kernelFiles()));
+        NicPlacement.Options options = new NicPlacement.Options(force, xps, dryRun, Optional.ofNullable(stateFile),
+                napiThreads);
+        KernelFiles files = files(nicOptions.machine.kernelFiles());
+        NicPlacement.Outcome outcome = napiThreads
+                ? NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files,
+                        nicOptions.machine.napiAccess(nic.name(), nicPlan.paths()))
+                : NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files);
         printResults(out, outcome.results());
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));

@@ -2,14 +2,22 @@
 package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.irq.NapiThreads;
+import io.numaspread.irq.NicPlacement;
+import io.numaspread.kernel.ErrnoException;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -43,6 +51,48 @@ final class MachineOptions {
             throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
                     + Backends.OVERRIDE_PROPERTY + ")");
         }
+    }
+
+    /**
+     * How NAPI threads are pinned: {@code sched_setaffinity} on the thread's PID through this JVM's native backend
+     * on the live kernel, with the call's errno. For a stand-in tree there is nothing to pin: its PIDs name no
+     * thread of this machine, and the live thread with that PID must not be touched.
+     */
+    NapiThreads.AffinitySetter threadAffinity(KernelPaths paths) {
+        if (!paths.equals(KernelPaths.LIVE)) {
+            return (pid, cpus) -> {
+                throw new IOException("NAPI threads are pinned only on the live kernel, not for task " + pid
+                        + " of the stand-in tree " + paths.procRoot());
+            };
+        }
+        NativeBackend backend = backend();
+        return (pid, cpus) -> {
+            try {
+                backend.setAffinity(pid, cpus);
+            } catch (NativeCallException e) {
+                throw new ErrnoException("sched_setaffinity", Path.of("/proc", Integer.toString(pid)), e.errno());
+            } catch (UnsupportedOperationException e) {
+                throw new IOException("the " + backend.kind() + " backend cannot set a thread's affinity", e);
+            }
+        };
+    }
+
+    /**
+     * How {@code --napi-threads} reaches {@code iface}'s NAPI threads: the one place their map is read (netdev
+     * netlink through the live backend, with its fallbacks) and the threads are pinned.
+     *
+     * @throws NumaspreadException REFUSED when the interface has no {@code threaded} file (Linux before 5.12);
+     *     BAD_INPUT for stand-in trees, whose PIDs name no thread of this machine
+     */
+    NicPlacement.NapiAccess napiAccess(InterfaceName iface, KernelPaths paths) {
+        NicPlacement.threadedFile(paths, iface);
+        if (!paths.equals(KernelPaths.LIVE)) {
+            throw NumaspreadException.badInput("--napi-threads works on the live kernel's NAPI threads, which the"
+                    + " stand-in trees --sysfs-root " + paths.sysfsRoot() + " --proc-root " + paths.procRoot()
+                    + " do not describe; nothing was changed");
+        }
+        NativeBackend backend = backend();
+        return new NicPlacement.NapiAccess(() -> NapiDiscovery.discover(iface, paths, backend), threadAffinity(paths));
     }
 
     Topology topology() {

@@ -3,6 +3,7 @@ package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
@@ -10,6 +11,7 @@ import io.numaspread.kernel.SysfsTree;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,10 +66,15 @@ final class RestoreCommand implements Runnable {
             out.flush();
             return;
         }
+        // NAPI threads are found again by name: a re-created thread has a new PID.
+        NapiThreads threads = new NapiThreads(paths, machine.kernelFiles(), machine.threadAffinity(paths), Map.of());
         AffinityTransaction applier = new AffinityTransaction(paths, machine.kernelFiles(),
-                SysfsTree.at(paths.sysfsRoot()).maskBits());
+                SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
+        Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);
+        recorded.ifPresent(r -> r.threadedBefore().ifPresent(threaded -> out.println(
+                paths.netDevice(r.iface()).resolve("threaded") + " put back to " + threaded)));
         long gone = results.stream().filter(r -> r.status() == AffinityTransaction.Status.GONE).count();
         long back = results.size() - gone;
         out.println("restored " + back + " value" + (back == 1 ? "" : "s") + " from " + state

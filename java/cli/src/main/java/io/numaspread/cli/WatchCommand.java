@@ -3,6 +3,7 @@ package io.numaspread.cli;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
@@ -30,8 +31,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -83,6 +87,11 @@ final class WatchCommand implements Runnable {
             + " and backed off from).")
     boolean force;
 
+    @Option(names = "--napi-threads", description = "Also keep each queue's threaded NAPI kernel thread on the"
+            + " queue's planned CPUs, as 'apply --napi-threads' does: threads that are re-created (threaded toggled,"
+            + " ethtool -L, a reset) or moved are pinned again, and threaded NAPI is kept on.")
+    boolean napiThreads;
+
     @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/run/numaspread",
             description = "Where each NIC's state file IFACE.json is (default /run/numaspread, as apply's).")
     Path stateDirectory;
@@ -130,7 +139,8 @@ final class WatchCommand implements Runnable {
         }, paths, Optional.ofNullable(metricsFile), source,
                 events instanceof SysfsBackend ? "polling" : "netlink", events);
         Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
-                new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), force, xps, stateDirectory),
+                new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), force, xps, stateDirectory,
+                        napiAccess(ifaces, paths)),
                 metrics, Clock.systemUTC());
         Optional<HTTPServer> server = serve(metrics);
         try {
@@ -216,6 +226,17 @@ final class WatchCommand implements Runnable {
             throw NumaspreadException.badInput("cannot serve metrics on " + metricsAddress + ":"
                     + metricsPort + ": " + e.getMessage());
         }
+    }
+
+    /** With --napi-threads, each NIC's access to its NAPI threads, every NIC checked for threaded NAPI first. */
+    private Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napiAccess(List<InterfaceName> ifaces,
+            KernelPaths paths) {
+        if (!napiThreads) {
+            return Optional.empty();
+        }
+        Map<InterfaceName, NicPlacement.NapiAccess> access = new HashMap<>();
+        ifaces.forEach(iface -> access.put(iface, machine.napiAccess(iface, paths)));
+        return Optional.of(access::get);
     }
 
     /**

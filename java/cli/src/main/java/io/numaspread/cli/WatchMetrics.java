@@ -49,6 +49,7 @@ final class WatchMetrics implements Watcher.Listener {
     private final Counter drifts;
     private final Counter reapplies;
     private final Counter fights;
+    private final Counter napiThreads;
     private final Gauge backoff;
     private final Gauge lastCheck;
     private final Gauge present;
@@ -80,6 +81,10 @@ final class WatchMetrics implements Watcher.Listener {
         fights = Counter.builder().name("numaspread_fights_total")
                 .help("Rounds of fights: another writer kept moving this IRQ back, and watch backed off")
                 .labelNames("nic", "irq").register(registry);
+        napiThreads = Counter.builder().name("numaspread_napi_threads_pinned_total")
+                .help("NAPI kernel threads pinned again by watch --napi-threads: re-created (threaded toggled,"
+                        + " ethtool -L, a reset) or moved by another writer")
+                .labelNames("nic").register(registry);
         backoff = Gauge.builder().name("numaspread_fight_backoff_seconds")
                 .help("How long the last round of a fight leaves the IRQ alone")
                 .labelNames("nic", "irq").register(registry);
@@ -177,6 +182,11 @@ final class WatchMetrics implements Watcher.Listener {
     @Override
     public void reapplied(InterfaceName iface, String reason) {
         reapplies.labelValues(iface.value(), reason).inc();
+    }
+
+    @Override
+    public void napiThreadsPinned(InterfaceName iface, int threads) {
+        napiThreads.labelValues(iface.value()).inc(threads);
     }
 
     @Override

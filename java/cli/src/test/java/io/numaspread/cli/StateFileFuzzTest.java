@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Random and mutated state files through the real {@code restore} command on a fake tree (a four-queue i40e NIC
- * with XPS on the mana machine). Whatever the file holds, restore exits 0, 2, 3 or 4 with numaspread's own one
+ * with XPS on the mana machine, threaded NAPI on, and NAPI 8193's kernel thread; the state file also records that
+ * thread and {@code threaded}). Whatever the file holds, restore exits 0, 2, 3 or 4 with numaspread's own one
  * line, and on exit 2 the tree is byte for byte as it was. Seeded, so that a failure names a case that can be run
  * again; bounded in count and time.
  */
@@ -35,7 +36,9 @@ class StateFileFuzzTest {
             "true", "-", "+", " ", "\t", "\n", "\u0000", "0", "1", "7", "8", "63", "64", "65535", "65536", "2147483647",
             "2147483648", "-1", "99999999999999999999", "0-", "-0", "0--1", "1-0", "0,", ",0", "0:1/2", "ff", "0x3",
             "00000000,", ",ffffffff", "\"irq\"", "\"xps\"", "\"IRQ\"", "\"version\"", "\"saved\"", "\"value\"",
-            "\"number\"", "\"name\"", "\"interface\"", "\"eth0\"", "\"../x\"", "\"i40e-eth0-TxRx-1\"", "é", "\uffff");
+            "\"number\"", "\"name\"", "\"interface\"", "\"eth0\"", "\"../x\"", "\"i40e-eth0-TxRx-1\"", "é", "\uffff",
+            "\"napi\"", "\"threaded\"", "\"napi/eth0-8193\"", "\"napi/eth0-8194\"", "\"napi/eth1-8193\"", "8192", "8193",
+            "8194", "2");
 
     /** Values a kernel of 8 CPUs prints, as cpulists or masks: some fit the entry's kind, some do not. */
     private static final List<String> KERNEL_VALUES = List.of("0-7", "1", "3-4,6", "0,2,4,6", "ff", "0f", "01", "00",
@@ -59,7 +62,12 @@ class StateFileFuzzTest {
         CliRun apply = CliRun.of("apply", "--nic", "eth0", "--xps", "--per-cpu", "--sysfs-root", sys.toString(),
                 "--proc-root", proc.toString(), "--state", state.toString());
         assertEquals(0, apply.exitCode(), apply.err());
-        String valid = Files.readString(state);
+        NicFixture.file(sys.resolve("class/net/eth0/threaded"), "1");
+        NicFixture.task(proc, 700, "napi/eth0-8193", true, "0-7");
+        String valid = Files.readString(state).replace("\"interface\": \"eth0\",", "\"interface\": \"eth0\", \"threaded\": 0,")
+                .replace("\"saved\": [", "\"saved\": [\n    {\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\","
+                        + " \"value\": \"0-7\"},");
+        Files.writeString(state, valid);
         Map<Path, String> applied = NicFixture.snapshot(proc, sys);
 
         Random random = new Random(SEED);
@@ -106,6 +114,11 @@ class StateFileFuzzTest {
                         + which);
             } else if (name.equals("xps_cpus")) {
                 assertTrue(content.strip().matches("[0-9a-f]{2}"), file + " = " + content + ": " + which);
+            } else if (name.equals("threaded")) {
+                assertTrue(content.strip().matches("[01]"), file + " = " + content + ": " + which);
+            } else if (name.equals("status")) {
+                assertTrue(content.contains("Cpus_allowed_list:\t0-7\n"), "a stand-in tree's thread is never pinned: "
+                        + file + " = " + content + ": " + which);
             }
         });
     }

@@ -11,6 +11,7 @@ import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Supplier;
 
 /**
  * Applies and restores a NIC's settings all or nothing. Before the first change it records, in a write-ahead
@@ -60,17 +63,43 @@ public final class AffinityTransaction {
     private record Applied(Setting setting, String before) {
     }
 
+    /**
+     * Turning threaded NAPI on as part of an apply: the NAPI threads exist only once it is on, so their settings
+     * are planned then.
+     *
+     * @param threadedFile {@code /sys/class/net/IFACE/threaded}
+     * @param threadSettings the NAPI thread settings, planned from the threads that exist when it is called
+     */
+    public record Threading(Path threadedFile, Supplier<List<Setting>> threadSettings) {
+    }
+
+    /**
+     * What this run must undo besides its writes: the state file it created, and {@code threaded} when it turned
+     * it on.
+     */
+    private record Run(boolean createdState, Optional<Path> threadedSwitched) {
+    }
+
     private final KernelPaths paths;
     private final KernelFiles files;
     private final int maskBits;
+    private final NapiThreads threads;
 
     /**
      * @param maskBits the number of CPUs the machine can have (cpu/possible), which sizes hex masks
      */
     public AffinityTransaction(KernelPaths paths, KernelFiles files, int maskBits) {
+        this(paths, files, maskBits, NapiThreads.NONE);
+    }
+
+    /**
+     * @param threads how NAPI threads are found and pinned, for settings and state entries of NAPI threads
+     */
+    public AffinityTransaction(KernelPaths paths, KernelFiles files, int maskBits, NapiThreads threads) {
         this.paths = paths;
         this.files = files;
         this.maskBits = maskBits;
+        this.threads = threads;
     }
 
     /**
@@ -78,9 +107,49 @@ public final class AffinityTransaction {
      *     nothing changed) or ROLLED_BACK (a write failed; every change was put back, or the message says which
      *     could not be)
      */
-    @SuppressWarnings("try") // the lock is held, not used
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Path stateFile, boolean dryRun) {
+        return apply(iface, settings, Optional.empty(), stateFile, dryRun);
+    }
+
+    /**
+     * As {@link #apply(InterfaceName, List, Path, boolean)}, with NAPI threads: when {@code threading}'s file holds
+     * 0, it is recorded and set to 1 first (under the state file's lock), the thread settings are planned from
+     * the threads that then exist, and a failure anywhere puts {@code threaded} back with everything else. A dry
+     * run with threaded NAPI off leaves the threads out: there are none yet.
+     */
+    @SuppressWarnings("try") // the lock is held, not used
+    public List<Result> apply(InterfaceName iface, List<Setting> settings, Optional<Threading> threading,
+            Path stateFile, boolean dryRun) {
         StateFile.checkPath(stateFile);
+        if (threading.isPresent() && threaded(threading.get().threadedFile()) == 0) {
+            if (dryRun) {
+                return apply(iface, settings, Optional.empty(), stateFile, true);
+            }
+            probeThreaded(threading.get().threadedFile());
+            settings.forEach(setting -> probe(setting.target()));
+            try (StateFile.Lock lock = StateFile.lock(stateFile)) {
+                Run run = switchThreadedOn(iface, threading.get().threadedFile(), stateFile, settings);
+                List<Setting> all = settings;
+                try {
+                    all = new ArrayList<>(settings);
+                    all.addAll(threading.get().threadSettings().get());
+                    for (Setting setting : all.subList(settings.size(), all.size())) {
+                        probe(setting.target());
+                    }
+                    return inOrderOf(all, applyHoldingLock(iface, all, read(all), stateFile, run));
+                } catch (NumaspreadException e) {
+                    if (e.kind() == NumaspreadException.Kind.ROLLED_BACK) {
+                        throw e; // the roll back put threaded back too
+                    }
+                    throw switchedBack(run, stateFile, e);
+                }
+            }
+        }
+        if (threading.isPresent()) {
+            List<Setting> all = new ArrayList<>(settings);
+            all.addAll(threading.get().threadSettings().get());
+            settings = all;
+        }
         Reading now = read(settings);
         if (dryRun || now.pending().isEmpty()) {
             List<Result> results = new ArrayList<>(now.settled());
@@ -94,8 +163,85 @@ public final class AffinityTransaction {
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             // Read again: until the lock was held, another numaspread could have changed them.
             Reading locked = read(settings);
-            return inOrderOf(settings, applyHoldingLock(iface, settings, locked, stateFile));
+            return inOrderOf(settings, applyHoldingLock(iface, settings, locked, stateFile, null));
         }
+    }
+
+    /** {@code threaded} as 0 or 1. */
+    private int threaded(Path threadedFile) {
+        String text;
+        try {
+            text = files.read(threadedFile);
+        } catch (IOException e) {
+            throw NumaspreadException.badInput("cannot read " + threadedFile + ": " + Errno.describe(e));
+        }
+        return switch (text) {
+            case "0" -> 0;
+            case "1" -> 1;
+            default -> throw NumaspreadException.badInput(threadedFile + " holds \"" + KernelText.escape(text)
+                    + "\", neither 0 nor 1");
+        };
+    }
+
+    private void probeThreaded(Path threadedFile) {
+        try {
+            files.probeWritable(threadedFile);
+        } catch (IOException e) {
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + threadedFile + ": "
+                    + Errno.describe(e) + ": turning threaded NAPI on needs CAP_NET_ADMIN and root's write access to"
+                    + " /sys/class/net; nothing was changed");
+        }
+    }
+
+    /**
+     * Records {@code threaded} = 0 in the state file, then writes 1 and reads it back: the kernel starts the
+     * {@code napi/IFACE-ID} threads as it takes the write.
+     */
+    private Run switchThreadedOn(InterfaceName iface, Path threadedFile, Path stateFile, List<Setting> settings) {
+        Optional<StateFile.State> existing = StateFile.read(stateFile);
+        checkState(iface, existing, stateFile, settings);
+        StateFile.write(stateFile, existing.orElseGet(() -> new StateFile.State(iface, List.of())).withThreadedBefore(0));
+        Run run = new Run(existing.isEmpty(), Optional.of(threadedFile));
+        String failure;
+        try {
+            files.write(threadedFile, "1");
+            String back = files.read(threadedFile);
+            if (back.equals("1")) {
+                return run;
+            }
+            failure = "it reads back as \"" + KernelText.escape(back) + "\"";
+        } catch (IOException e) {
+            failure = Errno.describe(e);
+        }
+        throw switchedBack(run, stateFile, new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK,
+                "writing \"1\" to " + threadedFile + " failed: " + failure
+                        + (failure.contains("EOPNOTSUPP") || failure.contains("Operation not supported")
+                                ? " (the driver does not support threaded NAPI)" : "")));
+    }
+
+    /**
+     * Puts {@code threaded} back to 0 after a failure that changed nothing else, and takes its record out of the
+     * state file (the whole file when this run created it).
+     */
+    private NumaspreadException switchedBack(Run run, Path stateFile, NumaspreadException cause) {
+        Path threadedFile = run.threadedSwitched().orElseThrow();
+        String outcome;
+        try {
+            files.write(threadedFile, "0");
+            if (!files.read(threadedFile).equals("0")) {
+                throw new IOException("it does not read back as 0");
+            }
+            if (run.createdState()) {
+                StateFile.delete(stateFile);
+            } else {
+                StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
+            }
+            outcome = threadedFile + " is 0 again; nothing else was changed";
+        } catch (IOException e) {
+            outcome = "ROLLBACK FAILED for " + threadedFile + " (" + Errno.describe(e) + "): run "
+                    + restoreCommand(paths, stateFile);
+        }
+        return new NumaspreadException(cause.kind(), cause.getMessage() + "; " + outcome, cause);
     }
 
     /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */
@@ -109,7 +255,7 @@ public final class AffinityTransaction {
             Optional<String> before = readCurrent(setting.target());
             if (before.isEmpty()) {
                 settled.add(new Result(setting.target(), setting.cpus(), "", Status.UNAVAILABLE,
-                        setting.target().file(paths) + " cannot be read (ENOENT): the device has one transmit queue"));
+                        where(setting.target()) + " cannot be read (ENOENT): the device has one transmit queue"));
             } else if (parse(setting.target(), before.get()).equals(setting.cpus())) {
                 settled.add(new Result(setting.target(), setting.cpus(), before.get(), Status.UNCHANGED, ""));
             } else {
@@ -119,7 +265,11 @@ public final class AffinityTransaction {
         return new Reading(settled, pending);
     }
 
-    private List<Result> applyHoldingLock(InterfaceName iface, List<Setting> settings, Reading now, Path stateFile) {
+    /**
+     * @param switched what an earlier step of this run did (turned threaded on, created the state file), or null
+     */
+    private List<Result> applyHoldingLock(InterfaceName iface, List<Setting> settings, Reading now, Path stateFile,
+            Run switched) {
         List<Result> results = new ArrayList<>(now.settled());
         List<Applied> pending = now.pending();
         if (pending.isEmpty()) {
@@ -131,41 +281,50 @@ public final class AffinityTransaction {
                 .map(p -> new StateFile.Saved(p.setting().target(), p.before())).toList();
         StateFile.write(stateFile, existing.map(s -> s.mergedWith(additions))
                 .orElseGet(() -> new StateFile.State(iface, additions)));
-        boolean createdState = existing.isEmpty();
+        Run run = switched != null ? switched : new Run(existing.isEmpty(), Optional.empty());
 
         List<Applied> applied = new ArrayList<>();
         Map<Applied, Errno> refused = new LinkedHashMap<>();
         for (Applied change : ofKind(pending, Target.Kind.IRQ)) {
-            writeAndVerify(change, applied, createdState, stateFile).ifPresent(failure -> {
+            writeAndVerify(change, applied, run, stateFile).ifPresent(failure -> {
                 Errno errno = Errno.of(failure);
                 if (errno != Errno.EIO && errno != Errno.EPERM && errno != Errno.EACCES) {
-                    throw rollBack(applied, change, Errno.describe(failure), createdState, stateFile);
+                    throw rollBack(applied, change, Errno.describe(failure), run, stateFile);
                 }
                 refused.put(change, errno);
             });
         }
         // EIO says "managed"; EPERM/EACCES says so only when other IRQs took their writes.
         if (applied.isEmpty() && !refused.isEmpty() && !refused.containsValue(Errno.EIO)) {
-            if (createdState) {
+            if (run.threadedSwitched().isPresent()) {
+                throw switchedBack(run, stateFile, refusedEveryIrq(refused));
+            }
+            if (run.createdState()) {
                 StateFile.delete(stateFile);
             }
-            Map.Entry<Applied, Errno> first = refused.entrySet().iterator().next();
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "the kernel refused every IRQ write ("
-                    + first.getKey().setting().target().label() + ": " + first.getValue().name() + " ("
-                    + first.getValue().text() + ")): changing IRQ affinity needs root with write access to "
-                    + paths.procRoot() + "/irq (if these IRQs are all managed by the kernel, there is nothing to"
-                    + " change); nothing was changed");
+            throw refusedEveryIrq(refused);
         }
-        for (Applied change : ofKind(pending, Target.Kind.XPS)) {
-            writeAndVerify(change, applied, createdState, stateFile).ifPresent(failure -> {
-                throw rollBack(applied, change, Errno.describe(failure), createdState, stateFile);
-            });
+        for (Target.Kind kind : List.of(Target.Kind.XPS, Target.Kind.NAPI_THREAD)) {
+            for (Applied change : ofKind(pending, kind)) {
+                writeAndVerify(change, applied, run, stateFile).ifPresent(failure -> {
+                    throw rollBack(applied, change, Errno.describe(failure), run, stateFile);
+                });
+            }
         }
         applied.forEach(a -> results.add(new Result(a.setting().target(), a.setting().cpus(), a.before(),
                 Status.CHANGED, "")));
         refused.forEach((change, errno) -> results.add(new Result(change.setting().target(), change.setting().cpus(),
                 change.before(), Status.MANAGED, "managed by the kernel: " + errno.name() + " (" + errno.text() + ")")));
         return results;
+    }
+
+    private NumaspreadException refusedEveryIrq(Map<Applied, Errno> refused) {
+        Map.Entry<Applied, Errno> first = refused.entrySet().iterator().next();
+        return new NumaspreadException(NumaspreadException.Kind.REFUSED, "the kernel refused every IRQ write ("
+                + first.getKey().setting().target().label() + ": " + first.getValue().name() + " ("
+                + first.getValue().text() + ")): changing IRQ affinity needs root with write access to "
+                + paths.procRoot() + "/irq (if these IRQs are all managed by the kernel, there is nothing to"
+                + " change); nothing was changed");
     }
 
     /**
@@ -180,7 +339,11 @@ public final class AffinityTransaction {
     @SuppressWarnings("try") // the lock is held, not used
     public List<Result> restore(Path stateFile, Optional<InterfaceName> expected) {
         // As apply does: without privilege, refuse before the lock file or any IRQ is touched.
-        stateOf(stateFile, expected).saved().forEach(saved -> probe(saved.target()));
+        StateFile.State unlocked = stateOf(stateFile, expected);
+        unlocked.saved().stream().filter(saved -> exists(saved.target())).forEach(saved -> probe(saved.target()));
+        if (unlocked.threadedBefore().isPresent() && Files.exists(threadedFile(unlocked.iface()))) {
+            probeThreaded(threadedFile(unlocked.iface()));
+        }
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             return restoreHoldingLock(stateOf(stateFile, expected), stateFile);
         }
@@ -219,7 +382,7 @@ public final class AffinityTransaction {
             }
             Optional<String> current = readCurrent(target);
             if (current.isEmpty()) {
-                results.add(new Result(target, recorded, "", Status.GONE, target.file(paths)
+                results.add(new Result(target, recorded, "", Status.GONE, where(target)
                         + " cannot be read (ENOENT): the device has one transmit queue now"));
             } else if (parse(target, current.get()).equals(recorded)) {
                 results.add(new Result(target, recorded, current.get(), Status.UNCHANGED, ""));
@@ -239,18 +402,20 @@ public final class AffinityTransaction {
             Target target = restoring.saved().target();
             String value = target.format(restoring.recorded(), maskBits);
             try {
-                files.write(target.file(paths), value);
-                String back = files.read(target.file(paths));
+                writeValue(target, value);
+                String back = readValue(target);
                 if (!readsAs(target, back, restoring.recorded())) {
                     failures.add(target.label() + ": wrote \"" + value + "\" but it reads back \"" + back + "\"");
                     continue;
                 }
                 results.add(new Result(target, restoring.recorded(), restoring.current(), Status.RESTORED, ""));
             } catch (IOException e) {
-                failures.add(target.label() + ": writing \"" + value + "\" to " + target.file(paths)
+                failures.add(target.label() + ": writing \"" + value + "\" to " + where(target)
                         + " failed: " + Errno.describe(e));
             }
         }
+        // After the threads' affinity: turning threaded NAPI off stops the threads.
+        state.threadedBefore().ifPresent(before -> restoreThreaded(state.iface(), before).ifPresent(failures::add));
         if (!failures.isEmpty()) {
             throw new NumaspreadException(NumaspreadException.Kind.INCOMPLETE, "could not restore everything: "
                     + String.join("; ", failures) + "; the state file " + stateFile + " is kept");
@@ -267,6 +432,10 @@ public final class AffinityTransaction {
      * IRQs; the message says so.
      */
     private Optional<String> goneReason(Target target, InterruptTable interrupts) {
+        if (target.kind() == Target.Kind.NAPI_THREAD) {
+            return exists(target) ? Optional.empty() : Optional.of("no kernel thread " + target.name()
+                    + " now (threaded NAPI was turned off, or the queue or device removed)");
+        }
         if (target.kind() == Target.Kind.XPS) {
             Path queue = target.file(paths).getParent();
             return Files.isDirectory(queue) ? Optional.empty()
@@ -303,15 +472,74 @@ public final class AffinityTransaction {
 
     /** Empty when an XPS file exists but the kernel reports ENOENT on reading it (single-queue device). */
     private Optional<String> readCurrent(Target target) {
-        Path file = target.file(paths);
         try {
-            return Optional.of(files.read(file));
+            return Optional.of(readValue(target));
         } catch (IOException e) {
             if (target.kind() == Target.Kind.XPS && Errno.of(e) == Errno.ENOENT
-                    && Files.exists(file)) {
+                    && Files.exists(target.file(paths))) {
                 return Optional.empty();
             }
-            throw NumaspreadException.badInput("cannot read " + file + ": " + Errno.describe(e));
+            throw NumaspreadException.badInput("cannot read " + where(target) + ": " + Errno.describe(e));
+        }
+    }
+
+    /** The value as the kernel shows it now: the file's text, or a NAPI thread's {@code Cpus_allowed_list}. */
+    private String readValue(Target target) throws IOException {
+        return target.kind() == Target.Kind.NAPI_THREAD ? threads.affinity(pidOf(target)) : files.read(target.file(paths));
+    }
+
+    /** Writes the file, or sets the NAPI thread's affinity with {@code sched_setaffinity}. */
+    private void writeValue(Target target, String value) throws IOException {
+        if (target.kind() == Target.Kind.NAPI_THREAD) {
+            threads.setAffinity(pidOf(target), target.parse(value));
+        } else {
+            files.write(target.file(paths), value);
+        }
+    }
+
+    private int pidOf(Target target) throws IOException {
+        OptionalInt pid = threads.find(target);
+        if (pid.isEmpty()) {
+            throw new NoSuchFileException(paths.procRoot().toString(), null, "no kernel thread " + target.name()
+                    + " (is threaded NAPI on?)");
+        }
+        return pid.getAsInt();
+    }
+
+    private boolean exists(Target target) {
+        return target.kind() != Target.Kind.NAPI_THREAD || threads.find(target).isPresent();
+    }
+
+    /** The file, or for a NAPI thread where its affinity shows, for messages. */
+    private String where(Target target) {
+        if (target.kind() != Target.Kind.NAPI_THREAD) {
+            return target.file(paths).toString();
+        }
+        OptionalInt pid = threads.find(target);
+        return pid.isPresent() ? "the affinity of " + target.name() + " (" + threads.statusFile(pid.getAsInt()) + ")"
+                : "the affinity of " + target.name();
+    }
+
+    private Path threadedFile(InterfaceName iface) {
+        return paths.netDevice(iface).resolve("threaded");
+    }
+
+    /** Puts {@code threaded} back as recorded; a failure, or empty when it is back or the device is gone. */
+    private Optional<String> restoreThreaded(InterfaceName iface, int before) {
+        Path file = threadedFile(iface);
+        if (!Files.exists(file)) {
+            return Optional.empty(); // the device is gone, and its threads with it
+        }
+        try {
+            if (threaded(file) != before) {
+                files.write(file, Integer.toString(before));
+                if (threaded(file) != before) {
+                    return Optional.of(file + ": wrote \"" + before + "\" but it reads back otherwise");
+                }
+            }
+            return Optional.empty();
+        } catch (IOException e) {
+            return Optional.of(file + ": writing \"" + before + "\" failed: " + Errno.describe(e));
         }
     }
 
@@ -319,12 +547,19 @@ public final class AffinityTransaction {
         try {
             return target.parse(text);
         } catch (IllegalArgumentException e) {
-            throw NumaspreadException.badInput(target.file(paths) + ": " + KernelText.escape(e.getMessage()));
+            throw NumaspreadException.badInput(where(target) + ": " + KernelText.escape(e.getMessage()));
         }
     }
 
-    /** Refuses before any change when a file cannot be opened for writing for want of privilege. */
+    /**
+     * Refuses before any change when a file cannot be opened for writing for want of privilege; a NAPI thread is
+     * probed by setting the affinity it has, which changes nothing.
+     */
     private void probe(Target target) {
+        if (target.kind() == Target.Kind.NAPI_THREAD) {
+            probeThread(target);
+            return;
+        }
         Path file = target.file(paths);
         try {
             files.probeWritable(file);
@@ -343,6 +578,21 @@ public final class AffinityTransaction {
                         : "XPS needs CAP_NET_ADMIN and root's write access to /sys/class/net";
                 throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": " + errno.name() + " ("
                         + errno.text() + "): changing " + needs + "; nothing was changed");
+            }
+            // Anything else is the write's to report, and to roll back.
+        }
+    }
+
+    private void probeThread(Target target) {
+        try {
+            int pid = pidOf(target);
+            threads.setAffinity(pid, target.parse(threads.affinity(pid)));
+        } catch (IOException | IllegalArgumentException e) {
+            Errno errno = e instanceof IOException io ? Errno.of(io) : Errno.UNKNOWN;
+            if (errno == Errno.EPERM || errno == Errno.EACCES) {
+                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot pin " + target.label() + ": "
+                        + errno.name() + " (" + errno.text() + "): changing another task's affinity needs"
+                        + " CAP_SYS_NICE (root); nothing was changed");
             }
             // Anything else is the write's to report, and to roll back.
         }
@@ -412,33 +662,32 @@ public final class AffinityTransaction {
      * Writes and reads back one setting, adding it to {@code applied} on success. An I/O failure of the write is
      * returned for the caller to judge; a read-back that differs rolls everything back.
      */
-    private Optional<IOException> writeAndVerify(Applied change, List<Applied> applied, boolean createdState,
+    private Optional<IOException> writeAndVerify(Applied change, List<Applied> applied, Run run,
             Path stateFile) {
         Target target = change.setting().target();
-        Path file = target.file(paths);
         String value = target.format(change.setting().cpus(), maskBits);
         try {
-            files.write(file, value);
+            writeValue(target, value);
         } catch (IOException e) {
             return Optional.of(e);
         }
         applied.add(change);
         String back;
         try {
-            back = files.read(file);
+            back = readValue(target);
         } catch (IOException e) {
-            throw rollBack(applied, change, "reading it back failed: " + Errno.describe(e), createdState, stateFile);
+            throw rollBack(applied, change, "reading it back failed: " + Errno.describe(e), run, stateFile);
         }
         CpuSet actual;
         try {
             actual = target.parse(back);
         } catch (IllegalArgumentException e) {
             throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\": "
-                    + KernelText.escape(e.getMessage()), createdState,
+                    + KernelText.escape(e.getMessage()), run,
                     stateFile);
         }
         if (!actual.equals(change.setting().cpus())) {
-            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\"", createdState,
+            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\"", run,
                     stateFile);
         }
         return Optional.empty();
@@ -448,9 +697,9 @@ public final class AffinityTransaction {
      * Puts back every applied change, newest first. The state file goes when this run created it and everything
      * is back; otherwise it stays for {@code restore}.
      */
-    private NumaspreadException rollBack(List<Applied> applied, Applied failed, String why, boolean createdState,
+    private NumaspreadException rollBack(List<Applied> applied, Applied failed, String why, Run run,
             Path stateFile) {
-        List<String> stuck = undo(applied, createdState, stateFile);
+        List<String> stuck = undo(applied, run, stateFile);
         Target target = failed.setting().target();
         String value = target.format(failed.setting().cpus(), maskBits);
         int undone = applied.size() - stuck.size();
@@ -458,18 +707,18 @@ public final class AffinityTransaction {
                 ? "rolled back: " + undone + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched"
                 : "ROLLBACK FAILED for " + String.join(", ", stuck) + ": run " + restoreCommand(paths, stateFile);
         return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, target.label() + ": writing \"" + value + "\" to "
-                + target.file(paths) + " failed: " + why + "; " + outcome);
+                + where(target) + " failed: " + why + "; " + outcome);
     }
 
     /** Writes back what each applied change replaced; returns the labels of those that could not be. */
-    private List<String> undo(List<Applied> applied, boolean createdState, Path stateFile) {
+    private List<String> undo(List<Applied> applied, Run run, Path stateFile) {
         List<String> stuck = new ArrayList<>();
         for (int i = applied.size() - 1; i >= 0; i--) {
             Applied change = applied.get(i);
-            Path file = change.setting().target().file(paths);
+            Target target = change.setting().target();
             try {
-                files.write(file, change.before());
-                if (!change.setting().target().parse(files.read(file))
+                writeValue(target, change.before());
+                if (!change.setting().target().parse(readValue(target))
                         .equals(change.setting().target().parse(change.before()))) {
                     stuck.add(change.setting().target().label() + " (reads back differently)");
                 }
@@ -478,8 +727,21 @@ public final class AffinityTransaction {
                         ? Errno.describe(io) : e.getMessage()) + ")");
             }
         }
-        if (stuck.isEmpty() && createdState) {
+        if (run.threadedSwitched().isPresent()) {
+            Path threadedFile = run.threadedSwitched().get();
+            try {
+                files.write(threadedFile, "0");
+                if (!files.read(threadedFile).equals("0")) {
+                    stuck.add(threadedFile + " (reads back differently)");
+                }
+            } catch (IOException e) {
+                stuck.add(threadedFile + " (" + Errno.describe(e) + ")");
+            }
+        }
+        if (stuck.isEmpty() && run.createdState()) {
             StateFile.delete(stateFile);
+        } else if (stuck.isEmpty() && run.threadedSwitched().isPresent()) {
+            StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
         }
         return stuck;
     }

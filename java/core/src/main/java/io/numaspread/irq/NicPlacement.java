@@ -2,17 +2,23 @@
 package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.plan.SpreadPlan;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Writes a NIC's queue plan as {@code numaspread apply} and the agent's {@code irqs=apply} both do: irqbalance
@@ -25,12 +31,26 @@ public final class NicPlacement {
      * @param xps also write each transmit queue's {@code xps_cpus}
      * @param dryRun read and compare only; nothing is written, not even the state file
      * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}, which follows the roots
+     * @param napiThreads also pin each queue's threaded NAPI kernel thread, turning threaded NAPI on if it is off
      */
-    public record Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile) {
+    public record Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile, boolean napiThreads) {
+        public Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile) {
+            this(force, xps, dryRun, stateFile, false);
+        }
+
         /** No force, no XPS, a real apply, the default state file. */
         public static Options defaults() {
             return new Options(false, false, false, Optional.empty());
         }
+    }
+
+    /**
+     * How {@code --napi-threads} reaches the NAPI threads.
+     *
+     * @param discover the NIC's NAPI map as the kernel gives it at the moment of the call (netdev netlink)
+     * @param setter {@code sched_setaffinity} on a PID through the native backend
+     */
+    public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter) {
     }
 
     /**
@@ -78,6 +98,63 @@ public final class NicPlacement {
     }
 
     /**
+     * As {@link #apply(Nic, SpreadPlan, Options, KernelPaths, KernelFiles)}, and with {@link Options#napiThreads}
+     * each queue's NAPI thread too, in the same transaction: {@code threaded} is set to 1 when it is 0 (recorded,
+     * so that restore puts back 0), and every thread is pinned to its queue's planned CPUs.
+     *
+     * @throws io.numaspread.NumaspreadException REFUSED also when the interface has no {@code threaded} file
+     *     (Linux before 5.12) or its NAPI threads cannot be told apart by queue
+     */
+    public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files,
+            NapiAccess napi) {
+        if (!options.napiThreads()) {
+            return apply(nic, plan, options, paths, files);
+        }
+        Path threadedFile = threadedFile(paths, nic.name());
+        List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
+        refuseIfIrqbalance(settings, options, paths);
+        // NAPI IDs exist before their threads: a kernel that cannot link them to queues is refused before any change.
+        NapiThreadPlan.settings(nic, plan, napi.discover().get());
+        NapiThreads threads = new NapiThreads(paths, files, napi.setter(), Map.of());
+        AffinityTransaction.Threading threading = new AffinityTransaction.Threading(threadedFile, () -> {
+            NapiMap map = napi.discover().get();
+            threads.useNetlinkPids(map);
+            return NapiThreadPlan.settings(nic, plan, map);
+        });
+        boolean wasOff = threadedIsOff(threadedFile);
+        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
+        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(),
+                threads);
+        List<AffinityTransaction.Result> results = applier.apply(nic.name(), settings, Optional.of(threading), state,
+                options.dryRun());
+        List<String> notes = new ArrayList<>(Irqbalance.blindSpot(paths.procRoot()).stream().toList());
+        if (wasOff) {
+            notes.add(options.dryRun() ? threadedFile + " is 0: apply would set it to 1 and pin the NAPI threads the"
+                    + " kernel then starts" : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
+        }
+        return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(), results, notes);
+    }
+
+    /**
+     * {@code /sys/class/net/IFACE/threaded}.
+     *
+     * @throws NumaspreadException (refused) when the interface has none: Linux before 5.12
+     */
+    public static Path threadedFile(KernelPaths paths, InterfaceName iface) {
+        Path threadedFile = paths.netDevice(iface).resolve("threaded");
+        if (!Files.exists(threadedFile)) {
+            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "--napi-threads: " + threadedFile
+                    + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
+                    + " nothing was changed");
+        }
+        return threadedFile;
+    }
+
+    private static boolean threadedIsOff(Path threadedFile) {
+        return KernelText.readOptional(threadedFile).map("0"::equals).orElse(false);
+    }
+
+    /**
      * As {@link #apply(Nic, SpreadPlan, Options, KernelPaths, KernelFiles)}, for some of the plan's settings
      * ({@code watch} leaves IRQs that another writer fights over alone for a while).
      *
@@ -85,16 +162,32 @@ public final class NicPlacement {
      */
     public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
             KernelFiles files) {
+        return apply(nic, settings, options, paths, files, NapiThreads.NONE);
+    }
+
+    /**
+     * As {@link #apply(Nic, List, Options, KernelPaths, KernelFiles)}, with settings of NAPI threads among them
+     * ({@code watch --napi-threads}, with threaded NAPI on).
+     *
+     * @param threads how the NAPI threads of {@code settings} are found and pinned
+     */
+    public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
+            KernelFiles files, NapiThreads threads) {
+        refuseIfIrqbalance(settings, options, paths);
+        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
+        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(),
+                threads);
+        return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(),
+                applier.apply(nic.name(), settings, state, options.dryRun()),
+                Irqbalance.blindSpot(paths.procRoot()).stream().toList());
+    }
+
+    private static void refuseIfIrqbalance(List<Setting> settings, Options options, KernelPaths paths) {
         if (!options.dryRun() && !options.force()) {
             Map<Integer, CpuSet> planned = new TreeMap<>();
             settings.stream().filter(setting -> setting.target().kind() == Target.Kind.IRQ)
                     .forEach(setting -> planned.put(setting.target().number(), setting.cpus()));
             Irqbalance.refuseIfRunning(paths.procRoot(), planned);
         }
-        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
-        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits());
-        return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(),
-                applier.apply(nic.name(), settings, state, options.dryRun()),
-                Irqbalance.blindSpot(paths.procRoot()).stream().toList());
     }
 }

@@ -7,6 +7,7 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
+import io.numaspread.nic.NapiInstance;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -39,7 +41,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Format (JSON): {@code {"version": 1, "interface": "eth0", "saved": [{"kind": "irq", "number": 38,
  * "name": "virtio2-input.0", "value": "0-1"}, {"kind": "xps", "number": 0, "name": "eth0", "value":
- * "00000003"}]}}
+ * "00000003"}]}}. With {@code apply --napi-threads} it also holds each NAPI thread's previous affinity,
+ * {@code {"kind": "napi", "number": 8193, "name": "napi/eth0-8193", "value": "0-3"}}, and, when the apply turned
+ * threaded NAPI on, the interface's previous {@code "threaded": 0}. Files without them (older ones) read as before.
  */
 public final class StateFile {
     private static final int VERSION = 1;
@@ -68,10 +72,33 @@ public final class StateFile {
         }
     }
 
-    /** The record for one interface. */
-    public record State(InterfaceName iface, List<Saved> saved) {
+    /**
+     * The record for one interface.
+     *
+     * @param threadedBefore {@code /sys/class/net/IFACE/threaded} before an apply changed it (0 or 1), or empty
+     *     when no apply did
+     */
+    public record State(InterfaceName iface, List<Saved> saved, OptionalInt threadedBefore) {
         public State {
             saved = List.copyOf(saved);
+            Objects.requireNonNull(threadedBefore, "threadedBefore");
+            if (threadedBefore.isPresent() && threadedBefore.getAsInt() != 0 && threadedBefore.getAsInt() != 1) {
+                throw new IllegalArgumentException("\"threaded\" is " + threadedBefore.getAsInt() + ", neither 0 nor 1");
+            }
+        }
+
+        public State(InterfaceName iface, List<Saved> saved) {
+            this(iface, saved, OptionalInt.empty());
+        }
+
+        /** This state recording {@code threaded} as it was, unless it already records an earlier value. */
+        public State withThreadedBefore(int threaded) {
+            return threadedBefore.isPresent() ? this : new State(iface, saved, OptionalInt.of(threaded));
+        }
+
+        /** This state without the record of {@code threaded}, once it is put back. */
+        public State withoutThreaded() {
+            return new State(iface, saved, OptionalInt.empty());
         }
 
         public Optional<Saved> find(Target target) {
@@ -86,7 +113,7 @@ public final class StateFile {
                     merged.add(addition);
                 }
             }
-            return new State(iface, merged);
+            return new State(iface, merged, threadedBefore);
         }
 
         private static boolean sameFile(Target a, Target b) {
@@ -326,11 +353,13 @@ public final class StateFile {
     static String encode(State state) {
         StringBuilder json = new StringBuilder();
         json.append("{\n  \"version\": ").append(VERSION).append(",\n  \"interface\": ")
-                .append(MiniJson.quote(state.iface().value())).append(",\n  \"saved\": [");
+                .append(MiniJson.quote(state.iface().value()));
+        state.threadedBefore().ifPresent(threaded -> json.append(",\n  \"threaded\": ").append(threaded));
+        json.append(",\n  \"saved\": [");
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
             json.append(i == 0 ? "\n" : ",\n").append("    {\"kind\": ")
-                    .append(MiniJson.quote(saved.target().kind().name().toLowerCase(java.util.Locale.ROOT)))
+                    .append(MiniJson.quote(kindName(saved.target().kind())))
                     .append(", \"number\": ").append(saved.target().number())
                     .append(", \"name\": ").append(MiniJson.quote(saved.target().name()))
                     .append(", \"value\": ").append(MiniJson.quote(saved.value())).append('}');
@@ -352,6 +381,14 @@ public final class StateFile {
                     + ", expected " + VERSION);
         }
         InterfaceName iface = new InterfaceName(as(String.class, root.get("interface"), "\"interface\""));
+        OptionalInt threadedBefore = OptionalInt.empty();
+        if (root.containsKey("threaded")) {
+            long threaded = as(Long.class, root.get("threaded"), "\"threaded\"");
+            if (threaded != 0 && threaded != 1) {
+                throw new IllegalArgumentException("\"threaded\" is " + threaded + ", neither 0 nor 1");
+            }
+            threadedBefore = OptionalInt.of((int) threaded);
+        }
         List<?> entries = as(List.class, root.get("saved"), "\"saved\"");
         List<Saved> saved = new ArrayList<>();
         Set<String> files = new HashSet<>();
@@ -361,7 +398,8 @@ public final class StateFile {
             Target.Kind kind = switch (as(String.class, fields.get("kind"), entry + ": \"kind\"")) {
                 case "irq" -> Target.Kind.IRQ;
                 case "xps" -> Target.Kind.XPS;
-                default -> throw new IllegalArgumentException(entry + ": \"kind\" is neither \"irq\" nor \"xps\"");
+                case "napi" -> Target.Kind.NAPI_THREAD;
+                default -> throw new IllegalArgumentException(entry + ": \"kind\" is none of \"irq\", \"xps\" and \"napi\"");
             };
             long number = as(Long.class, fields.get("number"), entry + ": \"number\"");
             if (number < 0 || number > Integer.MAX_VALUE) {
@@ -371,6 +409,13 @@ public final class StateFile {
             if (kind == Target.Kind.XPS && !name.equals(iface.value())) {
                 throw new IllegalArgumentException(entry + ": an xps entry names " + MiniJson.quote(name)
                         + " in the state of " + iface);
+            }
+            if (kind == Target.Kind.NAPI_THREAD && (number < NapiInstance.MIN_NAPI_ID
+                    || !name.equals(Target.napiThreadName(iface, (int) number)))) {
+                throw new IllegalArgumentException(entry + ": a napi entry for NAPI " + number + " names "
+                        + MiniJson.quote(name) + ", not the thread " + (number < NapiInstance.MIN_NAPI_ID
+                        ? "of a NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")"
+                        : MiniJson.quote(Target.napiThreadName(iface, (int) number))) + " of " + iface);
             }
             Target target = new Target(kind, (int) number, name);
             if (!files.add(kind + " " + number)) {
@@ -383,7 +428,16 @@ public final class StateFile {
                 throw new IllegalArgumentException(entry + " (" + target.label() + "): " + e.getMessage(), e);
             }
         }
-        return new State(iface, saved);
+        return new State(iface, saved, threadedBefore);
+    }
+
+    /** How the file names a kind: "irq", "xps", "napi". */
+    private static String kindName(Target.Kind kind) {
+        return switch (kind) {
+            case IRQ -> "irq";
+            case XPS -> "xps";
+            case NAPI_THREAD -> "napi";
+        };
     }
 
     /** {@code value} as a {@code type}, or a message naming {@code what} and what JSON type it should be. */

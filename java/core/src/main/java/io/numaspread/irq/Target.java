@@ -7,16 +7,20 @@ import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
 
 /**
- * A kernel file that holds a CPU set for one of a NIC's queues: an IRQ's {@code smp_affinity_list} (a cpulist)
- * or a transmit queue's {@code xps_cpus} (a hex mask).
+ * A CPU set the kernel holds for one of a NIC's queues: an IRQ's {@code smp_affinity_list} (a cpulist), a
+ * transmit queue's {@code xps_cpus} (a hex mask), or the affinity of a queue's threaded NAPI kernel thread (a
+ * cpulist, as {@code Cpus_allowed_list} in {@code /proc/PID/status} shows it). The thread has no file to write:
+ * it is found by its name, which carries its NAPI ID, and pinned with {@code sched_setaffinity}.
  *
- * @param number the IRQ, or the transmit queue
- * @param name the IRQ's name in {@code /proc/interrupts}; the interface for XPS
+ * @param number the IRQ, the transmit queue, or the NAPI ID
+ * @param name the IRQ's name in {@code /proc/interrupts}; the interface for XPS; the thread's name
+ *     {@code napi/IFACE-ID} for a NAPI thread
  */
 public record Target(Kind kind, int number, String name) {
     public enum Kind {
         IRQ,
-        XPS
+        XPS,
+        NAPI_THREAD
     }
 
     public static Target irq(int irq, String name) {
@@ -27,18 +31,36 @@ public record Target(Kind kind, int number, String name) {
         return new Target(Kind.XPS, txQueue, iface.value());
     }
 
+    /** The thread of NAPI {@code napiId} of {@code iface}, by the name the kernel gives it. */
+    public static Target napiThread(InterfaceName iface, int napiId) {
+        return new Target(Kind.NAPI_THREAD, napiId, napiThreadName(iface, napiId));
+    }
+
+    /** {@code napi/IFACE-ID}, as the kernel's {@code napi_kthread_create} names the thread. */
+    public static String napiThreadName(InterfaceName iface, int napiId) {
+        return "napi/" + iface.value() + "-" + napiId;
+    }
+
+    /**
+     * The file that holds the value: for a NAPI thread there is none, and the transaction goes through
+     * {@link NapiThreads} instead.
+     *
+     * @throws IllegalStateException for a NAPI thread
+     */
     public Path file(KernelPaths paths) {
         return switch (kind) {
             case IRQ -> paths.smpAffinityList(number);
             case XPS -> paths.xpsCpus(new InterfaceName(name), number);
+            case NAPI_THREAD -> throw new IllegalStateException(label() + " has no file; it is set with sched_setaffinity");
         };
     }
 
-    /** "IRQ 38 (virtio2-input.0)" or "eth0 tx-0 xps_cpus". */
+    /** "IRQ 38 (virtio2-input.0)", "eth0 tx-0 xps_cpus" or "NAPI 8193 thread (napi/eth0-8193)". */
     public String label() {
         return switch (kind) {
             case IRQ -> "IRQ " + number + " (" + name + ")";
             case XPS -> name + " tx-" + number + " xps_cpus";
+            case NAPI_THREAD -> "NAPI " + number + " thread (" + name + ")";
         };
     }
 
@@ -51,8 +73,8 @@ public record Target(Kind kind, int number, String name) {
      * @throws IllegalArgumentException naming the text and what is wrong with it
      */
     public CpuSet parse(String text) {
-        String allowed = kind == Kind.IRQ ? "0123456789-," : "0123456789abcdefABCDEF,";
-        String form = kind == Kind.IRQ ? "a cpulist" : "a hex mask";
+        String allowed = kind == Kind.XPS ? "0123456789abcdefABCDEF," : "0123456789-,";
+        String form = kind == Kind.XPS ? "a hex mask" : "a cpulist";
         if (text.isEmpty()) {
             throw new IllegalArgumentException("an empty value is not " + form);
         }
@@ -63,7 +85,7 @@ public record Target(Kind kind, int number, String name) {
             }
         }
         return switch (kind) {
-            case IRQ -> CpuSet.parse(text);
+            case IRQ, NAPI_THREAD -> CpuSet.parse(text);
             case XPS -> CpuSet.parseHexMask(text);
         };
     }
@@ -81,7 +103,7 @@ public record Target(Kind kind, int number, String name) {
      */
     public String format(CpuSet cpus, int maskBits) {
         return switch (kind) {
-            case IRQ -> cpus.toString();
+            case IRQ, NAPI_THREAD -> cpus.toString();
             case XPS -> {
                 int firstGroupBits = maskBits % 32 == 0 ? 32 : maskBits % 32;
                 yield cpus.toHexMask(maskBits).substring(8 - (firstGroupBits + 3) / 4);

@@ -5,6 +5,8 @@ import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.IrqPlan;
+import io.numaspread.irq.NapiThreadPlan;
+import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.StateFile;
@@ -12,8 +14,10 @@ import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.SpreadPlan;
@@ -35,6 +39,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -80,6 +85,10 @@ public final class Watcher {
         /** A new round of a fight over {@code target}. */
         default void fight(InterfaceName iface, Target target, Duration leftAlone) {
         }
+
+        /** NAPI threads pinned again: re-created (threaded toggled, {@code ethtool -L}, a reset) or moved. */
+        default void napiThreadsPinned(InterfaceName iface, int threads) {
+        }
     }
 
     /**
@@ -88,12 +97,19 @@ public final class Watcher {
      * @param force write even though irqbalance runs ({@code apply --force})
      * @param xps also keep each transmit queue's {@code xps_cpus}
      * @param stateDirectory where each NIC's state file {@code IFACE.json} is ({@code /run/numaspread})
+     * @param napi for {@code --napi-threads}: how each NIC's NAPI threads are found and pinned, which keeps them
+     *     on their queues' CPUs and threaded NAPI on; empty to leave them alone
      */
     public record Settings(Duration interval, Duration settle, Backoff backoff, boolean force, boolean xps,
-            Path stateDirectory) {
+            Path stateDirectory, Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi) {
+        public Settings(Duration interval, Duration settle, Backoff backoff, boolean force, boolean xps,
+                Path stateDirectory) {
+            this(interval, settle, backoff, force, xps, stateDirectory, Optional.empty());
+        }
+
         NicPlacement.Options placement(InterfaceName iface, boolean dryRun) {
             return new NicPlacement.Options(force, xps, dryRun,
-                    Optional.of(stateDirectory.resolve(iface.value() + ".json")));
+                    Optional.of(stateDirectory.resolve(iface.value() + ".json")), napi.isPresent());
         }
     }
 
@@ -120,6 +136,10 @@ public final class Watcher {
         /** The last failure reported, so that one that lasts is said once, not at every check. */
         Optional<String> failure = Optional.empty();
         Map<Target, Fight> fights = new HashMap<>();
+        /** The NIC's NAPI threads, found by name, with the PIDs netlink gave at the last check. */
+        Optional<NapiThreads> threads = Optional.empty();
+        /** Why the NAPI threads could not be planned at the last check, said once. */
+        Optional<String> napiProblem = Optional.empty();
     }
 
     public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Machine machine, Settings settings,
@@ -261,7 +281,10 @@ public final class Watcher {
         try {
             if (trigger == Trigger.START) {
                 recordOriginals(iface, wanted);
-                NicPlacement.Outcome outcome = apply(nic, wanted);
+            }
+            wanted = withNapiThreads(state, nic, plan, wanted, trigger, events);
+            if (trigger == Trigger.START) {
+                NicPlacement.Outcome outcome = apply(state, nic, wanted);
                 listener.reapplied(iface, "start");
                 listener.line("applied " + iface + ": " + summary(outcome) + "; state file " + outcome.stateFile());
             } else if (!state.present || state.snapshot.map(s -> !s.equals(snapshot)).orElse(true)) {
@@ -269,7 +292,8 @@ public final class Watcher {
                         ? snapshot.differences(state.snapshot.orElseThrow()) : List.of(iface + " is back");
                 pruneStaleState(iface);
                 state.fights.clear();
-                NicPlacement.Outcome outcome = apply(nic, wanted);
+                NicPlacement.Outcome outcome = apply(state, nic, wanted);
+                countNapiThreads(iface, outcome.results());
                 listener.reapplied(iface, "change");
                 listener.line("changed " + iface + ": " + String.join(", ", changes) + after(iface, events)
                         + "; planned again: " + summary(outcome));
@@ -319,7 +343,7 @@ public final class Watcher {
     private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted, Trigger trigger,
             String after, Instant now) {
         List<AffinityTransaction.Result> reading = NicPlacement.apply(nic, wanted,
-                settings.placement(iface, true), paths, files).results();
+                settings.placement(iface, true), paths, files, threadsOf(state)).results();
         List<AffinityTransaction.Result> moved = reading.stream()
                 .filter(r -> r.status() == AffinityTransaction.Status.WOULD_CHANGE).toList();
         for (AffinityTransaction.Result held : reading) {
@@ -360,7 +384,7 @@ public final class Watcher {
         if (rewritten.isEmpty()) {
             return;
         }
-        apply(nic, toWrite);
+        countNapiThreads(iface, apply(state, nic, toWrite).results());
         listener.reapplied(iface, byWriter ? "drift" : "reset");
         String what = rewritten.stream().map(r -> r.target().label() + " was " + shown(r) + ", plan " + r.planned())
                 .collect(Collectors.joining("; "));
@@ -400,8 +424,68 @@ public final class Watcher {
         }
     }
 
-    private NicPlacement.Outcome apply(Nic nic, List<Setting> wanted) {
-        return NicPlacement.apply(nic, wanted, settings.placement(nic.name(), false), paths, files);
+    private NicPlacement.Outcome apply(Placed state, Nic nic, List<Setting> wanted) {
+        return NicPlacement.apply(nic, wanted, settings.placement(nic.name(), false), paths, files, threadsOf(state));
+    }
+
+    private static NapiThreads threadsOf(Placed state) {
+        return state.threads.orElse(NapiThreads.NONE);
+    }
+
+    /**
+     * With {@code --napi-threads}, the plan's settings plus one per NAPI thread, as the kernel names them now.
+     * When threaded NAPI is off (someone turned it off, or at the start), it is turned on again and its threads
+     * pinned in one apply, which records threaded's previous value; that says one line.
+     */
+    private List<Setting> withNapiThreads(Placed state, Nic nic, SpreadPlan plan, List<Setting> wanted,
+            Trigger trigger, List<KernelEvent> events) {
+        if (settings.napi().isEmpty()) {
+            return wanted;
+        }
+        NicPlacement.NapiAccess napi = settings.napi().get().apply(nic.name());
+        Path threadedFile = NicPlacement.threadedFile(paths, nic.name());
+        NapiMap map = napi.discover().get();
+        List<Setting> threadSettings;
+        try {
+            threadSettings = NapiThreadPlan.settings(nic, plan, map);
+        } catch (NumaspreadException e) {
+            // While the kernel's map cannot tell the threads apart (virtio_net with fewer channels than NAPIs),
+            // the IRQs are still kept; the threads are pinned again once it can.
+            if (trigger == Trigger.START || e.kind() != NumaspreadException.Kind.REFUSED) {
+                throw e;
+            }
+            if (!state.napiProblem.equals(Optional.of(e.getMessage()))) {
+                listener.line("NAPI threads of " + nic.name() + " left as they are: " + e.getMessage()
+                        + after(nic.name(), events) + "; the IRQs are kept, the threads pinned again once they can be"
+                        + " told apart");
+            }
+            state.napiProblem = Optional.of(e.getMessage());
+            return wanted;
+        }
+        state.napiProblem = Optional.empty();
+        if (KernelText.readOptional(threadedFile).map("0"::equals).orElse(false)) {
+            NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, settings.placement(nic.name(), false), paths,
+                    files, napi);
+            long pinned = countNapiThreads(nic.name(), outcome.results());
+            listener.line("threaded " + nic.name() + ": " + threadedFile + " was 0" + (trigger == Trigger.START ? ""
+                    : after(nic.name(), events)) + "; set to 1 and " + pinned + " NAPI threads pinned");
+        }
+        NapiThreads threads = state.threads.orElseGet(() -> new NapiThreads(paths, files, napi.setter(), Map.of()));
+        threads.useNetlinkPids(map);
+        state.threads = Optional.of(threads);
+        List<Setting> all = new ArrayList<>(wanted);
+        all.addAll(threadSettings);
+        return all;
+    }
+
+    /** Tells the listener how many NAPI threads {@code results} pinned, and returns it. */
+    private long countNapiThreads(InterfaceName iface, List<AffinityTransaction.Result> results) {
+        long pinned = results.stream().filter(r -> r.target().kind() == Target.Kind.NAPI_THREAD
+                && r.status() == AffinityTransaction.Status.CHANGED).count();
+        if (pinned > 0) {
+            listener.napiThreadsPinned(iface, (int) pinned);
+        }
+        return pinned;
     }
 
     private static String summary(NicPlacement.Outcome outcome) {
@@ -445,6 +529,9 @@ public final class Watcher {
     private void recordOriginals(InterfaceName iface, List<Setting> wanted) {
         List<StateFile.Saved> now = new ArrayList<>();
         for (Setting setting : wanted) {
+            if (setting.target().kind() == Target.Kind.NAPI_THREAD) {
+                continue; // no file: apply records a thread's affinity before it first pins it
+            }
             try {
                 now.add(new StateFile.Saved(setting.target(), files.read(setting.target().file(paths))));
             } catch (IOException e) {
@@ -477,6 +564,8 @@ public final class Watcher {
             List<StateFile.Saved> kept = state.get().saved().stream().filter(saved -> switch (saved.target().kind()) {
                 case IRQ -> interrupts.name(saved.target().number()).equals(saved.target().name());
                 case XPS -> Files.exists(saved.target().file(paths));
+                // A re-created thread keeps its name, and its original affinity is still the one to restore.
+                case NAPI_THREAD -> true;
             }).toList();
             if (kept.size() == state.get().saved().size()) {
                 return;
@@ -502,7 +591,8 @@ public final class Watcher {
                 return;
             }
             List<AffinityTransaction.Result> results = new AffinityTransaction(paths, files,
-                    SysfsTree.at(paths.sysfsRoot()).maskBits()).restore(file, Optional.of(iface));
+                    SysfsTree.at(paths.sysfsRoot()).maskBits(), threadsOf(placed.get(iface)))
+                    .restore(file, Optional.of(iface));
             long restored = results.stream().filter(r -> r.status() == AffinityTransaction.Status.RESTORED).count();
             listener.line("restored " + iface + ": " + restored + " of " + results.size() + " values put back from "
                     + file + "; removed it");

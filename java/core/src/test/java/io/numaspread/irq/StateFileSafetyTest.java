@@ -184,7 +184,7 @@ class StateFileSafetyTest {
                 List.of(head + "[{\"kind\": \"irq\", \"number\": \"38\", \"name\": \"q\", \"value\": \"0\"}]}",
                         "\"number\" is not an integer"),
                 List.of(head + "[{\"kind\": \"IRQ\", \"number\": 38, \"name\": \"q\", \"value\": \"0\"}]}",
-                        "\"kind\" is neither"),
+                        "\"kind\" is none of \"irq\", \"xps\" and \"napi\""),
                 List.of(head + "[{\"kind\": \"irq\", \"number\": 99999999999, \"name\": \"q\", \"value\": \"0\"}]}",
                         "out of range"),
                 List.of(head + "[{\"kind\": \"irq\", \"number\": 99999999999999999999, \"name\": \"q\", \"value\": \"0\"}]}",

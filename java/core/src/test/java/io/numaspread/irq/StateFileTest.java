@@ -11,7 +11,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,5 +57,42 @@ class StateFileTest {
             assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
         }
         assertEquals(Optional.empty(), StateFile.read(dir.resolve("absent.json")));
+    }
+
+    @Test
+    void napiThreadsAndThreadedRoundTripAndAnOldFileReadsWithoutThem() throws IOException {
+        InterfaceName eth0 = new InterfaceName("eth0");
+        StateFile.State withThreads = STATE.mergedWith(List.of(new StateFile.Saved(Target.napiThread(eth0, 8193), "0-3")))
+                .withThreadedBefore(0);
+        Path file = dir.resolve("eth0.json");
+        StateFile.write(file, withThreads);
+        assertEquals(Optional.of(withThreads), StateFile.read(file));
+        assertTrue(Files.readString(file).contains("\"threaded\": 0")
+                && Files.readString(file).contains("{\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\""));
+        assertEquals(OptionalInt.of(0), withThreads.withThreadedBefore(1).threadedBefore(), "the first value wins");
+
+        Files.writeString(file, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [{\"kind\": \"irq\", \"number\": 38,"
+                + " \"name\": \"virtio2-input.0\", \"value\": \"0-1\"}]}");
+        assertEquals(OptionalInt.empty(), StateFile.read(file).orElseThrow().threadedBefore());
+    }
+
+    @Test
+    void napiEntriesAndThreadedAreReadStrictly() throws IOException {
+        Path file = dir.resolve("eth0.json");
+        String head = "{\"version\": 1, \"interface\": \"eth0\", ";
+        String napi = "\"saved\": [{\"kind\": \"napi\", \"number\": %s, \"name\": \"%s\", \"value\": \"%s\"}]}";
+        Map<String, String> wrong = Map.of(
+                head + "\"threaded\": 2, \"saved\": []}", "\"threaded\" is 2",
+                head + "\"threaded\": \"0\", \"saved\": []}", "\"threaded\" is not an integer",
+                head + napi.formatted("8193", "napi/eth1-8193", "0-3"), "not the thread \"napi/eth0-8193\"",
+                head + napi.formatted("8193", "napi/eth0-8194", "0-3"), "names \"napi/eth0-8194\"",
+                head + napi.formatted("0", "napi/eth0-0", "0-3"), "they start at 1",
+                head + napi.formatted("8193", "napi/eth0-8193", "ff"), "is not a cpulist");
+        for (Map.Entry<String, String> entry : wrong.entrySet()) {
+            Files.writeString(file, entry.getKey());
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> StateFile.read(file), entry.getKey());
+            assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
+            assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
+        }
     }
 }

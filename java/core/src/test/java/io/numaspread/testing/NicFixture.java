@@ -229,6 +229,23 @@ public final class NicFixture {
         file(proc.resolve(pid + "/cmdline"), String.join("\0", cmdline) + "\0");
     }
 
+    /**
+     * Adds a task as {@code /proc/PID} shows it: {@code comm}, {@code stat} (with PF_KTHREAD in its flags for a
+     * kernel thread) and {@code status} with {@code Cpus_allowed_list}.
+     */
+    public static void task(Path proc, int pid, String comm, boolean kernelThread, String cpusAllowed) {
+        file(proc.resolve(pid + "/comm"), comm);
+        file(proc.resolve(pid + "/stat"), pid + " (" + comm + ") S 2 0 0 0 -1 " + (kernelThread ? "2129984" : "4194560")
+                + " 0 0 0 0 0 0 0 0 20 0 1 0 73 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0");
+        threadAffinity(proc, pid, cpusAllowed);
+    }
+
+    /** Sets the {@code Cpus_allowed_list} that {@code /proc/PID/status} shows, as the kernel would after a pin. */
+    public static void threadAffinity(Path proc, int pid, String cpusAllowed) {
+        file(proc.resolve(pid + "/status"), "Name:\t" + pid + "\nState:\tS (sleeping)\nPid:\t" + pid
+                + "\nCpus_allowed:\tff\nCpus_allowed_list:\t" + cpusAllowed + "\nvoluntary_ctxt_switches:\t4\n");
+    }
+
     /** Every regular file under the roots with its content: to check that nothing changed. */
     public static Map<Path, String> snapshot(Path... roots) {
         Map<Path, String> files = new TreeMap<>();

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.testing.NicFixture;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code apply --napi-threads} and the restore of NAPI entries on fake trees (a four-queue i40e NIC on the mana
+ * machine): the refusals, and what restore does with recorded threads and {@code threaded} where no live thread
+ * may be touched. Pinning real threads is checked in the 6.12 guest.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NapiThreadsCliTest {
+    @TempDir
+    Path sys;
+
+    @TempDir
+    Path proc;
+
+    @TempDir
+    Path run;
+
+    private Path state;
+    private Path threaded;
+
+    @BeforeEach
+    void nic() {
+        NicFixture.i40eOnMana(sys, proc);
+        state = run.resolve("eth0.json");
+        threaded = sys.resolve("class/net/eth0/threaded");
+    }
+
+    private String[] args(String command, String... more) {
+        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
+                proc.toString(), "--state", state.toString()));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
+    @Test
+    void aKernelWithoutThreadedNapiIsRefusedNamingTheFileAndNothingChanges() {
+        Map<Path, String> before = NicFixture.snapshot(proc, sys);
+        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--napi-threads"));
+        assertEquals(Failures.REFUSED, apply.exitCode(), apply.err());
+        RestoreCommandTest.assertOneCleanLine(apply);
+        assertTrue(apply.err().contains(threaded + " is missing") && apply.err().contains("Linux 5.12"), apply.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aStandInTreeIsRefusedBecauseItsPidsAreNoThreadsOfThisMachine() {
+        NicFixture.file(threaded, "0");
+        NicFixture.task(proc, 700, "napi/eth0-8193", true, "0-7");
+        Map<Path, String> before = NicFixture.snapshot(proc, sys);
+        for (String[] apply : List.of(args("apply", "--nic", "eth0", "--napi-threads"),
+                args("apply", "--nic", "eth0", "--napi-threads", "--dry-run"))) {
+            CliRun result = CliRun.of(apply);
+            assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
+            RestoreCommandTest.assertOneCleanLine(result);
+            assertTrue(result.err().contains("--napi-threads works on the live kernel's NAPI threads"), result.err());
+        }
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    @Test
+    void restorePutsThreadedBackAndReportsAThreadThatIsGone() throws Exception {
+        NicFixture.file(threaded, "1");
+        Files.writeString(state, stateWithThreads("0-7"));
+        CliRun restore = CliRun.of(args("restore"));
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertEquals("0", Files.readString(threaded).strip());
+        assertTrue(restore.out().contains("NAPI 8193 thread (napi/eth0-8193)  recorded 0-7  gone (no kernel thread"
+                + " napi/eth0-8193 now"), restore.out());
+        assertTrue(restore.out().contains(threaded + " put back to 0"), restore.out());
+        assertEquals("0-1", Files.readString(proc.resolve("irq/50/smp_affinity_list")).strip());
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aStandInTreesThreadIsNeverPinnedAndTheStateIsKept() throws Exception {
+        NicFixture.file(threaded, "1");
+        NicFixture.task(proc, 700, "napi/eth0-8193", true, "2");
+        Files.writeString(state, stateWithThreads("0-7"));
+        CliRun restore = CliRun.of(args("restore"));
+        assertEquals(Failures.ROLLED_BACK, restore.exitCode(), restore.err());
+        RestoreCommandTest.assertOneCleanLine(restore);
+        assertTrue(restore.err().contains("NAPI 8193 thread (napi/eth0-8193)")
+                && restore.err().contains("pinned only on the live kernel"), restore.err());
+        assertTrue(Files.readString(proc.resolve("700/status")).contains("Cpus_allowed_list:\t2\n"));
+        assertTrue(Files.exists(state));
+    }
+
+    private static String stateWithThreads(String threadValue) {
+        return "{\"version\": 1, \"interface\": \"eth0\", \"threaded\": 0, \"saved\": [{\"kind\": \"irq\", \"number\": 50,"
+                + " \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"0-1\"}, {\"kind\": \"napi\", \"number\": 8193, \"name\":"
+                + " \"napi/eth0-8193\", \"value\": \"" + threadValue + "\"}]}\n";
+    }
+}

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.irq;
+
+import io.numaspread.CpuSet;
+import io.numaspread.kernel.ErrnoException;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
+import io.numaspread.nic.NapiMap;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * Threaded NAPI kernel threads ({@code napi/IFACE-ID}) as the transaction reaches them: found by the name the
+ * kernel gives them (a PID from netdev netlink is used when its {@code /proc/PID/comm} confirms it), their
+ * affinity read back from {@code Cpus_allowed_list} in {@code /proc/PID/status}, and set with
+ * {@code sched_setaffinity} on the thread's PID through the native backend. A re-created thread (threaded
+ * toggled, {@code ethtool -L}, a reset) has a new PID but the same name, so it is found again.
+ */
+public final class NapiThreads {
+    /** {@code sched_setaffinity(pid, ...)}: the native backend's, with the call's errno in the exception. */
+    @FunctionalInterface
+    public interface AffinitySetter {
+        void set(int pid, CpuSet cpus) throws IOException;
+    }
+
+    /** {@code PF_KTHREAD} in the flags of {@code /proc/PID/stat}: a kernel thread, never a process's thread. */
+    private static final long PF_KTHREAD = 0x00200000L;
+
+    /** {@code TASK_COMM_LEN} less its NUL: kernels before 5.17 show a kernel thread's name cut to this. */
+    private static final int COMM_CHARACTERS = 15;
+
+    /** A cut name that several threads carry. */
+    private static final int AMBIGUOUS = -1;
+
+    /** For transactions that reach no NAPI thread: none is found, and setting one fails. */
+    public static final NapiThreads NONE = new NapiThreads(null, null, (pid, cpus) -> {
+        throw new IllegalStateException("no NAPI thread access was given for pid " + pid);
+    }, Map.of());
+
+    private final KernelPaths paths;
+    private final KernelFiles files;
+    private final AffinitySetter setter;
+    private Map<Integer, Integer> netlinkPids;
+    private Map<String, Integer> byName = Map.of();
+
+    /**
+     * @param netlinkPids thread PIDs by NAPI ID as netdev {@code napi-get} gave them; each is used only when its
+     *     {@code comm} names that NAPI's thread
+     */
+    public NapiThreads(KernelPaths paths, KernelFiles files, AffinitySetter setter, Map<Integer, Integer> netlinkPids) {
+        this.paths = paths;
+        this.files = files;
+        this.setter = setter;
+        this.netlinkPids = Map.copyOf(netlinkPids);
+    }
+
+    /** Takes the thread PIDs that netdev {@code napi-get} gives in {@code map}, to be checked as any other. */
+    public synchronized void useNetlinkPids(NapiMap map) {
+        Map<Integer, Integer> pids = new HashMap<>();
+        map.instances().forEach(napi -> napi.threadPid().ifPresent(pid -> pids.put(napi.id(), pid)));
+        netlinkPids = Map.copyOf(pids);
+    }
+
+    /** The PID of the live kernel thread of {@code target}, or empty when there is none. */
+    public synchronized OptionalInt find(Target target) {
+        if (paths == null) {
+            return OptionalInt.empty(); // NONE: no thread can be reached
+        }
+        Integer hinted = netlinkPids.get(target.number());
+        if (hinted != null && names(hinted, target.name())) {
+            return OptionalInt.of(hinted);
+        }
+        Integer known = byName.get(target.name());
+        if (known != null && names(known, target.name())) {
+            return OptionalInt.of(known);
+        }
+        byName = scan();
+        Integer found = byName.get(target.name());
+        if (found == null && target.name().length() > COMM_CHARACTERS) {
+            found = byName.get(target.name().substring(0, COMM_CHARACTERS));
+        }
+        return found == null || found == AMBIGUOUS ? OptionalInt.empty() : OptionalInt.of(found);
+    }
+
+    /** {@code Cpus_allowed_list} of {@code pid}, as the kernel prints it. */
+    public String affinity(int pid) throws IOException {
+        Path status = paths.procRoot().resolve(Integer.toString(pid)).resolve("status");
+        for (String line : files.read(status).split("\n")) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return line.substring("Cpus_allowed_list:".length()).strip();
+            }
+        }
+        throw new IOException(status + " has no Cpus_allowed_list line");
+    }
+
+    public void setAffinity(int pid, CpuSet cpus) throws IOException {
+        setter.set(pid, cpus);
+    }
+
+    /** Where a thread's affinity shows, for messages. */
+    public Path statusFile(int pid) {
+        return paths.procRoot().resolve(Integer.toString(pid)).resolve("status");
+    }
+
+    /** Whether {@code pid} is a kernel thread with the name {@code name} (or its first 15 characters). */
+    private boolean names(int pid, String name) {
+        Path dir = paths.procRoot().resolve(Integer.toString(pid));
+        try {
+            String comm = KernelText.read(dir.resolve("comm"));
+            return commMatches(comm, name) && isKernelThread(KernelText.read(dir.resolve("stat")));
+        } catch (IOException e) {
+            return false; // gone, or never a task: either way not this thread
+        }
+    }
+
+    private static boolean commMatches(String comm, String name) {
+        return comm.equals(name) || comm.length() == COMM_CHARACTERS && name.startsWith(comm);
+    }
+
+    /**
+     * The kernel threads whose names start with {@code napi/}, by name. A name cut to 15 characters that more
+     * than one NAPI thread could carry is left out: only a netlink PID can tell those apart.
+     */
+    private Map<String, Integer> scan() {
+        Map<String, Integer> found = new HashMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(paths.procRoot(), entry -> isNumber(entry.getFileName().toString()))) {
+            for (Path task : tasks) {
+                try {
+                    String comm = KernelText.read(task.resolve("comm"));
+                    if (comm.startsWith("napi/") && isKernelThread(KernelText.read(task.resolve("stat")))) {
+                        int pid = Integer.parseInt(task.getFileName().toString());
+                        found.merge(comm, pid, (one, other) -> AMBIGUOUS);
+                    }
+                } catch (NoSuchFileException | ErrnoException e) {
+                    // The task exited while the directory was read.
+                }
+            }
+        } catch (IOException e) {
+            return Map.of();
+        }
+        return found;
+    }
+
+    /**
+     * Whether a {@code /proc/PID/stat} line is a kernel thread's: its ninth field, the flags, has PF_KTHREAD.
+     * The name in parentheses may hold spaces and parentheses, so the fields are counted after the last ')'.
+     */
+    static boolean isKernelThread(String stat) {
+        int end = stat.lastIndexOf(')');
+        if (end < 0) {
+            return false;
+        }
+        String[] fields = stat.substring(end + 1).strip().split(" ");
+        if (fields.length < 7) {
+            return false;
+        }
+        try {
+            return (Long.parseUnsignedLong(fields[6]) & PF_KTHREAD) != 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static boolean isNumber(String name) {
+        return !name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9');
+    }
+}

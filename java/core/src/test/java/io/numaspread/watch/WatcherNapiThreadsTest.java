@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.CpuSet;
+import io.numaspread.irq.NicPlacement;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.NapiInstance;
+import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSource;
+import io.numaspread.nic.Nic;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.SysfsFixture;
+import io.numaspread.topology.Topology;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code watch --napi-threads} on a fake tree (a four-queue i40e NIC of the mana machine, threaded NAPI off, one
+ * {@code napi/eth0-ID} kernel thread per queue): the start turns threaded on and pins the threads; a re-created
+ * thread (new PID, allowed anywhere) is pinned again at the next check with one line and a count; threaded turned
+ * off is turned on again; the restore on exit puts back threaded and the threads. {@code sched_setaffinity} is a
+ * function that rewrites {@code Cpus_allowed_list}; the 6.12 guest checks the real kernel.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class WatcherNapiThreadsTest {
+    private static final InterfaceName ETH0 = new InterfaceName("eth0");
+
+    @TempDir
+    Path sys;
+
+    @TempDir
+    Path proc;
+
+    @TempDir
+    Path run;
+
+    private KernelPaths paths;
+    private Path threaded;
+    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicInteger pinnedAgain = new AtomicInteger();
+
+    @BeforeEach
+    void nic() {
+        NicFixture.i40eOnMana(sys, proc);
+        paths = new KernelPaths(proc, sys);
+        threaded = paths.netDevice(ETH0).resolve("threaded");
+        NicFixture.file(threaded, "0");
+        for (int queue = 0; queue < 4; queue++) {
+            NicFixture.task(proc, 700 + queue, "napi/eth0-" + (8193 + queue), true, "0-7");
+        }
+    }
+
+    /** Whether the kernel's map links the NAPIs to queues; virtio_net's does not with fewer channels than NAPIs. */
+    private volatile boolean linked = true;
+
+    private NapiMap map() {
+        if (!linked) {
+            return new NapiMap(ETH0, List.of(new NapiInstance(8193, OptionalInt.empty(), OptionalInt.empty(),
+                    OptionalInt.empty())), NapiSource.NETLINK_DERIVED, "4 NAPIs cannot be matched to 2 rx queues");
+        }
+        List<NapiInstance> instances = new ArrayList<>();
+        for (int queue = 0; queue < 4; queue++) {
+            instances.add(new NapiInstance(8193 + queue, OptionalInt.of(queue), OptionalInt.empty(), OptionalInt.empty()));
+        }
+        return new NapiMap(ETH0, instances, NapiSource.NETLINK_DERIVED, "queues by NAPI ID order");
+    }
+
+    private Watcher watcher() {
+        Watcher.Machine machine = new Watcher.Machine() {
+            @Override
+            public Topology topology() {
+                return SysfsFixture.topology(MachineShape.mana(), sys);
+            }
+
+            @Override
+            public CpuSet keptFree() {
+                return CpuSet.EMPTY;
+            }
+
+            @Override
+            public SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
+                return Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(Mode.SIBLINGS));
+            }
+        };
+        NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(this::map,
+                (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
+        Watcher.Settings settings = new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
+                Backoff.forInterval(Duration.ofMillis(100)), false, false, run.resolve("state"),
+                Optional.of(iface -> access));
+        Watcher.Listener listener = new Watcher.Listener() {
+            @Override
+            public void line(String line) {
+                lines.add(line);
+            }
+
+            @Override
+            public void napiThreadsPinned(InterfaceName iface, int threads) {
+                pinnedAgain.addAndGet(threads);
+            }
+        };
+        return new Watcher(List.of(ETH0), paths, KernelFiles.DIRECT, machine, settings, listener, Clock.systemUTC());
+    }
+
+    private String threadAffinity(int pid) throws IOException {
+        for (String line : Files.readAllLines(proc.resolve(pid + "/status"))) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return line.substring("Cpus_allowed_list:".length()).strip();
+            }
+        }
+        throw new AssertionError("no Cpus_allowed_list for " + pid);
+    }
+
+    private String awaitLine(Predicate<String> wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            synchronized (lines) {
+                for (String line : lines) {
+                    if (wanted.test(line)) {
+                        return line;
+                    }
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no such line in " + lines);
+    }
+
+    @Test
+    void keepsTheThreadsPinnedWhenTheyAreRecreatedAndThreadedOnAndRestoresBothOnExit() throws Exception {
+        Watcher watcher = watcher();
+        watcher.start();
+        assertEquals("1", Files.readString(threaded).strip());
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"),
+                List.of(threadAffinity(700), threadAffinity(701), threadAffinity(702), threadAffinity(703)));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("threaded eth0: " + threaded + " was 0; set to 1 and 4"
+                + " NAPI threads pinned")), lines.toString());
+        assertEquals(4, pinnedAgain.get());
+
+        Thread running = new Thread(() -> watcher.run(true));
+        running.start();
+        // The queue's thread is re-created, as a reset does: a new PID, allowed anywhere.
+        for (String file : List.of("comm", "stat", "status")) {
+            Files.delete(proc.resolve("701/" + file));
+        }
+        Files.delete(proc.resolve("701"));
+        NicFixture.task(proc, 901, "napi/eth0-8194", true, "0-7");
+        String repinned = awaitLine(l -> l.contains("NAPI 8194 thread (napi/eth0-8194) was 0-7, plan 2-3"));
+        assertTrue(repinned.endsWith("put back"), repinned);
+        assertEquals("2-3", threadAffinity(901));
+        assertEquals(5, pinnedAgain.get());
+
+        NicFixture.file(threaded, "0");
+        awaitLine(l -> l.startsWith("threaded eth0: " + threaded + " was 0;") && !l.contains("and 4"));
+        assertEquals("1", Files.readString(threaded).strip());
+
+        // While the map cannot tell the threads apart, the IRQs are still kept, and that is said once.
+        linked = false;
+        awaitLine(l -> l.startsWith("NAPI threads of eth0 left as they are: "));
+        NicFixture.file(paths.smpAffinityList(50), "0-7");
+        awaitLine(l -> l.startsWith("drift eth0: IRQ 50 (i40e-eth0-TxRx-0) was 0-7, plan 0-1"));
+        assertEquals(1, lines.stream().filter(l -> l.startsWith("NAPI threads of eth0 left as they are")).count(),
+                lines.toString());
+        linked = true;
+
+        watcher.stop(Duration.ofSeconds(20));
+        running.join(TimeUnit.SECONDS.toMillis(20));
+        assertEquals("0", Files.readString(threaded).strip(), lines.toString());
+        assertEquals(List.of("0-7", "0-7", "0-7", "0-7"),
+                List.of(threadAffinity(700), threadAffinity(901), threadAffinity(702), threadAffinity(703)));
+    }
+}
