@@ -60,7 +60,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         super(threads.plan().size(), threads, handlers);
         this.loops = startInOrder(threads.plan(), pinner);
         SteeringKey key = settings.steeringKey != null ? settings.steeringKey
-                : napis.isPresent() ? SteeringKey.INCOMING_NAPI_ID : SteeringKey.INCOMING_CPU;
+                : napis.filter(PinnedEventLoopGroup::knowsQueues).isPresent() ? SteeringKey.INCOMING_NAPI_ID
+                : SteeringKey.INCOMING_CPU;
         this.steering = settings.steering ? new ConnectionSteering(pinner.backend(), loops, key, napis) : null;
         if (settings.busyPoll != null) {
             try {
@@ -98,6 +99,11 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     public static Builder builder(IoHandlerFactory ioHandlerFactory) {
         return new Builder(ioHandlerFactory);
+    }
+
+    /** Whether a NAPI map links any NAPI ID to a queue (one from /proc/interrupts alone does not). */
+    private static boolean knowsQueues(NapiMap napis) {
+        return napis.instances().stream().anyMatch(napi -> napi.queue().isPresent());
     }
 
     /** The loops in group order, with the CPUs each thread got. */
@@ -216,8 +222,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
-         * What steering reads (default: {@link SteeringKey#INCOMING_NAPI_ID} when the group has a NAPI map,
-         * else {@link SteeringKey#INCOMING_CPU}).
+         * What steering reads (default: {@link SteeringKey#INCOMING_NAPI_ID} when the group has a NAPI map that
+         * links NAPI IDs to queues, else {@link SteeringKey#INCOMING_CPU}).
          */
         public Builder steering(SteeringKey key) {
             this.steering = true;

@@ -260,6 +260,21 @@ class ConnectionSteeringTest {
         }
     }
 
+    /** Without netdev netlink a NIC's map names no queue: the default key stays the incoming CPU. */
+    @Test
+    void aMapThatLinksNoQueueLeavesTheDefaultOnTheIncomingCpu() throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        NapiMap interruptsOnly = new NapiMap(new InterfaceName("eth0"), List.of(), NapiSource.INTERRUPTS,
+                "no netdev netlink family");
+        PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                .plan(oneLoopPerCpu(pinner, 1)).pinner(pinner).napis(interruptsOnly).build();
+        try {
+            assertEquals(SteeringKey.INCOMING_CPU, workers.steering().orElseThrow().key());
+        } finally {
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
     @Test
     void steeringByNapiIdNeedsTheNicsNapiMap() {
         ThreadPinner pinner = ThreadPinner.live();
