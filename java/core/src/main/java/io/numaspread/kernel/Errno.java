@@ -26,6 +26,8 @@ public enum Errno {
     ENOSPC(28, "No space left on device"),
     EROFS(30, "Read-only file system"),
     ERANGE(34, "Numerical result out of range"),
+    EOPNOTSUPP(95, "Operation not supported"),
+    ETIMEDOUT(110, "Connection timed out"),
     /** Not an errno: the failure had no errno that numaspread knows. */
     UNKNOWN(0, "");
 

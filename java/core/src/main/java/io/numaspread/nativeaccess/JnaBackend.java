@@ -281,6 +281,15 @@ public final class JnaBackend implements NativeBackend {
         }
 
         @Override
+        int sendFrom(byte[] message) {
+            try {
+                return libc.send(fd, message, new NativeLong(message.length), 0).intValue();
+            } catch (LastErrorException e) {
+                throw failure("send", e, "netlink socket");
+            }
+        }
+
+        @Override
         void closeFd() {
             libc.close(fd);
         }
@@ -331,6 +340,8 @@ public final class JnaBackend implements NativeBackend {
         int poll(byte[] fds, NativeLong count, int timeoutMillis) throws LastErrorException;
 
         NativeLong recv(int fd, byte[] buffer, NativeLong length, int flags) throws LastErrorException;
+
+        NativeLong send(int fd, byte[] buffer, NativeLong length, int flags) throws LastErrorException;
     }
 
     /** The libnuma functions we call. */

@@ -8,18 +8,22 @@ import java.util.OptionalInt;
  * {@code SO_INCOMING_NAPI_ID} names it for a connection; with threaded NAPI it runs as the kernel thread
  * {@code napi/IFACE-ID}.
  *
- * @param id the NAPI ID (the kernel gives IDs from 8193 up, {@code MIN_NAPI_ID})
+ * @param id the NAPI ID (from the kernel's {@code MIN_NAPI_ID} up, which depends on how it was built)
  * @param queue the driver's receive queue it polls, when known (see {@link NapiMap#source()})
  * @param irq the IRQ that schedules it, when the driver links one
  * @param threadPid the PID of its {@code napi/IFACE-ID} kernel thread, when NAPI is threaded
  */
 public record NapiInstance(int id, OptionalInt queue, OptionalInt irq, OptionalInt threadPid) {
-    /** The kernel's {@code MIN_NAPI_ID}: IDs below it are sender CPUs in busy-poll code, never NAPI IDs. */
-    public static final int MIN_NAPI_ID = 8193;
+    /**
+     * The lowest NAPI ID a kernel may give. The kernel's own {@code MIN_NAPI_ID} is {@code NR_CPUS + 1} (IDs up
+     * to {@code NR_CPUS} are sender CPUs in busy-poll code): 8193 on Debian's x86_64 kernels, 257 on one built
+     * for 256 CPUs, so no fixed value above this one holds for every kernel. 0 means "no NAPI ID".
+     */
+    public static final int MIN_NAPI_ID = 1;
 
     public NapiInstance {
         if (id < MIN_NAPI_ID) {
-            throw new IllegalArgumentException("NAPI ID " + id + " is below the kernel's first, " + MIN_NAPI_ID);
+            throw new IllegalArgumentException("NAPI ID " + id + " is not positive");
         }
     }
 }

@@ -130,7 +130,7 @@ public final class NicDiscovery {
     }
 
     /** The numbers N of the entries named PREFIX+N in {@code dir}, ascending; none when it is absent. */
-    private static List<Integer> numbersIn(Path dir, String prefix) {
+    static List<Integer> numbersIn(Path dir, String prefix) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }

@@ -257,6 +257,20 @@ final class FfmBackend implements NativeBackend {
         }
 
         @Override
+        int sendFrom(byte[] message) {
+            if (message.length > BUFFER_BYTES) {
+                throw new IllegalArgumentException("a netlink request of " + message.length + " bytes exceeds the "
+                        + BUFFER_BYTES + "-byte buffer");
+            }
+            MemorySegment.copy(message, 0, buffer, ValueLayout.JAVA_BYTE, 0, message.length);
+            long length = LibC.send(call, fd, buffer.asSlice(0, message.length));
+            if (length < 0) {
+                throw failure("send", call, "netlink socket");
+            }
+            return (int) length;
+        }
+
+        @Override
         void closeFd() {
             LibC.close(fd);
         }

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -32,6 +34,11 @@ import org.junit.jupiter.api.function.Executable;
  */
 abstract class NativeBackendContract {
     private static final int EINVAL = 22;
+    private static final int ENOENT = 2;
+    private static final short GENL_ID_CTRL = 0x10;
+    /** NLM_F_REQUEST | NLM_F_ACK, and NLM_F_REQUEST | NLM_F_DUMP. */
+    private static final short GENERIC_ACK = 0x5;
+    private static final short GENERIC_DUMP = 0x301;
     private static final int ESRCH = 3;
     private static final int ERANGE = 34;
     private static final int CONCURRENT_FAILURES = 50_000;
@@ -84,6 +91,10 @@ abstract class NativeBackendContract {
                     () -> receivesUevent(backend)));
             checks.add(check("an rtnetlink socket times out quietly and a closed one returns nothing",
                     () -> rtnetlinkTimesOut(backend)));
+            checks.add(check("a generic netlink request is answered and acknowledged, a dump ends at NLMSG_DONE",
+                    () -> genericNetlinkAnswers(backend)));
+            checks.add(check("a generic netlink request the kernel refuses fails with the kernel's errno",
+                    () -> genericNetlinkRefusal(backend)));
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
             checks.add(check("netlink is unsupported", () -> assertThrows(UnsupportedOperationException.class,
@@ -122,6 +133,84 @@ abstract class NativeBackendContract {
         socket.close();
         socket.close();
         assertEquals(0, socket.receive(buffer, 200));
+    }
+
+    /**
+     * The control family answers {@code CTRL_CMD_GETFAMILY} for itself ("nlctrl", always id 0x10) with one
+     * message, and a dump of every family with several, each carrying the request's sequence number.
+     */
+    private static void genericNetlinkAnswers(NativeBackend backend) {
+        try (NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_GENERIC, 0)) {
+            List<byte[]> one = socket.request(getFamily(GENERIC_ACK, 41, "nlctrl"), "getfamily nlctrl", 5000);
+            assertEquals(1, one.size());
+            ByteBuffer reply = ByteBuffer.wrap(one.get(0)).order(ByteOrder.nativeOrder());
+            assertEquals(GENL_ID_CTRL, reply.getShort(4), "the reply comes from the control family");
+            assertEquals(41, reply.getInt(8), "the reply carries the request's sequence number");
+            assertTrue(familyNames(one).contains("nlctrl"), familyNames(one).toString());
+            assertEquals(GENL_ID_CTRL, familyId(one.get(0)));
+            List<byte[]> all = socket.request(getFamily(GENERIC_DUMP, 42, null), "getfamily dump", 5000);
+            List<String> names = familyNames(all);
+            assertTrue(all.size() >= 2 && names.contains("nlctrl"), names.toString());
+            assertEquals(names.size(), new java.util.HashSet<>(names).size(), "each family once: " + names);
+            for (byte[] message : all) {
+                assertEquals(42, ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()).getInt(8));
+            }
+        }
+    }
+
+    private static void genericNetlinkRefusal(NativeBackend backend) {
+        try (NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_GENERIC, 0)) {
+            NativeCallException e = assertThrows(NativeCallException.class, () -> socket.request(
+                    getFamily(GENERIC_ACK, 43, "numaspread-none"), "getfamily numaspread-none", 5000));
+            assertEquals(ENOENT, e.errno());
+            assertEquals("netlink getfamily numaspread-none", e.function());
+            assertEquals(NumaspreadException.Kind.CALL_FAILED, e.kind());
+            // The socket stays usable after a refusal: the next request is answered.
+            assertEquals(1, socket.request(getFamily(GENERIC_ACK, 44, "nlctrl"), "getfamily nlctrl", 5000).size());
+        }
+    }
+
+    /** {@code CTRL_CMD_GETFAMILY} (3), with {@code CTRL_ATTR_FAMILY_NAME} (2) unless {@code name} is null. */
+    private static byte[] getFamily(short flags, int sequence, String name) {
+        byte[] text = name == null ? new byte[0] : (name + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int attribute = name == null ? 0 : (4 + text.length + 3) & ~3;
+        ByteBuffer request = ByteBuffer.allocate(16 + 4 + attribute).order(ByteOrder.nativeOrder());
+        request.putInt(16 + 4 + attribute).putShort(GENL_ID_CTRL).putShort(flags).putInt(sequence).putInt(0);
+        request.put((byte) 3).put((byte) 1).putShort((short) 0);
+        if (name != null) {
+            request.putShort((short) (4 + text.length)).putShort((short) 2).put(text);
+        }
+        return request.array();
+    }
+
+    /** Each message's {@code CTRL_ATTR_FAMILY_NAME}. */
+    private static List<String> familyNames(List<byte[]> messages) {
+        List<String> names = new ArrayList<>();
+        for (byte[] message : messages) {
+            controlAttribute(message, 2).ifPresent(value -> names.add(
+                    new String(value, 0, value.length - 1, java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        return names;
+    }
+
+    /** A message's {@code CTRL_ATTR_FAMILY_ID} (u16). */
+    private static int familyId(byte[] message) {
+        byte[] value = controlAttribute(message, 1).orElseThrow();
+        return Short.toUnsignedInt(ByteBuffer.wrap(value).order(ByteOrder.nativeOrder()).getShort());
+    }
+
+    private static Optional<byte[]> controlAttribute(byte[] message, int type) {
+        ByteBuffer buffer = ByteBuffer.wrap(message).order(ByteOrder.nativeOrder());
+        int offset = 20;
+        while (offset + 4 <= message.length) {
+            int length = Short.toUnsignedInt(buffer.getShort(offset));
+            assertTrue(length >= 4 && offset + length <= message.length, "attribute at byte " + offset);
+            if ((buffer.getShort(offset + 2) & 0x3fff) == type) {
+                return Optional.of(java.util.Arrays.copyOfRange(message, offset + 4, offset + length));
+            }
+            offset += (length + 3) & ~3;
+        }
+        return Optional.empty();
     }
 
     private static DynamicTest check(String name, Executable check) {

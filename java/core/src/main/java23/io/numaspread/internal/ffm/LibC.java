@@ -20,8 +20,8 @@ import java.util.Optional;
  */
 public final class LibC {
     private static final List<String> SYMBOLS =
-            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "ioctl", "strerror", "open",
-                    "read", "write", "close", "socket", "bind", "poll", "recv");
+            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "ioctl", "strerror",
+                    "open", "read", "write", "close", "socket", "bind", "poll", "recv", "send");
 
     private LibC() {
     }
@@ -201,6 +201,15 @@ public final class LibC {
         }
     }
 
+    /** {@code send(fd, message, size, 0)}: the byte count, or -1 with errno in {@code call}. */
+    public static long send(CallState call, int fd, MemorySegment message) {
+        try {
+            return (long) Handles.SEND.invokeExact(call.state(), fd, message, message.byteSize(), 0);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
     /** {@code close}: 0, or -1 with errno in {@code call}. */
     public static int close(CallState call, int fd) {
         try {
@@ -267,6 +276,7 @@ public final class LibC {
                 FunctionDescriptor.of(libc_h.C_INT, libc_h.C_INT, libc_h.C_POINTER, libc_h.C_INT));
         static final MethodHandle POLL = CallState.capturingErrno(libc_h.poll$address(), libc_h.poll$descriptor());
         static final MethodHandle RECV = CallState.capturingErrno(libc_h.recv$address(), libc_h.recv$descriptor());
+        static final MethodHandle SEND = CallState.capturingErrno(libc_h.send$address(), libc_h.send$descriptor());
         // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
         static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
                 Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),

@@ -422,6 +422,69 @@ public class libc_h extends libc_h$shared {
         }
     }
 
+    private static class send {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_LONG,
+            libc_h.C_INT,
+            libc_h.C_POINTER,
+            libc_h.C_LONG,
+            libc_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("send");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern ssize_t send(int __fd, const void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static FunctionDescriptor send$descriptor() {
+        return send.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern ssize_t send(int __fd, const void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static MethodHandle send$handle() {
+        return send.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern ssize_t send(int __fd, const void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static MemorySegment send$address() {
+        return send.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern ssize_t send(int __fd, const void *__buf, size_t __n, int __flags)
+     * }
+     */
+    public static long send(int __fd, MemorySegment __buf, long __n, int __flags) {
+        var mh$ = send.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("send", __fd, __buf, __n, __flags);
+            }
+            return (long)mh$.invokeExact(__fd, __buf, __n, __flags);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class recv {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             libc_h.C_LONG,

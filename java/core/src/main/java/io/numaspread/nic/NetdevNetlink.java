@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.nic;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The generic netlink messages numaspread exchanges with the kernel's {@code netdev} family: the requests it
+ * sends, built here, and the answers it reads, parsed from the bytes received. Pure.
+ *
+ * <p>A message is a {@code struct nlmsghdr} (length, type, flags, sequence, port id; host byte order), a
+ * {@code struct genlmsghdr} (command, version, reserved), then {@code struct nlattr}s (length, type, value,
+ * each 4-byte aligned). The control family ({@code nlctrl}) maps a family name to the message type that reaches
+ * it, and lists the commands the running kernel implements.
+ *
+ * <p>The netdev constants are written out here because Debian 12's kernel headers (6.1) predate them; they are
+ * the kernel's {@code include/uapi/linux/netdev.h}, the ABI that newer kernels only extend.
+ */
+public final class NetdevNetlink {
+    // <linux/netlink.h>
+    static final int NLMSG_HDRLEN = 16;
+    static final int NLM_F_REQUEST = 0x1;
+    static final int NLM_F_ACK = 0x4;
+    static final int NLM_F_DUMP = 0x300;
+    static final int NLA_HDRLEN = 4;
+    /** Attribute types carry NLA_F_NESTED and NLA_F_NET_BYTEORDER in their top bits. */
+    static final int NLA_TYPE_MASK = 0x3fff;
+
+    // <linux/genetlink.h>
+    static final int GENL_HDRLEN = 4;
+    static final int GENL_ID_CTRL = 0x10;
+    static final int CTRL_CMD_GETFAMILY = 3;
+    static final int CTRL_ATTR_FAMILY_ID = 1;
+    static final int CTRL_ATTR_FAMILY_NAME = 2;
+    static final int CTRL_ATTR_OPS = 6;
+    static final int CTRL_ATTR_OP_ID = 1;
+
+    // <linux/netdev.h> (uapi): the family, its commands and the attributes numaspread reads or writes.
+    public static final String NETDEV_FAMILY_NAME = "netdev";
+    static final int NETDEV_FAMILY_VERSION = 1;
+    /** Linux 6.8. */
+    public static final int NETDEV_CMD_QUEUE_GET = 10;
+    /** Linux 6.8. */
+    public static final int NETDEV_CMD_NAPI_GET = 11;
+    /** Linux 6.10. */
+    public static final int NETDEV_CMD_QSTATS_GET = 12;
+    /** Linux 6.13. */
+    public static final int NETDEV_CMD_NAPI_SET = 14;
+    static final int NETDEV_A_QUEUE_ID = 1;
+    static final int NETDEV_A_QUEUE_IFINDEX = 2;
+    static final int NETDEV_A_QUEUE_TYPE = 3;
+    static final int NETDEV_A_QUEUE_NAPI_ID = 4;
+    /** {@code enum netdev_queue_type}. */
+    public static final int NETDEV_QUEUE_TYPE_RX = 0;
+    public static final int NETDEV_QUEUE_TYPE_TX = 1;
+    static final int NETDEV_A_NAPI_IFINDEX = 1;
+    static final int NETDEV_A_NAPI_ID = 2;
+    static final int NETDEV_A_NAPI_IRQ = 3;
+    static final int NETDEV_A_NAPI_PID = 4;
+    /** Linux 6.13, as are the two timeouts. */
+    static final int NETDEV_A_NAPI_DEFER_HARD_IRQS = 5;
+    static final int NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT = 6;
+    static final int NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7;
+
+    /** The netdev family as the running kernel registered it: its message type and the commands it implements. */
+    public record Family(int id, Set<Integer> commands) {
+        public Family {
+            commands = Set.copyOf(commands);
+        }
+
+        public boolean has(int command) {
+            return commands.contains(command);
+        }
+    }
+
+    /** One queue from {@code queue-get}; the driver links it to a NAPI instance or not. */
+    public record Queue(int id, int type, int ifindex, OptionalInt napiId) {
+    }
+
+    /**
+     * One NAPI instance from {@code napi-get}. The IRQ is there when the driver links one, the PID when NAPI is
+     * threaded, and the three settings from Linux 6.13.
+     */
+    public record Napi(int id, int ifindex, OptionalInt irq, OptionalInt threadPid, OptionalLong deferHardIrqs,
+            OptionalLong groFlushTimeoutNanos, OptionalLong irqSuspendTimeoutNanos) {
+    }
+
+    private NetdevNetlink() {
+    }
+
+    /** {@code CTRL_CMD_GETFAMILY} for the netdev family, acknowledged. */
+    public static byte[] getFamilyRequest(int sequence) {
+        return new Request(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, sequence, CTRL_CMD_GETFAMILY, 1)
+                .string(CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME).bytes();
+    }
+
+    /** A {@code queue-get} dump of interface {@code ifindex}'s queues. */
+    public static byte[] queueDumpRequest(Family family, int sequence, int ifindex) {
+        return new Request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QUEUE_GET,
+                NETDEV_FAMILY_VERSION).u32(NETDEV_A_QUEUE_IFINDEX, ifindex).bytes();
+    }
+
+    /** A {@code napi-get} dump of interface {@code ifindex}'s NAPI instances. */
+    public static byte[] napiDumpRequest(Family family, int sequence, int ifindex) {
+        return new Request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_NAPI_GET,
+                NETDEV_FAMILY_VERSION).u32(NETDEV_A_NAPI_IFINDEX, ifindex).bytes();
+    }
+
+    /** A {@code napi-get} of one NAPI instance, acknowledged. */
+    public static byte[] napiGetRequest(Family family, int sequence, int napiId) {
+        return new Request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_GET,
+                NETDEV_FAMILY_VERSION).u32(NETDEV_A_NAPI_ID, napiId).bytes();
+    }
+
+    /** A {@code napi-set} of NAPI instance {@code napiId}'s three settings, acknowledged. */
+    public static byte[] napiSetRequest(Family family, int sequence, int napiId, NapiSettings settings) {
+        return new Request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_SET,
+                NETDEV_FAMILY_VERSION)
+                .u32(NETDEV_A_NAPI_ID, napiId)
+                .u32(NETDEV_A_NAPI_DEFER_HARD_IRQS, settings.deferHardIrqs())
+                .u64(NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT, settings.groFlushTimeoutNanos())
+                .u64(NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT, settings.irqSuspendTimeoutNanos())
+                .bytes();
+    }
+
+    /**
+     * The netdev family in the control family's answer to {@link #getFamilyRequest}.
+     *
+     * @throws IllegalArgumentException when the answer names no family id
+     */
+    public static Family family(List<byte[]> answer) {
+        for (byte[] message : answer) {
+            int id = -1;
+            Set<Integer> commands = new TreeSet<>();
+            for (Attribute attribute : attributes(message)) {
+                if (attribute.type() == CTRL_ATTR_FAMILY_ID) {
+                    id = attribute.u16();
+                } else if (attribute.type() == CTRL_ATTR_OPS) {
+                    for (Attribute op : attribute.nested()) {
+                        for (Attribute field : op.nested()) {
+                            if (field.type() == CTRL_ATTR_OP_ID) {
+                                commands.add(field.u32());
+                            }
+                        }
+                    }
+                }
+            }
+            if (id >= 0) {
+                return new Family(id, commands);
+            }
+        }
+        throw new IllegalArgumentException("the kernel's answer about the netdev family names no family id");
+    }
+
+    /** The queues of interface {@code ifindex} in a {@code queue-get} dump (a kernel may ignore the filter). */
+    public static List<Queue> queues(List<byte[]> answer, int ifindex) {
+        List<Queue> queues = new ArrayList<>();
+        for (byte[] message : answer) {
+            int id = -1;
+            int type = -1;
+            int owner = -1;
+            OptionalInt napiId = OptionalInt.empty();
+            for (Attribute attribute : attributes(message)) {
+                switch (attribute.type()) {
+                    case NETDEV_A_QUEUE_ID -> id = attribute.u32();
+                    case NETDEV_A_QUEUE_IFINDEX -> owner = attribute.u32();
+                    case NETDEV_A_QUEUE_TYPE -> type = attribute.u32();
+                    case NETDEV_A_QUEUE_NAPI_ID -> napiId = OptionalInt.of(attribute.u32());
+                    default -> {
+                    }
+                }
+            }
+            if (owner == ifindex && id >= 0 && type >= 0) {
+                queues.add(new Queue(id, type, owner, napiId));
+            }
+        }
+        return queues;
+    }
+
+    /** The NAPI instances of interface {@code ifindex} in a {@code napi-get} answer, in the kernel's order. */
+    public static List<Napi> napis(List<byte[]> answer, int ifindex) {
+        List<Napi> napis = new ArrayList<>();
+        for (byte[] message : answer) {
+            int id = -1;
+            int owner = -1;
+            OptionalInt irq = OptionalInt.empty();
+            OptionalInt pid = OptionalInt.empty();
+            OptionalLong deferHardIrqs = OptionalLong.empty();
+            OptionalLong groFlushTimeout = OptionalLong.empty();
+            OptionalLong irqSuspendTimeout = OptionalLong.empty();
+            for (Attribute attribute : attributes(message)) {
+                switch (attribute.type()) {
+                    case NETDEV_A_NAPI_ID -> id = attribute.u32();
+                    case NETDEV_A_NAPI_IFINDEX -> owner = attribute.u32();
+                    case NETDEV_A_NAPI_IRQ -> irq = OptionalInt.of(attribute.u32());
+                    case NETDEV_A_NAPI_PID -> pid = OptionalInt.of(attribute.u32());
+                    case NETDEV_A_NAPI_DEFER_HARD_IRQS -> deferHardIrqs = OptionalLong.of(attribute.unsigned());
+                    case NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT -> groFlushTimeout = OptionalLong.of(attribute.unsigned());
+                    case NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT -> irqSuspendTimeout = OptionalLong.of(attribute.unsigned());
+                    default -> {
+                    }
+                }
+            }
+            if (owner == ifindex && id >= 0) {
+                napis.add(new Napi(id, owner, irq, pid, deferHardIrqs, groFlushTimeout, irqSuspendTimeout));
+            }
+        }
+        return napis;
+    }
+
+    /** The attributes after a generic netlink message's two headers. */
+    static List<Attribute> attributes(byte[] message) {
+        if (message.length < NLMSG_HDRLEN + GENL_HDRLEN) {
+            throw new IllegalArgumentException("a generic netlink message of " + message.length
+                    + " bytes is shorter than its two headers");
+        }
+        return Attribute.parse(ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()), NLMSG_HDRLEN + GENL_HDRLEN,
+                message.length);
+    }
+
+    /** One {@code struct nlattr}: its type (flags removed) and where its value lies. */
+    record Attribute(ByteBuffer buffer, int type, int valueOffset, int valueLength) {
+        static List<Attribute> parse(ByteBuffer buffer, int from, int end) {
+            List<Attribute> attributes = new ArrayList<>();
+            int offset = from;
+            while (offset + NLA_HDRLEN <= end) {
+                int length = Short.toUnsignedInt(buffer.getShort(offset));
+                int type = Short.toUnsignedInt(buffer.getShort(offset + 2)) & NLA_TYPE_MASK;
+                if (length < NLA_HDRLEN || offset + length > end) {
+                    throw new IllegalArgumentException("netlink attribute at byte " + offset + " claims " + length
+                            + " bytes; its message has " + (end - offset) + " left");
+                }
+                attributes.add(new Attribute(buffer, type, offset + NLA_HDRLEN, length - NLA_HDRLEN));
+                offset += align(length);
+            }
+            return attributes;
+        }
+
+        List<Attribute> nested() {
+            return parse(buffer, valueOffset, valueOffset + valueLength);
+        }
+
+        int u16() {
+            require(Short.BYTES);
+            return Short.toUnsignedInt(buffer.getShort(valueOffset));
+        }
+
+        int u32() {
+            require(Integer.BYTES);
+            return buffer.getInt(valueOffset);
+        }
+
+        /** An {@code NLA_UINT}: 4 or 8 bytes, as the kernel chose for the value. */
+        long unsigned() {
+            if (valueLength == Long.BYTES) {
+                return buffer.getLong(valueOffset);
+            }
+            return Integer.toUnsignedLong(u32());
+        }
+
+        private void require(int bytes) {
+            if (valueLength < bytes) {
+                throw new IllegalArgumentException("netlink attribute " + type + " has " + valueLength
+                        + " bytes, fewer than its " + bytes);
+            }
+        }
+    }
+
+    /** A request being built: the two headers, then attributes; {@link #bytes()} fills in the length. */
+    private static final class Request {
+        private final ByteBuffer buffer = ByteBuffer.allocate(256).order(ByteOrder.nativeOrder());
+
+        Request(int type, int flags, int sequence, int command, int version) {
+            buffer.putInt(0).putShort((short) type).putShort((short) flags).putInt(sequence).putInt(0);
+            buffer.put((byte) command).put((byte) version).putShort((short) 0);
+        }
+
+        Request u32(int type, long value) {
+            buffer.putShort((short) (NLA_HDRLEN + Integer.BYTES)).putShort((short) type).putInt((int) value);
+            return this;
+        }
+
+        Request u64(int type, long value) {
+            buffer.putShort((short) (NLA_HDRLEN + Long.BYTES)).putShort((short) type).putLong(value);
+            return this;
+        }
+
+        Request string(int type, String value) {
+            byte[] text = value.getBytes(StandardCharsets.UTF_8);
+            int length = NLA_HDRLEN + text.length + 1;
+            buffer.putShort((short) length).putShort((short) type).put(text).put((byte) 0);
+            buffer.position(buffer.position() + align(length) - length);
+            return this;
+        }
+
+        byte[] bytes() {
+            int length = buffer.position();
+            buffer.putInt(0, length);
+            byte[] bytes = new byte[length];
+            buffer.get(0, bytes);
+            return bytes;
+        }
+    }
+
+    private static int align(int length) {
+        return (length + 3) & ~3;
+    }
+}

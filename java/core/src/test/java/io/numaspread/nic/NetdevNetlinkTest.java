@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.nic;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The netdev messages, parsed from answers captured on real kernels and built for requests. */
+class NetdevNetlinkTest {
+    private static final String HOST_618 = "netdev-6.18-virtio-";
+    private static final int HOST_IFINDEX = 4;
+
+    @Test
+    void theFamilyAnswerOfA618KernelNamesItsIdAndCommands() {
+        NetdevNetlink.Family family = NetdevNetlink.family(CapturedNetlink.messages(HOST_618 + "family.hex"));
+        assertEquals(20, family.id());
+        assertEquals(Set.of(1, 5, 10, 11, 12, 13, 14, 15), family.commands());
+        assertTrue(family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET) && family.has(NetdevNetlink.NETDEV_CMD_NAPI_GET)
+                && family.has(NetdevNetlink.NETDEV_CMD_NAPI_SET) && family.has(NetdevNetlink.NETDEV_CMD_QSTATS_GET));
+    }
+
+    @Test
+    void queueGetOfA618VirtioNicLinksItsRxQueueToItsNapi() {
+        List<NetdevNetlink.Queue> queues = NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"),
+                HOST_IFINDEX);
+        assertEquals(List.of(
+                new NetdevNetlink.Queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_RX, HOST_IFINDEX, OptionalInt.of(257)),
+                new NetdevNetlink.Queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_TX, HOST_IFINDEX, OptionalInt.empty())),
+                queues);
+        assertEquals(List.of(), NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"), 5),
+                "another interface's queues are left out");
+    }
+
+    @Test
+    void napiGetOfA618VirtioNicHasNoIrqNoThreadAndTheSettings() {
+        List<NetdevNetlink.Napi> napis = NetdevNetlink.napis(CapturedNetlink.messages(HOST_618 + "napis.hex"),
+                HOST_IFINDEX);
+        assertEquals(List.of(new NetdevNetlink.Napi(257, HOST_IFINDEX, OptionalInt.empty(), OptionalInt.empty(),
+                OptionalLong.of(0), OptionalLong.of(0), OptionalLong.of(0))), napis);
+    }
+
+    @Test
+    void aRequestIsOneMessageWithItsLengthSequenceAndAttributes() {
+        NetdevNetlink.Family family = new NetdevNetlink.Family(20, Set.of(11));
+        byte[] request = NetdevNetlink.napiDumpRequest(family, 77, 4);
+        ByteBuffer buffer = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
+        assertEquals(request.length, buffer.getInt(0));
+        assertEquals(20, buffer.getShort(4));
+        assertEquals(0x301, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_DUMP");
+        assertEquals(77, buffer.getInt(8));
+        assertEquals(NetdevNetlink.NETDEV_CMD_NAPI_GET, buffer.get(16));
+        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(1, attributes.size());
+        assertEquals(NetdevNetlink.NETDEV_A_NAPI_IFINDEX, attributes.get(0).type());
+        assertEquals(4, attributes.get(0).u32());
+    }
+
+    @Test
+    void napiSetCarriesTheIdAndAllThreeSettingsAndAsksForAnAcknowledgement() {
+        NetdevNetlink.Family family = new NetdevNetlink.Family(20, Set.of(14));
+        byte[] request = NetdevNetlink.napiSetRequest(family, 5, 8193, new NapiSettings(2, 200_000, 20_000_000_000L));
+        ByteBuffer buffer = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
+        assertEquals(0x5, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_ACK");
+        assertEquals(NetdevNetlink.NETDEV_CMD_NAPI_SET, buffer.get(16));
+        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(List.of(2, 5, 6, 7), attributes.stream().map(NetdevNetlink.Attribute::type).toList());
+        assertEquals(8193, attributes.get(0).u32());
+        assertEquals(2, attributes.get(1).unsigned());
+        assertEquals(200_000, attributes.get(2).unsigned());
+        assertEquals(20_000_000_000L, attributes.get(3).unsigned());
+    }
+
+    @Test
+    void theFamilyRequestNamesNetdevNulTerminated() {
+        byte[] request = NetdevNetlink.getFamilyRequest(1);
+        ByteBuffer buffer = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
+        assertEquals(0x10, buffer.getShort(4), "GENL_ID_CTRL");
+        assertEquals(0x5, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_ACK");
+        NetdevNetlink.Attribute name = NetdevNetlink.attributes(request).get(0);
+        assertEquals(NetdevNetlink.CTRL_ATTR_FAMILY_NAME, name.type());
+        assertEquals(7, name.valueLength(), "\"netdev\" and its NUL");
+        assertEquals(0, request.length % 4, "attributes are padded to 4 bytes");
+    }
+
+    @Test
+    void anAttributeRunningPastItsMessageIsRefusedNamingTheByte() {
+        byte[] message = CapturedNetlink.messages(HOST_618 + "napis.hex").get(0).clone();
+        message[20] = (byte) 0xf0; // the first attribute's length, now past the message's end
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NetdevNetlink.napis(List.of(message), HOST_IFINDEX));
+        assertTrue(e.getMessage().startsWith("netlink attribute at byte 20 claims 240 bytes"), e.getMessage());
+    }
+
+    @Test
+    void anAnswerWithoutAFamilyIdIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NetdevNetlink.family(List.of()));
+        assertEquals("the kernel's answer about the netdev family names no family id", e.getMessage());
+    }
+
+    @Test
+    void settingsOutsideTheKernelsRangesAreRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(-1, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(1L << 32, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(0, -1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(0, 0, -1));
+    }
+}
