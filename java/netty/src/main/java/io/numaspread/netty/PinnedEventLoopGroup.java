@@ -12,11 +12,13 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.PinnedThreadFactory;
@@ -27,6 +29,7 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +54,7 @@ import java.util.concurrent.TimeUnit;
  * k's, and each loop reports the affinity its thread got.
  */
 public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
+    private static final System.Logger LOG = System.getLogger(PinnedEventLoopGroup.class.getName());
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
@@ -231,7 +235,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             return this;
         }
 
-        /** The NIC's NAPI instances, whose queue q is loop q's own, for steering by NAPI ID. */
+        /**
+         * The NIC's NAPI instances, whose queue q is loop q's own, for steering by NAPI ID (default for a NIC:
+         * what {@link NapiDiscovery} finds when the group is built).
+         */
         public Builder napis(NapiMap map) {
             this.napis = Objects.requireNonNull(map);
             return this;
@@ -265,11 +272,30 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner).names(names)
                     .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
                     .build();
-            if (steeringKey == SteeringKey.INCOMING_NAPI_ID && napis == null) {
+            if (steeringKey == SteeringKey.INCOMING_NAPI_ID && napis == null && nic == null) {
                 throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map (napis)");
             }
             return new PinnedEventLoopGroup(threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this,
-                    Optional.ofNullable(napis));
+                    napiMap(threadPinner));
+        }
+
+        /**
+         * The NAPI map steering reads: the one given, or for a NIC with steering the kernel's
+         * ({@link NapiDiscovery}); when netlink fails, none, so that the loops steer by incoming CPU.
+         */
+        private Optional<NapiMap> napiMap(ThreadPinner threadPinner) {
+            if (napis != null || nic == null || !steering) {
+                return Optional.ofNullable(napis);
+            }
+            try {
+                return Optional.of(NapiDiscovery.discover(new InterfaceName(nic), kernel, threadPinner.backend()));
+            } catch (NumaspreadException e) {
+                if (e.kind() == NumaspreadException.Kind.BAD_INPUT || steeringKey == SteeringKey.INCOMING_NAPI_ID) {
+                    throw e;
+                }
+                LOG.log(Level.WARNING, "no NAPI map for {0}, steering by incoming CPU: {1}", nic, e.getMessage());
+                return Optional.empty();
+            }
         }
 
         /** The plan the loops are built on: the NIC's as {@code plan --nic} makes it, or the node's. */
