@@ -86,3 +86,16 @@ peer_client() {
   exec {control}>&-
   return "$status"
 }
+
+# napi_threads IFACE: prints "PID NAPI_ID CPULIST" for each NAPI kernel thread of IFACE (comm napi/IFACE-ID), in
+# PID order: the kernel's own view of which threads poll the NIC and where each may run (Cpus_allowed_list).
+# NAPIs without an ID (virtio_net's transmit NAPIs) show ID 0. comm holds 15 characters, enough for eth0's.
+napi_threads() {
+  local dir comm cpus
+  for dir in /proc/[0-9]*; do
+    { comm=$(<"$dir/comm"); } 2>/dev/null || continue
+    [[ $comm == "napi/$1-"* ]] || continue
+    cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' "$dir/status" 2>/dev/null) || continue
+    echo "${dir#/proc/} ${comm##*-} $cpus"
+  done | sort -n
+}
