@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaspread.nic.NapiMap;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -11,7 +13,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "irqs", mixinStandardHelpOptions = true,
         description = {"Show a NIC's IRQs: name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
                 + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
-                + " against the plan.",
+                + " against the plan; and each queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
             "--svg FILE also draws them: each queue on its planned CPUs, each vector on the CPU the kernel delivers"
                 + " it to, in red where that is outside the plan."})
 final class IrqsCommand implements Runnable {
@@ -33,12 +35,17 @@ final class IrqsCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         NicOptions.NicPlan nicPlan = nicOptions.plan();
         NicReport report = nicPlan.report();
+        NapiMap napis = nicOptions.napis(nicPlan);
         if (json) {
-            out.println(Json.write(report.toJson()));
+            ObjectNode root = report.toJson();
+            root.set("napi", NapiReport.toJson(napis));
+            out.println(Json.write(root));
         } else {
             report.printHeader(out);
             out.println();
             report.printTable(out);
+            out.println();
+            NapiReport.print(out, napis);
             report.printWarnings(out);
         }
         out.flush();

@@ -6,6 +6,7 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
+import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
@@ -46,6 +47,11 @@ final class MachineOptions {
 
     Topology topology() {
         return read().topology();
+    }
+
+    /** The backend this command reads the machine through: the sysfs backend over a copied tree. */
+    NativeBackend backend() {
+        return selection(sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot)).backend();
     }
 
     private Backends.Selection selection(SysfsTree sysfs) {

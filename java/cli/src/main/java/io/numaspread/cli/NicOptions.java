@@ -3,6 +3,8 @@ package io.numaspread.cli;
 
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Purpose;
@@ -46,6 +48,11 @@ final class NicOptions {
         Nic found = NicDiscovery.discover(new InterfaceName(nic), paths);
         Topology topology = machine.topology();
         return new NicPlan(paths, topology, found, planFor(topology, found, planOptions));
+    }
+
+    /** The NIC's NAPI instances, through the backend this command reads the machine with. */
+    NapiMap napis(NicPlan plan) {
+        return NapiDiscovery.discover(plan.nic().name(), plan.paths(), machine.backend());
     }
 
     /** {@link Nic#planRequest} for the NIC's queue IRQs, with the plan flags applied. */

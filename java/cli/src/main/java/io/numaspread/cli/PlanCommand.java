@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
+import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Assignment;
@@ -26,7 +28,8 @@ import picocli.CommandLine.Spec;
         description = {"Show where a NIC's queues go: one queue per CPU while CPUs are free, nearest nodes first, "
                 + "SMT siblings apart. Changes nothing.",
             "Several --node values (--node 0,1) plan --count queues for each, sharing the CPUs.",
-            "--nic IFACE plans for that NIC: its node and its number of queues."})
+            "--nic IFACE plans for that NIC: its node and its number of queues; it also shows each queue's NAPI"
+                + " instance, with the source that named it."})
 final class PlanCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -63,12 +66,14 @@ final class PlanCommand implements Runnable {
         Topology topology = machine.topology();
         SpreadPlan plan;
         Nic found = null;
+        NapiMap napis = null;
         if (nic != null) {
             if (count != null || !nodes.isEmpty()) {
                 throw NumaspreadException.badInput("--nic takes the origin and the count from the NIC: leave out --node and --count");
             }
             found = NicDiscovery.discover(new InterfaceName(nic), proc.paths(machine));
             plan = NicOptions.planFor(topology, found, options);
+            napis = NapiDiscovery.discover(found.name(), proc.paths(machine), machine.backend());
         } else if (count == null) {
             throw NumaspreadException.badInput("give --nic IFACE, or --count K (with --node N)");
         } else {
@@ -82,6 +87,7 @@ final class PlanCommand implements Runnable {
                 root.put("interface", found.name().value());
                 root.put("pci", found.pciAddress());
                 root.put("numa_node", found.numaNode());
+                root.set("napi", NapiReport.toJson(napis));
             }
             out.println(Json.write(root));
         } else {
@@ -92,6 +98,10 @@ final class PlanCommand implements Runnable {
                                 : "naming not recognised: one per vector") + ")");
             }
             printText(out, plan, checks);
+            if (napis != null) {
+                out.println();
+                NapiReport.print(out, napis);
+            }
         }
         out.flush();
         picture.draw(found == null ? "numaspread plan" : "numaspread plan --nic " + found.name(), topology, plan,

@@ -128,7 +128,7 @@ final class WatchCommand implements Runnable {
             out.println(line);
             out.flush();
         }, paths, Optional.ofNullable(metricsFile), source,
-                events instanceof SysfsBackend ? "polling" : "netlink");
+                events instanceof SysfsBackend ? "polling" : "netlink", events);
         Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
                 new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), force, xps, stateDirectory),
                 metrics, Clock.systemUTC());

@@ -4,9 +4,12 @@ package io.numaspread.cli;
 import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicVector;
+import io.numaspread.nic.QueueCounters;
+import io.numaspread.nic.QueueStats;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.watch.KernelEvent;
@@ -24,9 +27,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -47,11 +52,14 @@ final class WatchMetrics implements Watcher.Listener {
     private final Gauge backoff;
     private final Gauge lastCheck;
     private final Gauge present;
+    private final NativeBackend queueCounterBackend;
 
-    WatchMetrics(Consumer<String> lines, KernelPaths paths, Optional<Path> textfile, String backend, String eventSource) {
+    WatchMetrics(Consumer<String> lines, KernelPaths paths, Optional<Path> textfile, String backend, String eventSource,
+            NativeBackend queueCounterBackend) {
         this.lines = lines;
         this.paths = paths;
         this.textfile = textfile;
+        this.queueCounterBackend = queueCounterBackend;
         Gauge info = Gauge.builder().name("numaspread_watch_info")
                 .help("1, with the backend and where events come from (netlink or polling)")
                 .labelNames("backend", "events").register(registry);
@@ -85,6 +93,22 @@ final class WatchMetrics implements Watcher.Listener {
                 .help("Interrupts of each queue vector of a watched NIC on each CPU, from /proc/interrupts")
                 .labelNames("nic", "irq", "vector", "queue", "cpu")
                 .callback(this::interrupts).register(registry);
+        CounterWithCallback.builder().name("numaspread_queue_packets_total")
+                .help("Packets of each queue of a watched NIC as its driver counts them (netdev qstats-get, Linux"
+                        + " 6.10+): received (rx) or sent (tx)")
+                .labelNames("nic", "queue", "direction")
+                .callback(callback -> queueCounters((iface, counters) -> counters.packets().ifPresent(packets ->
+                        callback.call(packets, iface.value(), Integer.toString(counters.queue()),
+                                counters.receive() ? "rx" : "tx"))))
+                .register(registry);
+        CounterWithCallback.builder().name("numaspread_queue_bytes_total")
+                .help("Bytes of each queue of a watched NIC as its driver counts them (netdev qstats-get, Linux"
+                        + " 6.10+): received (rx) or sent (tx)")
+                .labelNames("nic", "queue", "direction")
+                .callback(callback -> queueCounters((iface, counters) -> counters.bytes().ifPresent(bytes ->
+                        callback.call(bytes, iface.value(), Integer.toString(counters.queue()),
+                                counters.receive() ? "rx" : "tx"))))
+                .register(registry);
         GaugeWithCallback.builder().name("numaspread_plan_cpu")
                 .help("1 for each CPU the plan gives each queue")
                 .labelNames("nic", "queue", "cpu")
@@ -178,6 +202,19 @@ final class WatchMetrics implements Watcher.Listener {
                                 Integer.toString(vector.queue()), Integer.toString(cpu))));
             }
         });
+    }
+
+    /** Each watched NIC's per-queue counters, where its kernel, driver and this backend give them. */
+    private void queueCounters(BiConsumer<InterfaceName, QueueCounters> each) {
+        for (InterfaceName iface : nics.keySet()) {
+            Optional<List<QueueCounters>> counters;
+            try {
+                counters = QueueStats.read(iface, paths, queueCounterBackend);
+            } catch (RuntimeException e) {
+                continue; // the NIC went away or netlink failed for a moment: this scrape has no counters for it
+            }
+            counters.ifPresent(queues -> queues.forEach(queue -> each.accept(iface, queue)));
+        }
     }
 
     /** For node-exporter's textfile collector: the whole exposition, written beside the file and renamed over it. */

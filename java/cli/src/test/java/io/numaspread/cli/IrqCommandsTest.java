@@ -69,6 +69,8 @@ class IrqCommandsTest {
 
         assertTrue(text.out().contains("warning: IRQ 52 (i40e-eth0-TxRx-2) is delivered to CPU 0, outside its planned"
                 + " CPUs 1: an IRQ moves at its next interrupt"), text.out());
+        assertTrue(text.out().contains("\nNAPI source: interrupts (the sysfs backend has no netlink to ask netdev for"
+                + " NAPI IDs; queues are known by their IRQs in /proc/interrupts only)\n"), text.out());
 
         CliRun json = CliRun.of(args("irqs", "--nic", "eth0", "--json"));
         assertEquals(0, json.exitCode(), json.err());
@@ -86,6 +88,9 @@ class IrqCommandsTest {
         assertEquals("[1]", queue2.get("planned").toString(), "a NIC's IRQs get one CPU each by default");
         assertEquals(5201, queue2.at("/counts/1").asLong());
         assertEquals("differs", queue2.get("state").asText());
+        assertEquals("interrupts", root.at("/napi/source").asText(), "a copied tree is read by the sysfs backend");
+        assertTrue(root.at("/napi/detail").asText().startsWith("the sysfs backend has no netlink"));
+        assertEquals(0, root.at("/napi/instances").size());
     }
 
     @Test
@@ -97,6 +102,7 @@ class IrqCommandsTest {
         assertEquals("[0]", root.get("origin").toString());
         assertEquals(4, root.get("count").asInt());
         assertEquals("0000:3b:00.0", root.get("pci").asText());
+        assertEquals("interrupts", root.at("/napi/source").asText());
         List<String> cpus = new ArrayList<>();
         root.get("assignments").forEach(a -> cpus.add(a.get("cpus").toString()));
         assertEquals(List.of("[0]", "[2]", "[1]", "[3]"), cpus, "the mana patch's first four slots, one CPU each");
@@ -115,6 +121,7 @@ class IrqCommandsTest {
         CliRun text = CliRun.of("plan", "--nic", "eth0", "--per-cpu", "--sysfs-root", sys.toString(), "--proc-root",
                 proc.toString());
         assertTrue(text.out().startsWith("eth0: PCI 0000:3b:00.0, numa_node 0; 4 queues (interface-named"), text.out());
+        assertTrue(text.out().contains("\nNAPI source: interrupts (the sysfs backend has no netlink"), text.out());
 
         CliRun both = CliRun.of("plan", "--nic", "eth0", "--count", "2", "--sysfs-root", sys.toString());
         assertEquals(Failures.BAD_INPUT, both.exitCode());

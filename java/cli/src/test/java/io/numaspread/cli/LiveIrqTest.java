@@ -10,6 +10,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.NapiInstance;
+import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.NicVector;
@@ -130,6 +134,40 @@ class LiveIrqTest {
             assertFalse(Files.exists(state));
         } finally {
             putBackEveryIrq();
+        }
+    }
+
+    /**
+     * irqs and plan show eth0's NAPI instances as discovery finds them through this JVM's backend, with the
+     * source; netlink answers on Linux 6.8 and newer.
+     */
+    @Test
+    @NeedsLiveNic
+    void irqsAndPlanShowEachQueuesNapiAndTheSource() throws Exception {
+        NapiMap expected = NapiDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE,
+                Backends.live().backend());
+        for (String command : List.of("irqs", "plan")) {
+            CliRun json = CliRun.of(command, "--nic", "eth0", "--json");
+            assertEquals(0, json.exitCode(), json.err());
+            JsonNode napi = JSON.readTree(json.out()).get("napi");
+            assertEquals(expected.source().name().toLowerCase(java.util.Locale.ROOT), napi.get("source").asText());
+            assertEquals(expected.detail(), napi.get("detail").asText());
+            List<String> shown = new ArrayList<>();
+            napi.get("instances").forEach(instance -> shown.add(instance.get("id").asInt() + "@"
+                    + instance.get("queue").asText()));
+            List<String> found = expected.instances().stream().sorted(java.util.Comparator.comparingInt(
+                    (NapiInstance instance) -> instance.queue().orElse(Integer.MAX_VALUE)))
+                    .map(instance -> instance.id() + "@" + (instance.queue().isPresent()
+                            ? Integer.toString(instance.queue().getAsInt()) : "null")).toList();
+            assertEquals(found, shown, command);
+
+            CliRun text = CliRun.of(command, "--nic", "eth0");
+            assertEquals(0, text.exitCode(), text.err());
+            assertTrue(text.out().contains("NAPI source: " + napi.get("source").asText() + " ("), text.out());
+            for (NapiInstance instance : expected.instances()) {
+                assertTrue(text.out().matches("(?s).*\\n\\s*" + (instance.queue().isPresent()
+                        ? instance.queue().getAsInt() : "-") + "\\s+" + instance.id() + "\\s.*"), text.out());
+            }
         }
     }
 

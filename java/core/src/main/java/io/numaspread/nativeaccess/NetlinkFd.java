@@ -96,7 +96,7 @@ abstract class NetlinkFd implements NetlinkSocket {
         }
     }
 
-    /** One datagram received before {@code deadline}; a closed socket or a late answer is ETIMEDOUT. */
+    /** One datagram received before {@code deadline}; an answer that comes later is ETIMEDOUT. */
     private int receiveBefore(long deadline, byte[] buffer, String call) {
         while (true) {
             long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());

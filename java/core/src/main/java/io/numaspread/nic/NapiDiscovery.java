@@ -6,8 +6,6 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nativeaccess.NativeBackend;
-import io.numaspread.nativeaccess.NativeCallException;
-import io.numaspread.nativeaccess.NetlinkSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +13,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 
@@ -32,11 +31,6 @@ import java.util.TreeMap;
  * </ul>
  */
 public final class NapiDiscovery {
-    /** How long one request waits for the kernel's answer; the kernel answers netdev requests at once. */
-    static final int TIMEOUT_MILLIS = 5_000;
-    /** {@code ENOENT}: the control family's answer when no family has the name asked for. */
-    private static final int ENOENT = 2;
-
     private NapiDiscovery() {
     }
 
@@ -52,43 +46,43 @@ public final class NapiDiscovery {
         if (!Files.isDirectory(netDir)) {
             throw NumaspreadException.badInput("no such interface " + iface + " (" + netDir + " does not exist)");
         }
-        int ifindex = parseIfindex(netDir.resolve("ifindex"));
-        int rxQueues = NicDiscovery.numbersIn(netDir.resolve("queues"), "rx-").size();
-        String release = KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease")).orElse("unknown");
-        NetlinkSocket socket;
-        try {
-            socket = backend.openNetlink(NetlinkSocket.NETLINK_GENERIC, 0);
-        } catch (UnsupportedOperationException e) {
+        Optional<NetdevSession> opened = NetdevSession.open(backend);
+        if (opened.isEmpty()) {
             return interrupts(iface, "the " + backend.kind().name().toLowerCase(Locale.ROOT)
                     + " backend has no netlink to ask netdev for NAPI IDs");
         }
-        try (socket) {
-            int sequence = 1;
-            NetdevNetlink.Family family;
-            try {
-                family = NetdevNetlink.family(
-                        socket.request(NetdevNetlink.getFamilyRequest(sequence++), "nlctrl getfamily netdev",
-                                TIMEOUT_MILLIS));
-            } catch (NativeCallException e) {
-                if (e.errno() == ENOENT) {
-                    return interrupts(iface, "kernel " + release + " has no netdev generic netlink family "
-                            + "(queue-get and napi-get need Linux 6.8+)");
-                }
-                throw e;
+        try (NetdevSession session = opened.get()) {
+            int ifindex = parseIfindex(netDir.resolve("ifindex"));
+            int rxQueues = NicDiscovery.numbersIn(netDir.resolve("queues"), "rx-").size();
+            String release = kernelRelease(paths);
+            Optional<NetdevNetlink.Family> found = session.family();
+            if (found.isEmpty()) {
+                return interrupts(iface, "kernel " + release + " has no netdev generic netlink family "
+                        + "(queue-get and napi-get need Linux 6.8+)");
             }
+            NetdevNetlink.Family family = found.get();
             if (!family.has(NetdevNetlink.NETDEV_CMD_NAPI_GET)) {
                 return interrupts(iface, "kernel " + release + "'s netdev netlink family has no napi-get "
                         + "(Linux 6.8+)");
             }
-            List<NetdevNetlink.Queue> queues = family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET)
-                    ? NetdevNetlink.queues(socket.request(NetdevNetlink.queueDumpRequest(family, sequence++, ifindex),
-                            "netdev queue-get " + iface, TIMEOUT_MILLIS), ifindex)
-                    : List.of();
-            List<NetdevNetlink.Napi> napis = NetdevNetlink.napis(socket.request(
-                    NetdevNetlink.napiDumpRequest(family, sequence, ifindex), "netdev napi-get " + iface,
-                    TIMEOUT_MILLIS), ifindex);
+            List<NetdevNetlink.Queue> queues = List.of();
+            if (family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET)) {
+                String call = "netdev queue-get " + iface;
+                queues = NetdevSession.parse(session.request(
+                        sequence -> NetdevNetlink.queueDumpRequest(family, sequence, ifindex), call),
+                        answer -> NetdevNetlink.queues(answer, ifindex), call);
+            }
+            String call = "netdev napi-get " + iface;
+            List<NetdevNetlink.Napi> napis = NetdevSession.parse(session.request(
+                    sequence -> NetdevNetlink.napiDumpRequest(family, sequence, ifindex), call),
+                    answer -> NetdevNetlink.napis(answer, ifindex), call);
             return fromNetlink(iface, queues, napis, rxQueues);
         }
+    }
+
+    /** The running kernel's release, for messages; "unknown" when /proc does not say. */
+    static String kernelRelease(KernelPaths paths) {
+        return KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease")).orElse("unknown");
     }
 
     /**
@@ -117,7 +111,7 @@ public final class NapiDiscovery {
             }
             return new NapiMap(iface, instances, NapiSource.NETLINK, "netdev netlink: queue-get links "
                     + rxQueueOfNapi.size() + " of " + rxQueues + " rx queues to NAPI IDs; napi-get gives "
-                    + byId.size() + " NAPIs" + irqsNote(byId) + threads);
+                    + napiCount(byId.size()) + irqsNote(byId) + threads);
         }
         boolean derivable = byId.size() == rxQueues;
         List<NapiInstance> instances = new ArrayList<>();
@@ -129,11 +123,15 @@ public final class NapiDiscovery {
         String derivation = derivable
                 ? "rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links none (virtio_net "
                         + "before about Linux 6.14) registers one NAPI per rx queue, in queue order, at probe"
-                : "the " + byId.size() + " NAPIs cannot be matched to " + rxQueues + " rx queues, so no queue is "
-                        + "assigned";
+                : "the " + napiCount(byId.size()) + " cannot be matched to " + rxQueues + " rx queues, so no queue "
+                        + "is assigned";
         return new NapiMap(iface, instances, NapiSource.NETLINK_DERIVED, "netdev netlink: napi-get gives "
-                + byId.size() + " NAPI IDs" + irqsNote(byId) + threads + ", but queue-get links no rx queue to them; "
+                + napiCount(byId.size()) + irqsNote(byId) + threads + ", but queue-get links no rx queue to them; "
                 + derivation);
+    }
+
+    private static String napiCount(int count) {
+        return count + (count == 1 ? " NAPI" : " NAPIs");
     }
 
     private static String irqsNote(List<NetdevNetlink.Napi> napis) {
@@ -153,7 +151,8 @@ public final class NapiDiscovery {
                 + "/proc/interrupts only");
     }
 
-    private static int parseIfindex(Path file) {
+    /** An interface's {@code ifindex} file, read. */
+    static int parseIfindex(Path file) {
         String text = KernelText.readRequired(file);
         try {
             return Integer.parseInt(text);

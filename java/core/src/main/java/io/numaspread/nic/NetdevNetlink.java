@@ -23,7 +23,7 @@ import java.util.TreeSet;
  * <p>The netdev constants are written out here because Debian 12's kernel headers (6.1) predate them; they are
  * the kernel's {@code include/uapi/linux/netdev.h}, the ABI that newer kernels only extend.
  */
-public final class NetdevNetlink {
+final class NetdevNetlink {
     // <linux/netlink.h>
     static final int NLMSG_HDRLEN = 16;
     static final int NLM_F_REQUEST = 0x1;
@@ -68,6 +68,16 @@ public final class NetdevNetlink {
     static final int NETDEV_A_NAPI_DEFER_HARD_IRQS = 5;
     static final int NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT = 6;
     static final int NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7;
+    static final int NETDEV_A_QSTATS_IFINDEX = 1;
+    static final int NETDEV_A_QSTATS_QUEUE_TYPE = 2;
+    static final int NETDEV_A_QSTATS_QUEUE_ID = 3;
+    static final int NETDEV_A_QSTATS_SCOPE = 4;
+    static final int NETDEV_A_QSTATS_RX_PACKETS = 8;
+    static final int NETDEV_A_QSTATS_RX_BYTES = 9;
+    static final int NETDEV_A_QSTATS_TX_PACKETS = 10;
+    static final int NETDEV_A_QSTATS_TX_BYTES = 11;
+    /** {@code enum netdev_qstats_scope}: one answer per queue instead of the device's sum. */
+    static final int NETDEV_QSTATS_SCOPE_QUEUE = 1;
 
     /** The netdev family as the running kernel registered it: its message type and the commands it implements. */
     public record Family(int id, Set<Integer> commands) {
@@ -93,6 +103,56 @@ public final class NetdevNetlink {
     }
 
     private NetdevNetlink() {
+    }
+
+    /** A {@code qstats-get} dump of interface {@code ifindex}'s counters, one answer per queue. */
+    public static byte[] queueStatsDumpRequest(Family family, int sequence, int ifindex) {
+        return new Request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QSTATS_GET,
+                NETDEV_FAMILY_VERSION).u32(NETDEV_A_QSTATS_IFINDEX, ifindex)
+                .u32(NETDEV_A_QSTATS_SCOPE, NETDEV_QSTATS_SCOPE_QUEUE).bytes();
+    }
+
+    /**
+     * The per-queue counters of interface {@code ifindex} in a {@code qstats-get} dump; a counter the driver
+     * does not keep is absent.
+     */
+    public static List<QueueCounters> queueCounters(List<byte[]> answer, int ifindex) {
+        List<QueueCounters> counters = new ArrayList<>();
+        for (byte[] message : answer) {
+            int owner = -1;
+            int type = -1;
+            int queue = -1;
+            OptionalLong packets = OptionalLong.empty();
+            OptionalLong bytes = OptionalLong.empty();
+            OptionalLong rxPackets = OptionalLong.empty();
+            OptionalLong rxBytes = OptionalLong.empty();
+            OptionalLong txPackets = OptionalLong.empty();
+            OptionalLong txBytes = OptionalLong.empty();
+            for (Attribute attribute : attributes(message)) {
+                switch (attribute.type()) {
+                    case NETDEV_A_QSTATS_IFINDEX -> owner = attribute.u32();
+                    case NETDEV_A_QSTATS_QUEUE_TYPE -> type = attribute.u32();
+                    case NETDEV_A_QSTATS_QUEUE_ID -> queue = attribute.u32();
+                    case NETDEV_A_QSTATS_RX_PACKETS -> rxPackets = OptionalLong.of(attribute.unsigned());
+                    case NETDEV_A_QSTATS_RX_BYTES -> rxBytes = OptionalLong.of(attribute.unsigned());
+                    case NETDEV_A_QSTATS_TX_PACKETS -> txPackets = OptionalLong.of(attribute.unsigned());
+                    case NETDEV_A_QSTATS_TX_BYTES -> txBytes = OptionalLong.of(attribute.unsigned());
+                    default -> {
+                    }
+                }
+            }
+            if (type == NETDEV_QUEUE_TYPE_RX) {
+                packets = rxPackets;
+                bytes = rxBytes;
+            } else if (type == NETDEV_QUEUE_TYPE_TX) {
+                packets = txPackets;
+                bytes = txBytes;
+            }
+            if (owner == ifindex && queue >= 0 && type >= 0) {
+                counters.add(new QueueCounters(type == NETDEV_QUEUE_TYPE_RX, queue, packets, bytes));
+            }
+        }
+        return counters;
     }
 
     /** {@code CTRL_CMD_GETFAMILY} for the netdev family, acknowledged. */

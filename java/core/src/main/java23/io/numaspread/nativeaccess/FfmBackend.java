@@ -218,8 +218,8 @@ final class FfmBackend implements NativeBackend {
     }
 
     /**
-     * A netlink socket through the jextract bindings. Its native memory (the pollfd, a receive buffer, errno
-     * capture) is its own: only the thread holding {@link NetlinkFd}'s lock uses it.
+     * A netlink socket through the jextract bindings. Its native memory (the pollfd, one buffer to send and
+     * receive through, errno capture) is its own: only the thread holding {@link NetlinkFd}'s lock uses it.
      */
     private static final class Netlink extends NetlinkFd {
         private static final int BUFFER_BYTES = 64 * 1024;

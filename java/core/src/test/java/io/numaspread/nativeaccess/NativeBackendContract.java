@@ -11,7 +11,10 @@ import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -151,7 +154,7 @@ abstract class NativeBackendContract {
             List<byte[]> all = socket.request(getFamily(GENERIC_DUMP, 42, null), "getfamily dump", 5000);
             List<String> names = familyNames(all);
             assertTrue(all.size() >= 2 && names.contains("nlctrl"), names.toString());
-            assertEquals(names.size(), new java.util.HashSet<>(names).size(), "each family once: " + names);
+            assertEquals(names.size(), new HashSet<>(names).size(), "each family once: " + names);
             for (byte[] message : all) {
                 assertEquals(42, ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()).getInt(8));
             }
@@ -172,7 +175,7 @@ abstract class NativeBackendContract {
 
     /** {@code CTRL_CMD_GETFAMILY} (3), with {@code CTRL_ATTR_FAMILY_NAME} (2) unless {@code name} is null. */
     private static byte[] getFamily(short flags, int sequence, String name) {
-        byte[] text = name == null ? new byte[0] : (name + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] text = name == null ? new byte[0] : (name + "\0").getBytes(StandardCharsets.UTF_8);
         int attribute = name == null ? 0 : (4 + text.length + 3) & ~3;
         ByteBuffer request = ByteBuffer.allocate(16 + 4 + attribute).order(ByteOrder.nativeOrder());
         request.putInt(16 + 4 + attribute).putShort(GENL_ID_CTRL).putShort(flags).putInt(sequence).putInt(0);
@@ -188,7 +191,7 @@ abstract class NativeBackendContract {
         List<String> names = new ArrayList<>();
         for (byte[] message : messages) {
             controlAttribute(message, 2).ifPresent(value -> names.add(
-                    new String(value, 0, value.length - 1, java.nio.charset.StandardCharsets.UTF_8)));
+                    new String(value, 0, value.length - 1, StandardCharsets.UTF_8)));
         }
         return names;
     }
@@ -206,7 +209,7 @@ abstract class NativeBackendContract {
             int length = Short.toUnsignedInt(buffer.getShort(offset));
             assertTrue(length >= 4 && offset + length <= message.length, "attribute at byte " + offset);
             if ((buffer.getShort(offset + 2) & 0x3fff) == type) {
-                return Optional.of(java.util.Arrays.copyOfRange(message, offset + 4, offset + length));
+                return Optional.of(Arrays.copyOfRange(message, offset + 4, offset + length));
             }
             offset += (length + 3) & ~3;
         }

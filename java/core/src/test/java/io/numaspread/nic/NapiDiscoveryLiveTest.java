@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
@@ -14,6 +15,7 @@ import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.testing.NeedsLiveNic;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -83,6 +85,80 @@ class NapiDiscoveryLiveTest {
                         "comm")), "the kernel thread of NAPI " + instance.id());
             }
         }
+    }
+
+    /**
+     * napi-get reads eth0's NAPI settings; writing back exactly what was read (the host's NIC must not change)
+     * succeeds and reads back the same. Before Linux 6.13 both are refused, naming the kernel needed and found.
+     */
+    @ParameterizedTest
+    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    void napiSettingsReadBackWhatIsWritten(BackendKind kind) throws Exception {
+        Optional<NativeBackend> backend = load(kind);
+        if (backend.isEmpty()) {
+            return;
+        }
+        NapiMap map = NapiDiscovery.discover(ETH0, LIVE, backend.get());
+        if (!kernelAtLeast(6, 13)) {
+            int napiId = map.instances().isEmpty() ? 1 : map.instances().get(0).id();
+            NumaspreadException e = assertThrows(NumaspreadException.class,
+                    () -> NapiConfig.read(LIVE, backend.get(), napiId));
+            assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+            assertTrue(e.getMessage().contains("needs Linux 6.13 or newer") && e.getMessage().contains("kernel "
+                    + KernelText.readRequired(Path.of("/proc/sys/kernel/osrelease"))), e.getMessage());
+            NumaspreadException write = assertThrows(NumaspreadException.class,
+                    () -> NapiConfig.write(LIVE, backend.get(), napiId, new NapiSettings(0, 0, 0)));
+            assertEquals(NumaspreadException.Kind.REFUSED, write.kind());
+            return;
+        }
+        for (NapiInstance instance : map.instances()) {
+            NapiSettings before = NapiConfig.read(LIVE, backend.get(), instance.id());
+            NapiConfig.write(LIVE, backend.get(), instance.id(), before);
+            assertEquals(before, NapiConfig.read(LIVE, backend.get(), instance.id()));
+        }
+        NativeCallException missing = assertThrows(NativeCallException.class,
+                () -> NapiConfig.read(LIVE, backend.get(), Integer.MAX_VALUE));
+        assertEquals(2, missing.errno(), "ENOENT: " + missing.getMessage());
+        assertEquals("netlink netdev napi-get " + Integer.MAX_VALUE, missing.function());
+    }
+
+    @Test
+    void theSysfsBackendRefusesNapiSettings() throws Exception {
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> NapiConfig.write(LIVE, load(BackendKind.SYSFS).orElseThrow(), 1, new NapiSettings(0, 0, 0)));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertEquals("napi-set needs netdev netlink (Linux 6.13 or newer) through the ffm or jna backend; the sysfs "
+                + "backend has no netlink", e.getMessage());
+    }
+
+    /**
+     * qstats-get's receive and transmit packets, summed over eth0's queues, lie between the device's own
+     * counters in sysfs read just before and just after (Linux 6.10+; before, no counters).
+     */
+    @ParameterizedTest
+    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    void queueCountersAddUpToTheDevicesCounters(BackendKind kind) throws Exception {
+        Optional<NativeBackend> backend = load(kind);
+        if (backend.isEmpty()) {
+            return;
+        }
+        Path statistics = LIVE.netDevice(ETH0).resolve("statistics");
+        long rxBefore = Long.parseLong(KernelText.readRequired(statistics.resolve("rx_packets")));
+        long txBefore = Long.parseLong(KernelText.readRequired(statistics.resolve("tx_packets")));
+        Optional<List<QueueCounters>> counters = QueueStats.read(ETH0, LIVE, backend.get());
+        long rxAfter = Long.parseLong(KernelText.readRequired(statistics.resolve("rx_packets")));
+        long txAfter = Long.parseLong(KernelText.readRequired(statistics.resolve("tx_packets")));
+        if (!kernelAtLeast(6, 10)) {
+            assertEquals(Optional.empty(), counters);
+            return;
+        }
+        List<QueueCounters> queues = counters.orElseThrow();
+        long rx = queues.stream().filter(QueueCounters::receive).mapToLong(q -> q.packets().orElseThrow()).sum();
+        long tx = queues.stream().filter(q -> !q.receive()).mapToLong(q -> q.packets().orElseThrow()).sum();
+        assertTrue(rxBefore <= rx && rx <= rxAfter, rxBefore + " <= " + rx + " <= " + rxAfter + ": " + queues);
+        assertTrue(txBefore <= tx && tx <= txAfter, txBefore + " <= " + tx + " <= " + txAfter + ": " + queues);
+        assertEquals(NicDiscovery.numbersIn(LIVE.netDevice(ETH0).resolve("queues"), "rx-").size(),
+                queues.stream().filter(QueueCounters::receive).count());
     }
 
     @Test

@@ -39,8 +39,25 @@ class NapiDiscoveryTest {
         assertEquals(List.of(new NapiInstance(257, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.empty())),
                 map.instances());
         assertEquals(OptionalInt.of(0), map.queueOf(257));
-        assertEquals("netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPIs "
+        assertEquals("netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPI "
                 + "without IRQs, NAPI not threaded", map.detail());
+    }
+
+    @Test
+    void a612VirtioNicGivesADerivedMapWithItsThreads() {
+        NapiMap map = NapiDiscovery.fromNetlink(ETH0,
+                NetdevNetlink.queues(CapturedNetlink.messages("netdev-6.12-virtio-queues.hex"), 2),
+                NetdevNetlink.napis(CapturedNetlink.messages("netdev-6.12-virtio-napis-threaded.hex"), 2), 4);
+        assertEquals(NapiSource.NETLINK_DERIVED, map.source());
+        assertEquals(List.of(
+                new NapiInstance(8193, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.of(274)),
+                new NapiInstance(8194, OptionalInt.of(1), OptionalInt.empty(), OptionalInt.of(272)),
+                new NapiInstance(8195, OptionalInt.of(2), OptionalInt.empty(), OptionalInt.of(270)),
+                new NapiInstance(8196, OptionalInt.of(3), OptionalInt.empty(), OptionalInt.of(268))), map.instances());
+        assertEquals("netdev netlink: napi-get gives 4 NAPIs without IRQs, threaded (thread PIDs), but queue-get links"
+                + " no rx queue to them; rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links"
+                + " none (virtio_net before about Linux 6.14) registers one NAPI per rx queue, in queue order, at"
+                + " probe", map.detail());
     }
 
     @Test
@@ -104,9 +121,9 @@ class NapiDiscoveryTest {
     void aMalformedIfindexIsBadInputNamingTheFile() throws Exception {
         Path dir = stubInterface();
         Files.writeString(dir.resolve("ifindex"), "four\n");
-        NativeBackend sysfs = Backends.select(SysfsTree.live(), Optional.of(BackendKind.SYSFS)).backend();
+        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
         NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), sysfs));
+                () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), jna));
         assertEquals(dir.resolve("ifindex") + " holds \"four\", not an interface index", e.getMessage());
     }
 

@@ -2,6 +2,7 @@
 package io.numaspread.nic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.Test;
 class NetdevNetlinkTest {
     private static final String HOST_618 = "netdev-6.18-virtio-";
     private static final int HOST_IFINDEX = 4;
+    private static final String GUEST_612 = "netdev-6.12-virtio-";
+    private static final int GUEST_IFINDEX = 2;
 
     @Test
     void theFamilyAnswerOfA618KernelNamesItsIdAndCommands() {
@@ -45,6 +48,54 @@ class NetdevNetlinkTest {
                 HOST_IFINDEX);
         assertEquals(List.of(new NetdevNetlink.Napi(257, HOST_IFINDEX, OptionalInt.empty(), OptionalInt.empty(),
                 OptionalLong.of(0), OptionalLong.of(0), OptionalLong.of(0))), napis);
+    }
+
+    @Test
+    void the612KernelsFamilyHasQueueGetAndNapiGetButNoNapiSet() {
+        NetdevNetlink.Family family = NetdevNetlink.family(CapturedNetlink.messages(GUEST_612 + "family.hex"));
+        assertEquals(21, family.id());
+        assertEquals(Set.of(1, 5, 10, 11, 12, 13), family.commands());
+        assertFalse(family.has(NetdevNetlink.NETDEV_CMD_NAPI_SET));
+    }
+
+    @Test
+    void queueGetOfA612VirtioNicLinksNoQueueToANapi() {
+        List<NetdevNetlink.Queue> queues = NetdevNetlink.queues(CapturedNetlink.messages(GUEST_612 + "queues.hex"),
+                GUEST_IFINDEX);
+        assertEquals(8, queues.size());
+        assertEquals(List.of(0, 1, 2, 3, 0, 1, 2, 3), queues.stream().map(NetdevNetlink.Queue::id).toList());
+        assertEquals(4, queues.stream().filter(queue -> queue.type() == NetdevNetlink.NETDEV_QUEUE_TYPE_RX).count());
+        assertTrue(queues.stream().allMatch(queue -> queue.napiId().isEmpty()), queues.toString());
+    }
+
+    @Test
+    void napiGetOfA612VirtioNicGivesIdsNewestFirstAndThreadPidsOnlyWhenThreaded() {
+        List<NetdevNetlink.Napi> plain = NetdevNetlink.napis(CapturedNetlink.messages(GUEST_612 + "napis.hex"),
+                GUEST_IFINDEX);
+        assertEquals(List.of(8196, 8195, 8194, 8193), plain.stream().map(NetdevNetlink.Napi::id).toList());
+        assertTrue(plain.stream().allMatch(napi -> napi.irq().isEmpty() && napi.threadPid().isEmpty()
+                && napi.deferHardIrqs().isEmpty()), "6.12 reports neither IRQ, thread nor settings: " + plain);
+        List<NetdevNetlink.Napi> threaded = NetdevNetlink.napis(
+                CapturedNetlink.messages(GUEST_612 + "napis-threaded.hex"), GUEST_IFINDEX);
+        assertEquals(List.of(268, 270, 272, 274), threaded.stream().map(napi -> napi.threadPid().getAsInt()).toList());
+    }
+
+    @Test
+    void qstatsGetOfA618VirtioNicCountsEachQueuesPacketsAndBytes() {
+        List<QueueCounters> counters = NetdevNetlink.queueCounters(
+                CapturedNetlink.messages(HOST_618 + "qstats.hex"), HOST_IFINDEX);
+        assertEquals(List.of(
+                new QueueCounters(true, 0, OptionalLong.of(31167), OptionalLong.of(1609516783)),
+                new QueueCounters(false, 0, OptionalLong.of(18164), OptionalLong.of(1424862))), counters);
+    }
+
+    @Test
+    void theQstatsRequestAsksForOneAnswerPerQueue() {
+        byte[] request = NetdevNetlink.queueStatsDumpRequest(new NetdevNetlink.Family(20, Set.of(12)), 3, 4);
+        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(List.of(1, 4), attributes.stream().map(NetdevNetlink.Attribute::type).toList());
+        assertEquals(4, attributes.get(0).u32());
+        assertEquals(1, attributes.get(1).u32(), "NETDEV_QSTATS_SCOPE_QUEUE");
     }
 
     @Test

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.nic;
+
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nativeaccess.NativeCallException;
+import java.util.List;
+import java.util.Optional;
+
+/** Reads a NIC's per-queue counters through netdev {@code qstats-get} (Linux 6.10+). */
+public final class QueueStats {
+    /** {@code EOPNOTSUPP}: the driver keeps no per-queue counters. */
+    private static final int EOPNOTSUPP = 95;
+
+    private QueueStats() {
+    }
+
+    /**
+     * The per-queue counters of {@code iface}, or empty when they cannot be had: a backend without netlink, a
+     * kernel without {@code qstats-get}, or a driver that keeps none.
+     *
+     * @throws NumaspreadException (call failed) when a netlink call fails otherwise, naming it and its errno
+     */
+    public static Optional<List<QueueCounters>> read(InterfaceName iface, KernelPaths paths, NativeBackend backend) {
+        Optional<NetdevSession> opened = NetdevSession.open(backend);
+        if (opened.isEmpty()) {
+            return Optional.empty();
+        }
+        try (NetdevSession session = opened.get()) {
+            Optional<NetdevNetlink.Family> family = session.family();
+            if (family.isEmpty() || !family.get().has(NetdevNetlink.NETDEV_CMD_QSTATS_GET)) {
+                return Optional.empty();
+            }
+            int ifindex = NapiDiscovery.parseIfindex(paths.netDevice(iface).resolve("ifindex"));
+            String call = "netdev qstats-get " + iface;
+            try {
+                return Optional.of(NetdevSession.parse(session.request(
+                        sequence -> NetdevNetlink.queueStatsDumpRequest(family.get(), sequence, ifindex), call),
+                        answer -> NetdevNetlink.queueCounters(answer, ifindex), call));
+            } catch (NativeCallException e) {
+                if (e.errno() == EOPNOTSUPP) {
+                    return Optional.empty();
+                }
+                throw e;
+            }
+        }
+    }
+}
