@@ -123,6 +123,14 @@ class LoopBusyPollingTest {
         assertEquals("cannot read a kernel version from release \"unknown\"", unreadable.getMessage());
     }
 
+    @Test
+    void parametersOutsideTheKernelsFieldsAreBadInput() {
+        assertEquals("busy-poll time -1 us is negative",
+                assertThrows(IllegalArgumentException.class, () -> new EpollBusyPoll(-1, 8, false)).getMessage());
+        assertEquals("busy-poll budget 65536 is outside 0-65535",
+                assertThrows(IllegalArgumentException.class, () -> new EpollBusyPoll(50, 65536, false)).getMessage());
+    }
+
     private static int epollFd(IoHandler handler) throws ReflectiveOperationException {
         Field field = handler.getClass().getDeclaredField("epollFd");
         field.setAccessible(true);
