@@ -130,6 +130,7 @@ public final class EchoServer {
     private static final class Echo extends ChannelInboundHandlerAdapter {
         private final PrintStream report;
         private int acceptCpu = -1;
+        private int acceptNapiId = -1;
         private boolean reported;
 
         Echo(PrintStream report) {
@@ -139,6 +140,7 @@ public final class EchoServer {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             acceptCpu = option(ctx.channel(), SO_INCOMING_CPU);
+            acceptNapiId = option(ctx.channel(), SO_INCOMING_NAPI_ID);
             ctx.fireChannelActive();
         }
 
@@ -147,10 +149,10 @@ public final class EchoServer {
             if (report != null && !reported) {
                 reported = true;
                 Channel channel = ctx.channel();
-                report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d%n",
-                        channel.remoteAddress(), acceptCpu, option(channel, SO_INCOMING_CPU),
+                report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d "
+                        + "accept-napi %d%n", channel.remoteAddress(), acceptCpu, option(channel, SO_INCOMING_CPU),
                         option(channel, SO_INCOMING_NAPI_ID), Thread.currentThread().getName(), ownCpus(),
-                        ownCpu());
+                        ownCpu(), acceptNapiId);
             }
             ctx.write(msg);
         }
