@@ -3,7 +3,8 @@
 # Helpers for the traffic checks in a `vm-test --peer` guest (source after checks.sh): the example echo server
 # in the guest, the example client on the peer, the NIC's input vectors in /proc/interrupts, and the server's
 # per-connection report lines:
-#   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C
+#   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C accept-napi M
+# (N at the first read; M when the connection became active, just after steering read it)
 # shellcheck source=../jdk.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../jdk.sh"
 traffic_runtime=$(find_jdk 17)

@@ -290,7 +290,7 @@ class WatchCommandTest {
     /**
      * deploy/grafana/numaspread-watch.json parses, has its panels, and every metric its queries name is in this
      * scrape of a running watch; the Netty steering metrics are checked against their exporter in the netty
-     * module's IncomingCpuSteeringTest.
+     * module's ConnectionSteeringTest.
      */
     private static void assertDashboardQueriesNameExportedMetrics(String metrics) throws IOException {
         JsonNode dashboard = new ObjectMapper().readTree(Repository.path("deploy/grafana/numaspread-watch.json").toFile());

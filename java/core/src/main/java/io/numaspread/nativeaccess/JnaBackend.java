@@ -10,6 +10,8 @@ import io.numaspread.CpuSet;
 import io.numaspread.internal.NumaSoname;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.LibcKernelFiles;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Optional;
 
@@ -156,6 +158,41 @@ public final class JnaBackend implements NativeBackend {
         return cpu[0];
     }
 
+    @Override
+    public int incomingNapiId(int fd) {
+        int[] napiId = {0};
+        int[] length = {Integer.BYTES};
+        try {
+            libc.getsockopt(fd, SocketOption.SOL_SOCKET, SocketOption.SO_INCOMING_NAPI_ID, napiId, length);
+        } catch (LastErrorException e) {
+            throw failure("getsockopt", e, "SO_INCOMING_NAPI_ID of fd " + fd);
+        }
+        return napiId[0];
+    }
+
+    @Override
+    public void setEpollBusyPoll(int epollFd, EpollBusyPoll params) {
+        ByteBuffer struct = ByteBuffer.allocate(SocketOption.EPOLL_PARAMS_SIZE).order(ByteOrder.nativeOrder());
+        struct.putInt(params.usecs()).putShort((short) params.budget()).put((byte) (params.preferBusyPoll() ? 1 : 0));
+        try {
+            libc.ioctl(epollFd, new NativeLong(SocketOption.EPIOCSPARAMS), struct.array());
+        } catch (LastErrorException e) {
+            throw failure("ioctl", e, "EPIOCSPARAMS " + params + " on epoll fd " + epollFd);
+        }
+    }
+
+    @Override
+    public EpollBusyPoll epollBusyPoll(int epollFd) {
+        byte[] struct = new byte[SocketOption.EPOLL_PARAMS_SIZE];
+        try {
+            libc.ioctl(epollFd, new NativeLong(SocketOption.EPIOCGPARAMS), struct);
+        } catch (LastErrorException e) {
+            throw failure("ioctl", e, "EPIOCGPARAMS on epoll fd " + epollFd);
+        }
+        ByteBuffer read = ByteBuffer.wrap(struct).order(ByteOrder.nativeOrder());
+        return new EpollBusyPoll(read.getInt(), Short.toUnsignedInt(read.getShort()), read.get() != 0);
+    }
+
     /** libc's open, read, write and close; JNA reads each failure's errno right after the call, on its thread. */
     @Override
     public KernelFiles kernelFiles() {
@@ -281,6 +318,9 @@ public final class JnaBackend implements NativeBackend {
         int gettid();
 
         int getsockopt(int fd, int level, int optname, int[] optval, int[] optlen) throws LastErrorException;
+
+        /** Variadic in C; its one pointer argument travels as a fixed one would on x86_64 and aarch64 Linux. */
+        int ioctl(int fd, NativeLong request, byte[] argument) throws LastErrorException;
 
         String strerror(int errnum);
 

@@ -59,6 +59,32 @@ public interface NativeBackend {
     int incomingCpu(int fd);
 
     /**
+     * {@code getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID)}: the NAPI instance (hence the receive queue) that
+     * last delivered a packet of socket {@code fd}, or 0 when none has, as for loopback, whose packets take no
+     * NAPI instance.
+     *
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    int incomingNapiId(int fd);
+
+    /**
+     * {@code ioctl(epollFd, EPIOCSPARAMS)} (Linux 6.9+): sets epoll instance {@code epollFd}'s busy-poll
+     * parameters. Before 6.9 the kernel answers {@code ENOTTY}.
+     *
+     * @throws NativeCallException with the call's errno
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    void setEpollBusyPoll(int epollFd, EpollBusyPoll params);
+
+    /**
+     * {@code ioctl(epollFd, EPIOCGPARAMS)} (Linux 6.9+): epoll instance {@code epollFd}'s busy-poll parameters.
+     *
+     * @throws NativeCallException with the call's errno
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    EpollBusyPoll epollBusyPoll(int epollFd);
+
+    /**
      * The kernel's control files (/proc/irq, xps_cpus) as this backend reaches them: through libc with each
      * failure's errno captured, or, for the sysfs backend, through Java's file API, whose failures tell only
      * EACCES, ENOENT and ENOTDIR apart (see {@link io.numaspread.kernel.Errno}).

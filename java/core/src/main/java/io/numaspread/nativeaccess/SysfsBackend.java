@@ -127,6 +127,22 @@ public final class SysfsBackend implements NativeBackend {
     }
 
     @Override
+    public int incomingNapiId(int fd) {
+        throw new UnsupportedOperationException(
+                "the sysfs backend cannot call getsockopt for SO_INCOMING_NAPI_ID; use the ffm or jna backend");
+    }
+
+    @Override
+    public void setEpollBusyPoll(int epollFd, EpollBusyPoll params) {
+        throw new UnsupportedOperationException("the sysfs backend cannot call ioctl(EPIOCSPARAMS); use the ffm or jna backend");
+    }
+
+    @Override
+    public EpollBusyPoll epollBusyPoll(int epollFd) {
+        throw new UnsupportedOperationException("the sysfs backend cannot call ioctl(EPIOCGPARAMS); use the ffm or jna backend");
+    }
+
+    @Override
     public KernelFiles kernelFiles() {
         return KernelFiles.DIRECT;
     }

@@ -127,6 +127,39 @@ final class FfmBackend implements NativeBackend {
         return call.intOption();
     }
 
+    @Override
+    public int incomingNapiId(int fd) {
+        CallState call = callState.get();
+        if (LibC.incomingNapiId(call, fd) != 0) {
+            throw failure("getsockopt", call, "SO_INCOMING_NAPI_ID of fd " + fd);
+        }
+        return call.intOption();
+    }
+
+    @Override
+    public void setEpollBusyPoll(int epollFd, EpollBusyPoll params) {
+        CallState call = callState.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment struct = LibC.epollParams(arena, params.usecs(), params.budget(), params.preferBusyPoll());
+            if (LibC.epollParams(call, epollFd, true, struct) != 0) {
+                throw failure("ioctl", call, "EPIOCSPARAMS " + params + " on epoll fd " + epollFd);
+            }
+        }
+    }
+
+    @Override
+    public EpollBusyPoll epollBusyPoll(int epollFd) {
+        CallState call = callState.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment struct = LibC.epollParams(arena, 0, 0, false);
+            if (LibC.epollParams(call, epollFd, false, struct) != 0) {
+                throw failure("ioctl", call, "EPIOCGPARAMS on epoll fd " + epollFd);
+            }
+            int[] fields = LibC.epollParamsFields(struct);
+            return new EpollBusyPoll(fields[0], fields[1], fields[2] != 0);
+        }
+    }
+
     /** libc's open, read, write and close, each failure's errno captured by the call into this thread's state. */
     @Override
     public KernelFiles kernelFiles() {

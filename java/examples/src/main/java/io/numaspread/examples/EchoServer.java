@@ -14,13 +14,18 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.numaspread.NumaspreadException;
+import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.netty.ConnectionSteering;
 import io.numaspread.netty.PinnedEventLoopGroup;
 import io.numaspread.netty.PinnedLoop;
+import io.numaspread.netty.SteeringKey;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * A TCP echo server whose connection loops sit next to a NIC's queues. Two ways to run it:
@@ -31,9 +36,11 @@ import java.util.List;
  *      -jar numaspread-examples.jar --default-loops 4              # Netty's own loops, pinned by the agent
  * </pre>
  *
- * With {@code --nic} each accepted connection is registered on the loop whose CPUs hold its
- * {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering} keeps the pinned
- * loops and leaves the choice to Netty's round robin. With {@code --report} it prints one line per connection
+ * With {@code --nic} each accepted connection is registered on its queue's loop: by its
+ * {@code SO_INCOMING_NAPI_ID} when the NIC's NAPI map is known, else (or with {@code --steer-by cpu}) on the loop
+ * whose CPUs hold its {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering}
+ * keeps the pinned loops and leaves the choice to Netty's round robin. {@code --busy-poll USECS} makes each loop
+ * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before). With {@code --report} it prints one line per connection
  * at its first read: the incoming CPU at accept and at that read, the NAPI ID (the receive queue), the loop and
  * the CPU that loop ran on. Ctrl-C (or SIGTERM) prints the steering counters and stops.
  */
@@ -53,8 +60,8 @@ public final class EchoServer {
             options = Options.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("echo-server: " + e.getMessage());
-            System.err.println("usage: EchoServer (--nic IFACE [--no-steering] | --default-loops N) [--port P] "
-                    + "[--bind ADDRESS] [--report]");
+            System.err.println("usage: EchoServer (--nic IFACE [--no-steering | --steer-by napi-id|cpu] "
+                    + "[--busy-poll USECS] | --default-loops N) [--port P] [--bind ADDRESS] [--report]");
             System.exit(2);
             return;
         }
@@ -62,11 +69,33 @@ public final class EchoServer {
                 EpollIoHandler.newFactory());
         EventLoopGroup workers;
         if (options.nic != null) {
-            PinnedEventLoopGroup pinned = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
-                    .nic(options.nic).names("echo-loop-%d").steering(options.steering).build();
+            PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
+                    .nic(options.nic).names("echo-loop-%d").steering(options.steering);
+            if (options.steerBy != null) {
+                builder.steering(options.steerBy);
+            }
+            if (options.busyPollUsecs > 0) {
+                builder.busyPoll(new EpollBusyPoll(options.busyPollUsecs, EpollBusyPoll.NAPI_POLL_WEIGHT, false));
+            }
+            PinnedEventLoopGroup pinned;
+            try {
+                pinned = builder.build();
+            } catch (NumaspreadException e) {
+                System.err.println("echo-server: " + e.getMessage());
+                System.exit(e.kind() == NumaspreadException.Kind.REFUSED ? 3 : 1);
+                return;
+            }
             for (PinnedLoop loop : pinned.loops()) {
                 System.out.printf("loop %d %s tid %d cpus %s%n", loop.index(), loop.threadName(), loop.tid(),
                         loop.cpus());
+            }
+            pinned.steering().ifPresent(steering -> System.out.printf("steering by %s, NAPI map %s%n", steering.key(),
+                    steering.napis().map(map -> map.source() + " (" + map.instances().size() + " NAPIs: "
+                            + map.detail() + ")").orElse("none")));
+            for (int loop = 0; loop < pinned.busyPolling().size(); loop++) {
+                EpollBusyPoll params = pinned.busyPolling().get(loop);
+                System.out.printf("busy-poll loop %d usecs %d budget %d prefer %b%n", loop, params.usecs(),
+                        params.budget(), params.preferBusyPoll());
             }
             workers = pinned;
         } else {
@@ -75,8 +104,11 @@ public final class EchoServer {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (workers instanceof PinnedEventLoopGroup pinned && pinned.steering().isPresent()) {
-                System.out.printf("steered %d fell-back %d%n", pinned.steering().get().steered(),
-                        pinned.steering().get().fellBack());
+                ConnectionSteering steering = pinned.steering().get();
+                System.out.printf("steered %d fell-back %d%n", steering.steered(), steering.fellBack());
+                System.out.printf("by-napi-id %d napi-id-unknown %d off-queue %s%n", steering.steeredByNapiId(),
+                        steering.napiIdUnknown(), steering.offQueueByLoop().stream().map(String::valueOf)
+                                .collect(Collectors.joining(",")));
             }
             System.out.flush();
         }));
@@ -98,6 +130,7 @@ public final class EchoServer {
     private static final class Echo extends ChannelInboundHandlerAdapter {
         private final PrintStream report;
         private int acceptCpu = -1;
+        private int acceptNapiId = -1;
         private boolean reported;
 
         Echo(PrintStream report) {
@@ -107,6 +140,7 @@ public final class EchoServer {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             acceptCpu = option(ctx.channel(), SO_INCOMING_CPU);
+            acceptNapiId = option(ctx.channel(), SO_INCOMING_NAPI_ID);
             ctx.fireChannelActive();
         }
 
@@ -115,10 +149,10 @@ public final class EchoServer {
             if (report != null && !reported) {
                 reported = true;
                 Channel channel = ctx.channel();
-                report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d%n",
-                        channel.remoteAddress(), acceptCpu, option(channel, SO_INCOMING_CPU),
+                report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d "
+                        + "accept-napi %d%n", channel.remoteAddress(), acceptCpu, option(channel, SO_INCOMING_CPU),
                         option(channel, SO_INCOMING_NAPI_ID), Thread.currentThread().getName(), ownCpus(),
-                        ownCpu());
+                        ownCpu(), acceptNapiId);
             }
             ctx.write(msg);
         }
@@ -162,10 +196,13 @@ public final class EchoServer {
         }
     }
 
-    private record Options(String nic, boolean steering, int defaultLoops, String bind, int port, boolean report) {
+    private record Options(String nic, boolean steering, SteeringKey steerBy, int busyPollUsecs, int defaultLoops,
+            String bind, int port, boolean report) {
         static Options parse(String[] args) {
             String nic = null;
             boolean steering = true;
+            SteeringKey steerBy = null;
+            int busyPollUsecs = 0;
             int defaultLoops = 0;
             String bind = "0.0.0.0";
             int port = 7007;
@@ -174,6 +211,12 @@ public final class EchoServer {
                 switch (args[i]) {
                     case "--nic" -> nic = value(args, ++i, "--nic");
                     case "--no-steering" -> steering = false;
+                    case "--steer-by" -> steerBy = switch (value(args, ++i, "--steer-by")) {
+                        case "napi-id" -> SteeringKey.INCOMING_NAPI_ID;
+                        case "cpu" -> SteeringKey.INCOMING_CPU;
+                        default -> throw new IllegalArgumentException("--steer-by is napi-id or cpu, not '" + args[i] + "'");
+                    };
+                    case "--busy-poll" -> busyPollUsecs = number(value(args, ++i, "--busy-poll"), "--busy-poll");
                     case "--default-loops" -> defaultLoops = number(value(args, ++i, "--default-loops"),
                             "--default-loops");
                     case "--bind" -> bind = value(args, ++i, "--bind");
@@ -185,10 +228,13 @@ public final class EchoServer {
             if ((nic == null) == (defaultLoops == 0)) {
                 throw new IllegalArgumentException("give exactly one of --nic IFACE and --default-loops N");
             }
-            if (!steering && nic == null) {
-                throw new IllegalArgumentException("--no-steering goes with --nic");
+            if ((!steering || steerBy != null || busyPollUsecs > 0) && nic == null) {
+                throw new IllegalArgumentException("--no-steering, --steer-by and --busy-poll go with --nic");
             }
-            return new Options(nic, steering, defaultLoops, bind, port, report);
+            if (!steering && steerBy != null) {
+                throw new IllegalArgumentException("give one of --no-steering and --steer-by");
+            }
+            return new Options(nic, steering, steerBy, busyPollUsecs, defaultLoops, bind, port, report);
         }
 
         private static String value(String[] args, int index, String flag) {

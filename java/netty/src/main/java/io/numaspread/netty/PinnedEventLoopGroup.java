@@ -6,14 +6,20 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
+import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
@@ -23,32 +29,55 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A Netty event loop group whose loop i is pinned to assignment i of a {@link SpreadPlan}: by default the
  * sibling groups a NIC's queues are spread over, one loop per queue. It works with every transport that has
  * an {@link IoHandlerFactory}: {@code NioIoHandler}, {@code EpollIoHandler}, {@code IoUringIoHandler}.
  *
- * <p>Used as a server's child group, it registers each accepted connection on the loop whose CPUs contain the
- * connection's {@code SO_INCOMING_CPU} ({@link IncomingCpuSteering}), and leaves it to Netty's chooser when no
- * loop does. NIO channels need the JVM flag {@value ChannelFds#NIO_FLAG} for that; epoll and io_uring do not.
+ * <p>Used as a server's child group, it registers each accepted connection on its queue's loop
+ * ({@link ConnectionSteering}): by {@code SO_INCOMING_NAPI_ID} when the group serves a NIC whose NAPI map it was
+ * given, else by {@code SO_INCOMING_CPU}, and leaves it to Netty's chooser when no loop fits. NIO channels need
+ * the JVM flag {@value ChannelFds#NIO_FLAG} for that; epoll and io_uring do not.
+ *
+ * <p>Opt-in, epoll loops busy-poll their queue ({@link Builder#busyPoll}, Linux 6.9+).
  *
  * <p>The loops start when the group is built, one after the other, so that the k-th thread created is loop
  * k's, and each loop reports the affinity its thread got.
  */
 public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
+    private static final System.Logger LOG = System.getLogger(PinnedEventLoopGroup.class.getName());
     private final List<PinnedLoop> loops;
-    private final IncomingCpuSteering steering;
+    private final ConnectionSteering steering;
+    private final List<EpollBusyPoll> busyPolling;
 
-    private PinnedEventLoopGroup(PinnedThreadFactory threads, IoHandlerFactory ioHandlerFactory, ThreadPinner pinner,
-            boolean steer) {
-        super(threads.plan().size(), threads, ioHandlerFactory);
+    private PinnedEventLoopGroup(PinnedThreadFactory threads, HandlerRecorder handlers, ThreadPinner pinner,
+            Builder settings, Optional<NapiMap> napis) {
+        super(threads.plan().size(), threads, handlers);
         this.loops = startInOrder(threads.plan(), pinner);
-        this.steering = steer ? new IncomingCpuSteering(pinner.backend(), loops) : null;
+        SteeringKey key = settings.steeringKey != null ? settings.steeringKey
+                : napis.filter(PinnedEventLoopGroup::knowsQueues).isPresent() ? SteeringKey.INCOMING_NAPI_ID
+                : SteeringKey.INCOMING_CPU;
+        this.steering = settings.steering ? new ConnectionSteering(pinner.backend(), loops, key, napis) : null;
+        if (settings.busyPoll != null) {
+            try {
+                this.busyPolling = LoopBusyPolling.apply(pinner.backend(), settings.kernel,
+                        loops.stream().map(loop -> handlers.of(loop.loop())).toList(), settings.busyPoll);
+            } catch (RuntimeException e) {
+                shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+                throw e;
+            }
+        } else {
+            this.busyPolling = List.of();
+        }
     }
 
     /**
@@ -76,14 +105,24 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         return new Builder(ioHandlerFactory);
     }
 
+    /** Whether a NAPI map links any NAPI ID to a queue (one from /proc/interrupts alone does not). */
+    private static boolean knowsQueues(NapiMap napis) {
+        return napis.instances().stream().anyMatch(napi -> napi.queue().isPresent());
+    }
+
     /** The loops in group order, with the CPUs each thread got. */
     public List<PinnedLoop> loops() {
         return loops;
     }
 
     /** The steering counters, or empty when steering is off. */
-    public Optional<IncomingCpuSteering> steering() {
+    public Optional<ConnectionSteering> steering() {
         return Optional.ofNullable(steering);
+    }
+
+    /** Each loop's epoll busy-poll parameters as read back after {@link Builder#busyPoll}; empty when off. */
+    public List<EpollBusyPoll> busyPolling() {
+        return busyPolling;
     }
 
     @Override
@@ -129,6 +168,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private KernelPaths kernel = KernelPaths.LIVE;
         private String names = "numaspread-loop-%d";
         private boolean steering = true;
+        private SteeringKey steeringKey;
+        private NapiMap napis;
+        private EpollBusyPoll busyPoll;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
@@ -177,9 +219,38 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             return this;
         }
 
-        /** Steer accepted connections to the loop of their incoming CPU (default: on). */
+        /** Steer accepted connections to their queue's loop (default: on). */
         public Builder steering(boolean on) {
             this.steering = on;
+            return this;
+        }
+
+        /**
+         * What steering reads (default: {@link SteeringKey#INCOMING_NAPI_ID} when the group has a NAPI map that
+         * links NAPI IDs to queues, else {@link SteeringKey#INCOMING_CPU}).
+         */
+        public Builder steering(SteeringKey key) {
+            this.steering = true;
+            this.steeringKey = Objects.requireNonNull(key);
+            return this;
+        }
+
+        /**
+         * The NIC's NAPI instances, whose queue q is loop q's own, for steering by NAPI ID (default for a NIC:
+         * what {@link NapiDiscovery} finds when the group is built).
+         */
+        public Builder napis(NapiMap map) {
+            this.napis = Objects.requireNonNull(map);
+            return this;
+        }
+
+        /**
+         * Opt-in: each epoll loop busy-polls with {@code params} ({@code EPIOCSPARAMS}, Linux 6.9+), read back
+         * into {@link PinnedEventLoopGroup#busyPolling()}. {@link #build()} refuses on an older kernel or a
+         * transport other than epoll.
+         */
+        public Builder busyPoll(EpollBusyPoll params) {
+            this.busyPoll = Objects.requireNonNull(params);
             return this;
         }
 
@@ -189,6 +260,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
          *     plan are given
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
+         * @throws io.numaspread.NumaspreadException REFUSED when busy polling is asked of a kernel before 6.9
+         *     or of loops that are not epoll
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
@@ -199,7 +272,30 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner).names(names)
                     .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
                     .build();
-            return new PinnedEventLoopGroup(threads, ioHandlerFactory, threadPinner, steering);
+            if (steeringKey == SteeringKey.INCOMING_NAPI_ID && napis == null && nic == null) {
+                throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map (napis)");
+            }
+            return new PinnedEventLoopGroup(threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this,
+                    napiMap(threadPinner));
+        }
+
+        /**
+         * The NAPI map steering reads: the one given, or for a NIC with steering the kernel's
+         * ({@link NapiDiscovery}); when netlink fails, none, so that the loops steer by incoming CPU.
+         */
+        private Optional<NapiMap> napiMap(ThreadPinner threadPinner) {
+            if (napis != null || nic == null || !steering) {
+                return Optional.ofNullable(napis);
+            }
+            try {
+                return Optional.of(NapiDiscovery.discover(new InterfaceName(nic), kernel, threadPinner.backend()));
+            } catch (NumaspreadException e) {
+                if (e.kind() == NumaspreadException.Kind.BAD_INPUT || steeringKey == SteeringKey.INCOMING_NAPI_ID) {
+                    throw e;
+                }
+                LOG.log(Level.WARNING, "no NAPI map for {0}, steering by incoming CPU: {1}", nic, e.getMessage());
+                return Optional.empty();
+            }
         }
 
         /** The plan the loops are built on: the NIC's as {@code plan --nic} makes it, or the node's. */
@@ -214,6 +310,32 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 request = PlanRequest.threads(node, count);
             }
             return Planner.plan(topology, request);
+        }
+    }
+
+    /** Netty's factory, remembering the handler it made for each loop, so that busy polling can reach it. */
+    private static final class HandlerRecorder implements IoHandlerFactory {
+        private final IoHandlerFactory delegate;
+        private final Map<ThreadAwareExecutor, IoHandler> byLoop = new ConcurrentHashMap<>();
+
+        HandlerRecorder(IoHandlerFactory delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public IoHandler newHandler(ThreadAwareExecutor loop) {
+            IoHandler handler = delegate.newHandler(loop);
+            byLoop.put(loop, handler);
+            return handler;
+        }
+
+        @Override
+        public boolean isChangingThreadSupported() {
+            return delegate.isChangingThreadSupported();
+        }
+
+        IoHandler of(IoEventLoop loop) {
+            return Objects.requireNonNull(byLoop.get(loop), "no handler recorded for loop " + loop);
         }
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.internal.ffm;
 
+import io.numaspread.internal.ffm.gen.epoll_params;
 import io.numaspread.internal.ffm.gen.libc_h;
 import io.numaspread.internal.ffm.gen.pollfd;
 import io.numaspread.internal.ffm.gen.sockaddr_nl;
@@ -19,8 +20,8 @@ import java.util.Optional;
  */
 public final class LibC {
     private static final List<String> SYMBOLS =
-            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "strerror", "open",
-                    "read", "write", "close", "socket", "bind", "poll", "recv", "send");
+            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "ioctl", "strerror",
+                    "open", "read", "write", "close", "socket", "bind", "poll", "recv", "send");
 
     private LibC() {
     }
@@ -69,6 +70,48 @@ public final class LibC {
         try {
             return (int) Handles.GETSOCKOPT.invokeExact(call.state(), fd, libc_h.SOL_SOCKET(),
                     libc_h.SO_INCOMING_CPU(), call.option(), call.optionLength());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /**
+     * {@code getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID)} into {@code call}'s option scratch: 0, or -1 with
+     * errno in {@code call}. The NAPI ID is then {@link CallState#intOption()}.
+     */
+    public static int incomingNapiId(CallState call, int fd) {
+        call.optionLength().set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
+        try {
+            return (int) Handles.GETSOCKOPT.invokeExact(call.state(), fd, libc_h.SOL_SOCKET(),
+                    libc_h.SO_INCOMING_NAPI_ID(), call.option(), call.optionLength());
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** A {@code struct epoll_params} in {@code arena}, for {@link #epollParams}. */
+    public static MemorySegment epollParams(Arena arena, int usecs, int budget, boolean preferBusyPoll) {
+        MemorySegment params = epoll_params.allocate(arena);
+        epoll_params.busy_poll_usecs(params, usecs);
+        epoll_params.busy_poll_budget(params, (short) budget);
+        epoll_params.prefer_busy_poll(params, (byte) (preferBusyPoll ? 1 : 0));
+        return params;
+    }
+
+    /** {@code busy_poll_usecs}, {@code busy_poll_budget} (unsigned) and {@code prefer_busy_poll} of a struct. */
+    public static int[] epollParamsFields(MemorySegment params) {
+        return new int[] {epoll_params.busy_poll_usecs(params),
+            Short.toUnsignedInt(epoll_params.busy_poll_budget(params)), epoll_params.prefer_busy_poll(params)};
+    }
+
+    /**
+     * {@code ioctl(epollFd, EPIOCSPARAMS or EPIOCGPARAMS, params)} (Linux 6.9+): 0, or -1 with errno in
+     * {@code call}.
+     */
+    public static int epollParams(CallState call, int epollFd, boolean set, MemorySegment params) {
+        try {
+            return (int) Handles.IOCTL.invokeExact(call.state(), epollFd,
+                    set ? libc_h.EPIOCSPARAMS() : libc_h.EPIOCGPARAMS(), params);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -219,6 +262,9 @@ public final class LibC {
         // open is variadic (a mode follows O_CREAT, which numaspread never passes), so its handle says so.
         static final MethodHandle OPEN = CallState.capturingErrno(libc_h.open.address(),
                 libc_h.open.makeInvoker().descriptor(), Linker.Option.firstVariadicArg(2));
+        // ioctl is variadic; numaspread passes it one pointer, a struct epoll_params.
+        static final MethodHandle IOCTL = CallState.capturingErrno(libc_h.ioctl.address(),
+                libc_h.ioctl.makeInvoker(libc_h.C_POINTER).descriptor(), Linker.Option.firstVariadicArg(2));
         static final MethodHandle READ = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
         static final MethodHandle WRITE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
         static final MethodHandle CLOSE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());

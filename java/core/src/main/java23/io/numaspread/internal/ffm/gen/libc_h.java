@@ -68,6 +68,15 @@ public class libc_h extends libc_h$shared {
     public static int SO_INCOMING_CPU() {
         return SO_INCOMING_CPU;
     }
+    private static final int SO_INCOMING_NAPI_ID = (int)56L;
+    /**
+     * {@snippet lang=c :
+     * #define SO_INCOMING_NAPI_ID 56
+     * }
+     */
+    public static int SO_INCOMING_NAPI_ID() {
+        return SO_INCOMING_NAPI_ID;
+    }
     private static final int POLLIN = (int)1L;
     /**
      * {@snippet lang=c :
@@ -845,6 +854,79 @@ public class libc_h extends libc_h$shared {
         }
     }
 
+    /**
+     * Variadic invoker class for:
+     * {@snippet lang=c :
+     * extern int ioctl(int __fd, unsigned long __request, ...)
+     * }
+     */
+    public static class ioctl {
+        private static final FunctionDescriptor BASE_DESC = FunctionDescriptor.of(
+                libc_h.C_INT,
+                libc_h.C_INT,
+                libc_h.C_LONG
+            );
+        private static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("ioctl");
+
+        private final MethodHandle handle;
+        private final FunctionDescriptor descriptor;
+        private final MethodHandle spreader;
+
+        private ioctl(MethodHandle handle, FunctionDescriptor descriptor, MethodHandle spreader) {
+            this.handle = handle;
+            this.descriptor = descriptor;
+            this.spreader = spreader;
+        }
+
+        /**
+         * Variadic invoker factory for:
+         * {@snippet lang=c :
+         * extern int ioctl(int __fd, unsigned long __request, ...)
+         * }
+         */
+        public static ioctl makeInvoker(MemoryLayout... layouts) {
+            FunctionDescriptor desc$ = BASE_DESC.appendArgumentLayouts(layouts);
+            Linker.Option fva$ = Linker.Option.firstVariadicArg(BASE_DESC.argumentLayouts().size());
+            var mh$ = Linker.nativeLinker().downcallHandle(ADDR, desc$, fva$);
+            var spreader$ = mh$.asSpreader(Object[].class, layouts.length);
+            return new ioctl(mh$, desc$, spreader$);
+        }
+
+        /**
+         * {@return the address}
+         */
+        public static MemorySegment address() {
+            return ADDR;
+        }
+
+        /**
+         * {@return the specialized method handle}
+         */
+        public MethodHandle handle() {
+            return handle;
+        }
+
+        /**
+         * {@return the specialized descriptor}
+         */
+        public FunctionDescriptor descriptor() {
+            return descriptor;
+        }
+
+        public int apply(int __fd, long __request, Object... x2) {
+            try {
+                if (TRACE_DOWNCALLS) {
+                    traceDowncall("ioctl", __fd, __request, x2);
+                }
+                return (int) spreader.invokeExact(__fd, __request, x2);
+            } catch(IllegalArgumentException | ClassCastException ex$)  {
+                throw ex$; // rethrow IAE from passing wrong number/type of args
+            } catch (Throwable ex$) {
+               throw new AssertionError("should not reach here", ex$);
+            }
+        }
+    }
+
     private static class poll {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             libc_h.C_INT,
@@ -923,6 +1005,24 @@ public class libc_h extends libc_h$shared {
      */
     public static int AF_NETLINK() {
         return AF_NETLINK;
+    }
+    private static final long EPIOCSPARAMS = 1074301441L;
+    /**
+     * {@snippet lang=c :
+     * #define EPIOCSPARAMS 1074301441
+     * }
+     */
+    public static long EPIOCSPARAMS() {
+        return EPIOCSPARAMS;
+    }
+    private static final long EPIOCGPARAMS = 2148043266L;
+    /**
+     * {@snippet lang=c :
+     * #define EPIOCGPARAMS 2148043266
+     * }
+     */
+    public static long EPIOCGPARAMS() {
+        return EPIOCGPARAMS;
     }
 }
 

@@ -3,6 +3,7 @@ package io.numaspread.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.bootstrap.Bootstrap;
@@ -18,10 +19,14 @@ import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nic.NapiInstance;
+import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSource;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
@@ -42,6 +47,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -63,7 +69,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * SO_INCOMING_CPU are 0 and 1, and each must land on the loop pinned there.
  */
 @NeedsSecondCpu
-class IncomingCpuSteeringTest {
+class ConnectionSteeringTest {
     private static final List<Integer> CLIENT_CPUS = List.of(0, 1, 1, 0);
 
     private static SpreadPlan oneLoopPerCpu(ThreadPinner pinner, int count) {
@@ -89,7 +95,7 @@ class IncomingCpuSteeringTest {
                 assertSame(expected.loop(), accepted.eventLoop(), transport + ": client on CPU " + cpu + " landed on "
                         + accepted.eventLoop() + ", not loop " + cpu);
             }
-            IncomingCpuSteering steering = workers.steering().orElseThrow();
+            ConnectionSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of((long) CLIENT_CPUS.size(), 0L), List.of(steering.steered(), steering.fellBack()));
         }
     }
@@ -103,7 +109,7 @@ class IncomingCpuSteeringTest {
             assertEquals(CpuSet.of(0), workers.loops().get(0).cpus());
             server.acceptFrom(pinner, 1);
             server.acceptFrom(pinner, 0);
-            IncomingCpuSteering steering = workers.steering().orElseThrow();
+            ConnectionSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of(1L, 1L), List.of(steering.steered(), steering.fellBack()));
 
             PrometheusRegistry registry = new PrometheusRegistry();
@@ -113,6 +119,8 @@ class IncomingCpuSteeringTest {
             PrometheusTextFormatWriter.create().write(text, registry.scrape());
             List<String> samples = text.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("#")).toList();
             assertEquals(List.of("numaspread_netty_connections_fell_back_total{group=\"workers\"} 1.0",
+                    "numaspread_netty_connections_napi_id_unknown_total{group=\"workers\"} 0.0",
+                    "numaspread_netty_connections_off_queue_total{group=\"workers\",loop=\"0\"} 0.0",
                     "numaspread_netty_connections_steered_total{group=\"workers\"} 2.0"), samples,
                     "exported at the scrape, after a third connection");
             String dashboard = Files.readString(Path.of(System.getProperty("basedir", "."),
@@ -138,7 +146,7 @@ class IncomingCpuSteeringTest {
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
         BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
         try {
-            LocalAddress address = new LocalAddress(IncomingCpuSteeringTest.class);
+            LocalAddress address = new LocalAddress(ConnectionSteeringTest.class);
             Channel listener = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
                     .childHandler(new ChannelInitializer<LocalChannel>() {
                         @Override
@@ -151,7 +159,7 @@ class IncomingCpuSteeringTest {
             assertTrue(accepted.poll(10, TimeUnit.SECONDS) != null, "no local connection accepted");
             client.close().sync();
             listener.close().sync();
-            IncomingCpuSteering steering = workers.steering().orElseThrow();
+            ConnectionSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of(0L, 1L), List.of(steering.steered(), steering.fellBack()));
         } finally {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
@@ -175,8 +183,9 @@ class IncomingCpuSteeringTest {
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
                 .filter(e -> e.getEventType().getName().equals("io.numaspread.IncomingCpuSteer")).toList();
-        assertEquals(List.of("0 0 steered", "1 -1 no loop runs on CPU 1"), events.stream()
-                .map(e -> e.getInt("incomingCpu") + " " + e.getInt("loop") + " " + e.getString("outcome")).toList());
+        assertEquals(List.of("0 0 -1 0 steered", "1 0 -1 -1 no loop runs on CPU 1"), events.stream()
+                .map(e -> e.getInt("incomingCpu") + " " + e.getInt("napiId") + " " + e.getInt("queue") + " "
+                        + e.getInt("loop") + " " + e.getString("outcome")).toList());
         assertTrue(events.get(0).getString("remote").contains("127.0.0.1"), events.get(0).getString("remote"));
     }
 
@@ -197,6 +206,82 @@ class IncomingCpuSteeringTest {
                 assertEquals(List.of(cpu, cpu), read, pinner.backend().kind() + " and jna");
             }
         }
+    }
+
+    /** A NIC's map as netlink gives it: queue q polled by NAPI ID 8193 + q. */
+    private static NapiMap twoQueueNapis() {
+        return new NapiMap(new InterfaceName("eth0"),
+                List.of(new NapiInstance(8193, OptionalInt.of(0), OptionalInt.of(38), OptionalInt.empty()),
+                        new NapiInstance(8194, OptionalInt.of(1), OptionalInt.of(40), OptionalInt.empty())),
+                NapiSource.NETLINK, "queue-get and napi-get");
+    }
+
+    /**
+     * Loopback's packets take no NAPI instance, so SO_INCOMING_NAPI_ID is 0: steering by NAPI ID (the default
+     * once a NAPI map is given) finds no queue, steers by the incoming CPU instead and counts each such connection.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void withoutANapiIdSteeringByNapiIdFallsBackToTheIncomingCpuAndCountsIt(Transport transport) throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+        PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(transport.ioHandlerFactory())
+                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).napis(twoQueueNapis()).build();
+        try (Server server = new Server(transport, workers)) {
+            ConnectionSteering steering = workers.steering().orElseThrow();
+            assertEquals(SteeringKey.INCOMING_NAPI_ID, steering.key());
+            for (int cpu : CLIENT_CPUS) {
+                List<Integer> napiIds = new ArrayList<>();
+                Channel accepted = server.acceptFrom(pinner, cpu, channel -> {
+                    int fd = ChannelFds.fd(channel).orElseThrow();
+                    napiIds.add(pinner.backend().incomingNapiId(fd));
+                    napiIds.add(jna.incomingNapiId(fd));
+                });
+                assertEquals(List.of(0, 0), napiIds, pinner.backend().kind() + " and jna read loopback's NAPI ID");
+                assertSame(workers.loops().get(cpu).loop(), accepted.eventLoop(), transport + ": client on CPU " + cpu);
+            }
+            assertEquals(List.of(4L, 0L, 4L, 0L), List.of(steering.steered(), steering.steeredByNapiId(),
+                    steering.napiIdUnknown(), steering.fellBack()));
+            assertEquals(List.of(0L, 0L), steering.offQueueByLoop(), "no queue known, so none counted as another's");
+        }
+    }
+
+    @Test
+    void steeringByCpuIsStillTheChoiceWithAMap() throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).napis(twoQueueNapis())
+                .steering(SteeringKey.INCOMING_CPU).build();
+        try (Server server = new Server(Transport.EPOLL, workers)) {
+            server.acceptFrom(pinner, 1);
+            ConnectionSteering steering = workers.steering().orElseThrow();
+            assertEquals(List.of(1L, 0L, 0L), List.of(steering.steered(), steering.steeredByNapiId(),
+                    steering.napiIdUnknown()), "a CPU-steered connection never counts as an unknown NAPI ID");
+        }
+    }
+
+    /** Without netdev netlink a NIC's map names no queue: the default key stays the incoming CPU. */
+    @Test
+    void aMapThatLinksNoQueueLeavesTheDefaultOnTheIncomingCpu() throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        NapiMap interruptsOnly = new NapiMap(new InterfaceName("eth0"), List.of(), NapiSource.INTERRUPTS,
+                "no netdev netlink family");
+        PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                .plan(oneLoopPerCpu(pinner, 1)).pinner(pinner).napis(interruptsOnly).build();
+        try {
+            assertEquals(SteeringKey.INCOMING_CPU, workers.steering().orElseThrow().key());
+        } finally {
+            workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    @Test
+    void steeringByNapiIdNeedsTheNicsNapiMap() {
+        ThreadPinner pinner = ThreadPinner.live();
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> PinnedEventLoopGroup
+                .builder(Transport.EPOLL.ioHandlerFactory()).plan(oneLoopPerCpu(pinner, 1)).pinner(pinner)
+                .steering(SteeringKey.INCOMING_NAPI_ID).build());
+        assertEquals("steering by NAPI ID needs the NIC's NAPI map (napis)", refused.getMessage());
     }
 
     /** A server on 127.0.0.1 whose accepted channels are handed to the test as they become active. */
