@@ -45,7 +45,7 @@ public final class Irqbalance {
         List<Process> found = new ArrayList<>();
         try {
             for (int pid : ProcessFiles.pids(procRoot)) {
-                if ("irqbalance".equals(ProcessFiles.read(procRoot, pid, "comm").strip())) {
+                if ("irqbalance".equals(ProcessFiles.read(procRoot, pid, "comm"))) {
                     found.add(new Process(pid, bannedIrqs(ProcessFiles.read(procRoot, pid, "cmdline")),
                             bannedCpus(ProcessFiles.read(procRoot, pid, "environ"))));
                 }

@@ -35,13 +35,13 @@ public final class ProcessFiles {
     }
 
     /**
-     * The file {@code name} of process {@code pid}, decoded as UTF-8, with the NULs that separate
-     * {@code cmdline} and {@code environ} entries kept; empty when the process is gone or the file unreadable.
+     * The meaning of file {@code name} of process {@code pid} by the one reading rule ({@link KernelText#read}:
+     * trailing NULs and whitespace are padding), with the NULs that separate {@code cmdline} and {@code environ}
+     * entries kept; empty when the process is gone or the file unreadable.
      */
     public static String read(Path procRoot, int pid, String name) {
         try {
-            return KernelText.readUtf8(procRoot.resolve(Integer.toString(pid)).resolve(name),
-                    KernelText.MAX_ATTRIBUTE_BYTES);
+            return KernelText.read(procRoot.resolve(Integer.toString(pid)).resolve(name));
         } catch (IOException e) {
             return "";
         }

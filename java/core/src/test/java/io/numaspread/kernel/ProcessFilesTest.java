@@ -43,7 +43,7 @@ class ProcessFilesTest {
         Files.createDirectories(dir.resolve("7"));
         Files.writeString(dir.resolve("7/comm"), "irqbalance\n");
         Files.createDirectories(dir.resolve("8/environ")); // not a regular file
-        assertEquals("irqbalance\n", ProcessFiles.read(dir, 7, "comm"));
+        assertEquals("irqbalance", ProcessFiles.read(dir, 7, "comm"));
         assertEquals("", ProcessFiles.read(dir, 7, "cmdline"));
         assertEquals("", ProcessFiles.read(dir, 8, "environ"));
         assertEquals("", ProcessFiles.read(dir, 9, "comm"));
