@@ -2,15 +2,11 @@
 package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
-import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.kernel.KernelText;
+import io.numaspread.kernel.ProcessFiles;
 import io.numaspread.nic.NapiMap;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -111,13 +107,9 @@ public final class NapiThreads {
 
     /** Whether {@code pid} is a kernel thread with the name {@code name} (or its first 15 characters). */
     private boolean names(int pid, String name) {
-        Path dir = paths.procRoot().resolve(Integer.toString(pid));
-        try {
-            String comm = KernelText.read(dir.resolve("comm"));
-            return commMatches(comm, name) && isKernelThread(KernelText.read(dir.resolve("stat")));
-        } catch (IOException e) {
-            return false; // gone, or never a task: either way not this thread
-        }
+        // A task that is gone reads as empty: not this thread.
+        return commMatches(ProcessFiles.read(paths.procRoot(), pid, "comm"), name)
+                && isKernelThread(ProcessFiles.read(paths.procRoot(), pid, "stat"));
     }
 
     private static boolean commMatches(String comm, String name) {
@@ -130,16 +122,11 @@ public final class NapiThreads {
      */
     private Map<String, Integer> scan() {
         Map<String, Integer> found = new HashMap<>();
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(paths.procRoot(), entry -> isNumber(entry.getFileName().toString()))) {
-            for (Path task : tasks) {
-                try {
-                    String comm = KernelText.read(task.resolve("comm"));
-                    if (comm.startsWith("napi/") && isKernelThread(KernelText.read(task.resolve("stat")))) {
-                        int pid = Integer.parseInt(task.getFileName().toString());
-                        found.merge(comm, pid, (one, other) -> AMBIGUOUS);
-                    }
-                } catch (NoSuchFileException | ErrnoException e) {
-                    // The task exited while the directory was read.
+        try {
+            for (int pid : ProcessFiles.pids(paths.procRoot())) {
+                String comm = ProcessFiles.read(paths.procRoot(), pid, "comm"); // empty once the task exited
+                if (comm.startsWith("napi/") && isKernelThread(ProcessFiles.read(paths.procRoot(), pid, "stat"))) {
+                    found.merge(comm, pid, (one, other) -> AMBIGUOUS);
                 }
             }
         } catch (IOException e) {
@@ -166,9 +153,5 @@ public final class NapiThreads {
         } catch (NumberFormatException e) {
             return false;
         }
-    }
-
-    private static boolean isNumber(String name) {
-        return !name.isEmpty() && name.length() < 10 && name.chars().allMatch(c -> c >= '0' && c <= '9');
     }
 }
