@@ -5,13 +5,13 @@ import io.netty.channel.IoHandler;
 import io.netty.channel.unix.FileDescriptor;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,7 +99,7 @@ final class LoopBusyPolling {
     private static String release(KernelPaths kernel) {
         Path file = kernel.procRoot().resolve("sys/kernel/osrelease");
         try {
-            return Files.readString(file).strip();
+            return KernelText.read(file);
         } catch (IOException e) {
             throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, "cannot read " + file + ": " + e, e);
         }
