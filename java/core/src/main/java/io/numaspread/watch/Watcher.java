@@ -268,12 +268,7 @@ public final class Watcher {
             if (trigger == Trigger.START) {
                 throw e;
             }
-            if (state.present) {
-                state.present = false;
-                listener.line("gone " + iface + ": " + e.getMessage() + after(iface, events)
-                        + "; waiting for it to come back");
-            }
-            listener.gone(iface, now);
+            reportGone(iface, state, e, events, now);
             return;
         }
         NicSnapshot snapshot = NicSnapshot.of(topology.online(), keptFree, nic, plan);
@@ -304,6 +299,11 @@ public final class Watcher {
             if (trigger == Trigger.START) {
                 throw e;
             }
+            Optional<NumaspreadException> vanished = vanished(iface);
+            if (vanished.isPresent()) {
+                reportGone(iface, state, vanished.get(), events, now);
+                return;
+            }
             if (!state.failure.equals(Optional.of(e.getMessage()))) {
                 listener.line("FAILED " + iface + ": " + e.getMessage() + (events.isEmpty() ? "" : " after "
                         + describe(events)) + "; trying again at each check");
@@ -315,6 +315,31 @@ public final class Watcher {
         state.present = true;
         state.snapshot = Optional.of(snapshot);
         listener.checked(iface, now, nic, plan);
+    }
+
+    /**
+     * Why {@code iface} is no longer there, when it went away between its discovery and the writes: an unbind
+     * removes the interface and then frees its IRQs, so a check that found the NIC can then find its IRQ files
+     * gone. That is the NIC going, not a failure to report.
+     */
+    private Optional<NumaspreadException> vanished(InterfaceName iface) {
+        try {
+            NicDiscovery.discover(iface, paths);
+            return Optional.empty();
+        } catch (NumaspreadException gone) {
+            return Optional.of(gone);
+        }
+    }
+
+    private void reportGone(InterfaceName iface, Placed state, NumaspreadException why, List<KernelEvent> events,
+            Instant now) {
+        if (state.present) {
+            state.present = false;
+            listener.line("gone " + iface + ": " + why.getMessage() + after(iface, events)
+                    + "; waiting for it to come back");
+        }
+        state.failure = Optional.empty();
+        listener.gone(iface, now);
     }
 
     /**

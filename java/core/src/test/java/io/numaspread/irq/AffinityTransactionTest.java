@@ -14,6 +14,7 @@ import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.testing.ForwardingFiles;
 import io.numaspread.testing.NicFixture;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -335,22 +336,5 @@ class AffinityTransactionTest {
                 super.write(file, value);
             }
         };
-    }
-
-    private static class ForwardingFiles implements KernelFiles {
-        @Override
-        public String read(Path file) throws IOException {
-            return KernelFiles.DIRECT.read(file);
-        }
-
-        @Override
-        public void write(Path file, String value) throws IOException {
-            KernelFiles.DIRECT.write(file, value);
-        }
-
-        @Override
-        public void probeWritable(Path file) throws IOException {
-            KernelFiles.DIRECT.probeWritable(file);
-        }
     }
 }

@@ -91,22 +91,7 @@ class WatcherNapiThreadsTest {
     }
 
     private Watcher watcher() {
-        Watcher.Machine machine = new Watcher.Machine() {
-            @Override
-            public Topology topology() {
-                return SysfsFixture.topology(MachineShape.mana(), sys);
-            }
-
-            @Override
-            public CpuSet keptFree() {
-                return CpuSet.EMPTY;
-            }
-
-            @Override
-            public SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
-                return Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(Mode.SIBLINGS));
-            }
-        };
+        Watcher.Machine machine = WatchHarness.mana(sys);
         NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(this::map,
                 (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
         Watcher.Settings settings = new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
@@ -136,18 +121,7 @@ class WatcherNapiThreadsTest {
     }
 
     private String awaitLine(Predicate<String> wanted) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (System.nanoTime() < deadline) {
-            synchronized (lines) {
-                for (String line : lines) {
-                    if (wanted.test(line)) {
-                        return line;
-                    }
-                }
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no such line in " + lines);
+        return WatchHarness.awaitLine(lines, wanted);
     }
 
     @Test

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.watch;
+
+import io.numaspread.CpuSet;
+import io.numaspread.nic.Nic;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.SysfsFixture;
+import io.numaspread.topology.Topology;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported line. */
+final class WatchHarness {
+    private WatchHarness() {
+    }
+
+    /** The mana machine under {@code sys}, planned with siblings as the CLI's default does; nothing kept free. */
+    static Watcher.Machine mana(Path sys) {
+        return new Watcher.Machine() {
+            @Override
+            public Topology topology() {
+                return SysfsFixture.topology(MachineShape.mana(), sys);
+            }
+
+            @Override
+            public CpuSet keptFree() {
+                return CpuSet.EMPTY;
+            }
+
+            @Override
+            public SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
+                return Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(Mode.SIBLINGS));
+            }
+        };
+    }
+
+    /** The first of {@code lines} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */
+    static String awaitLine(List<String> lines, Predicate<String> wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            synchronized (lines) {
+                for (String line : lines) {
+                    if (wanted.test(line)) {
+                        return line;
+                    }
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no such line in " + lines);
+    }
+}
