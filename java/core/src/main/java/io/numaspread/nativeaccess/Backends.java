@@ -2,9 +2,6 @@
 package io.numaspread.nativeaccess;
 
 import io.numaspread.kernel.SysfsTree;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -18,10 +15,6 @@ import java.util.Optional;
  */
 public final class Backends {
     public static final String OVERRIDE_PROPERTY = "numaspread.backend";
-
-    /** Only in the jar's {@code META-INF/versions/23} overlay, so the Java 17 base names it by name. */
-    private static final String FFM_BACKEND = "io.numaspread.nativeaccess.FfmBackend";
-    private static final int FFM_FEATURE = 23;
 
     private static volatile Selection live;
 
@@ -74,7 +67,7 @@ public final class Backends {
     /** Loads one backend, or says why it is unavailable. */
     static NativeBackend load(BackendKind kind, SysfsTree sysfs) throws BackendUnavailableException {
         return switch (kind) {
-            case FFM -> loadFfm(sysfs.maskBits());
+            case FFM -> FfmBackend.load(sysfs.maskBits());
             case JNA -> {
                 if (!jnaOnClassPath()) {
                     throw new BackendUnavailableException(BackendKind.JNA, "JNA (com.sun.jna) is not on the class path");
@@ -83,30 +76,6 @@ public final class Backends {
             }
             case SYSFS -> new SysfsBackend(sysfs, Path.of("/proc"));
         };
-    }
-
-    private static NativeBackend loadFfm(int maskBits) throws BackendUnavailableException {
-        int feature = Runtime.version().feature();
-        if (feature < FFM_FEATURE) {
-            throw new BackendUnavailableException(BackendKind.FFM,
-                    "it needs JDK " + FFM_FEATURE + " or newer and this is JDK " + feature);
-        }
-        MethodHandle load;
-        try {
-            Class<?> ffm = Class.forName(FFM_BACKEND, true, Backends.class.getClassLoader());
-            load = MethodHandles.lookup().findStatic(ffm, "load", MethodType.methodType(NativeBackend.class, int.class));
-        } catch (ClassNotFoundException | NoSuchMethodException | IllegalAccessException e) {
-            throw new BackendUnavailableException(BackendKind.FFM, "its classes are not here: numaspread-core "
-                    + "must be loaded as its multi-release jar, not from a classes folder or a jar without "
-                    + "Multi-Release: true", e);
-        }
-        try {
-            return (NativeBackend) load.invokeExact(maskBits);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new AssertionError("FfmBackend.load throws no checked exception", e);
-        }
     }
 
     private static boolean jnaOnClassPath() {

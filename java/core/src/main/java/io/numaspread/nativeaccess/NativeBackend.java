@@ -14,11 +14,12 @@ import java.util.Optional;
  *
  * <p>Implementations are thread-safe. errno is captured per call, on the calling thread.
  *
- * <p>The implementations are {@link JnaBackend}, {@link SysfsBackend} and {@code FfmBackend}, all in this
- * package. The interface cannot be sealed: {@code FfmBackend} exists only in the multi-release jar's Java 23
- * overlay, which the Java 17 base cannot name.
+ * <p>The implementations, all in this package, are {@link JnaBackend}, {@link SysfsBackend} and, on JDK 23 and
+ * newer, the FFM backend. That one implements {@code FfmBackend}, an interface that both the Java 17 base and the
+ * multi-release jar's Java 23 overlay have, so that this interface can name it while only the overlay implements
+ * it.
  */
-public interface NativeBackend {
+public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBackend {
 
     BackendKind kind();
 

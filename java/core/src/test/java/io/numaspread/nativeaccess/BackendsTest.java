@@ -5,11 +5,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.numaspread.kernel.SysfsTree;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Enumeration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Selection on the live host: FFM on JDK 23 and newer, else JNA with the reason FFM was passed over. */
+@Timeout(60)
 class BackendsTest {
     private static final int FEATURE = Runtime.version().feature();
     private static final String FFM_NEEDS_JDK_23 =
@@ -46,5 +61,48 @@ class BackendsTest {
             assertEquals(kind, selection.backend().kind());
             assertEquals(Map.of(), selection.unavailable());
         }
+    }
+
+    /**
+     * numaspread-core read without its overlay (a jar repacked without {@code Multi-Release: true}, as a careless
+     * shading does): the base's FFM class says so, and on JDK 17 that FFM needs JDK 23.
+     */
+    @Test
+    void theBaseWithoutItsOverlaySaysWhyFfmIsUnavailable(@TempDir Path dir) throws Exception {
+        Path baseOnly = baseOnlyCopy(Path.of(Backends.class.getProtectionDomain().getCodeSource().getLocation().toURI()),
+                dir.resolve("numaspread-core-base.jar"));
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {baseOnly.toUri().toURL()},
+                ClassLoader.getPlatformClassLoader())) {
+            Class<?> backends = loader.loadClass(Backends.class.getName());
+            Class<?> sysfsTree = loader.loadClass(SysfsTree.class.getName());
+            Object ffm = loader.loadClass(BackendKind.class.getName()).getField("FFM").get(null);
+            Object live = sysfsTree.getMethod("live").invoke(null);
+            InvocationTargetException thrown = assertThrows(InvocationTargetException.class,
+                    () -> backends.getMethod("select", sysfsTree, Optional.class).invoke(null, live, Optional.of(ffm)));
+            assertEquals(BackendUnavailableException.class.getName(), thrown.getCause().getClass().getName());
+            assertEquals("ffm backend unavailable, because " + (FEATURE >= 23
+                    ? "its classes are not here: numaspread-core must be loaded as its multi-release jar, not from a"
+                            + " classes folder or a jar without Multi-Release: true"
+                    : "it needs JDK 23 or newer and this is JDK " + FEATURE), thrown.getCause().getMessage());
+        }
+    }
+
+    /** The jar's base classes only: no {@code META-INF/versions/}, and no manifest to say Multi-Release. */
+    private static Path baseOnlyCopy(Path jar, Path copy) throws IOException {
+        try (JarFile in = new JarFile(jar.toFile()); OutputStream file = Files.newOutputStream(copy);
+                JarOutputStream out = new JarOutputStream(file)) {
+            for (Enumeration<JarEntry> entries = in.entries(); entries.hasMoreElements();) {
+                JarEntry entry = entries.nextElement();
+                if (entry.isDirectory() || entry.getName().startsWith("META-INF/")) {
+                    continue;
+                }
+                out.putNextEntry(new JarEntry(entry.getName()));
+                try (InputStream bytes = in.getInputStream(entry)) {
+                    bytes.transferTo(out);
+                }
+                out.closeEntry();
+            }
+        }
+        return copy;
     }
 }

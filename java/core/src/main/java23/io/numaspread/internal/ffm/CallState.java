@@ -16,7 +16,7 @@ import java.util.Arrays;
  * the machine's size. errno is captured by the downcall itself ({@code captureCallState}), into this
  * thread's segment, so no other call, thread or JVM-internal call in between can overwrite it.
  *
- * <p>Not thread-safe: each thread keeps its own (see {@code FfmBackend}), so the hot path allocates no
+ * <p>Not thread-safe: each thread keeps its own (see {@code BoundFfmBackend}), so the hot path allocates no
  * native memory.
  */
 public final class CallState {
