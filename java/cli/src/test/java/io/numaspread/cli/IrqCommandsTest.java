@@ -17,46 +17,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code irqs}, {@code apply} and {@code restore} on fake kernel trees: a four-queue i40e NIC on the mana machine. */
-class IrqCommandsTest {
+class IrqCommandsTest extends StandInCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private Path state;
-    private Map<Path, String> before;
-
-    @BeforeEach
-    void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        state = run.resolve("eth0.json");
-        before = NicFixture.snapshot(proc, sys);
-    }
-
-    private String[] args(String command, String... more) {
-        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString()));
-        if (!command.equals("irqs")) {
-            args.addAll(List.of("--state", state.toString()));
-        }
-        args.addAll(List.of(more));
-        return args.toArray(String[]::new);
-    }
-
-    private String affinity(int irq) throws Exception {
-        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
-    }
 
     @Test
     void irqsShowsEachVectorBesideThePlan() throws Exception {
@@ -95,8 +61,7 @@ class IrqCommandsTest {
 
     @Test
     void planForTheNicTakesItsNodeAndQueueCount() throws Exception {
-        CliRun plan = CliRun.of("plan", "--nic", "eth0", "--json", "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString());
+        CliRun plan = CliRun.of(args("plan", "--nic", "eth0", "--json"));
         assertEquals(0, plan.exitCode(), plan.err());
         JsonNode root = JSON.readTree(plan.out());
         assertEquals("[0]", root.get("origin").toString());
@@ -107,19 +72,16 @@ class IrqCommandsTest {
         root.get("assignments").forEach(a -> cpus.add(a.get("cpus").toString()));
         assertEquals(List.of("[0]", "[2]", "[1]", "[3]"), cpus, "the mana patch's first four slots, one CPU each");
 
-        CliRun siblings = CliRun.of("plan", "--nic", "eth0", "--siblings", "--json", "--sysfs-root", sys.toString(),
-                "--proc-root", proc.toString());
+        CliRun siblings = CliRun.of(args("plan", "--nic", "eth0", "--siblings", "--json"));
         assertEquals(0, siblings.exitCode(), siblings.err());
         List<String> groups = new ArrayList<>();
         JSON.readTree(siblings.out()).get("assignments").forEach(a -> groups.add(a.get("cpus").toString()));
         assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]"), groups, "the mana patch's first four queues");
-        CliRun conflicting = CliRun.of("plan", "--nic", "eth0", "--siblings", "--per-cpu", "--sysfs-root",
-                sys.toString(), "--proc-root", proc.toString());
+        CliRun conflicting = CliRun.of(args("plan", "--nic", "eth0", "--siblings", "--per-cpu"));
         assertEquals(Failures.BAD_INPUT, conflicting.exitCode());
         assertTrue(conflicting.err().contains("--per-cpu and --siblings exclude each other"), conflicting.err());
 
-        CliRun text = CliRun.of("plan", "--nic", "eth0", "--per-cpu", "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString());
+        CliRun text = CliRun.of(args("plan", "--nic", "eth0", "--per-cpu"));
         assertTrue(text.out().startsWith("eth0: PCI 0000:3b:00.0, numa_node 0; 4 queues (interface-named"), text.out());
         assertTrue(text.out().contains("\nNAPI source: interrupts (the sysfs backend has no netlink"), text.out());
 
@@ -144,7 +106,7 @@ class IrqCommandsTest {
 
     @Test
     void applyThenRestoreReturnsEveryFileExactly() throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0"));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertEquals(List.of("0", "2", "1", "3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
                 "one CPU each by default");
@@ -158,7 +120,7 @@ class IrqCommandsTest {
         CliRun matches = CliRun.of(args("irqs", "--nic", "eth0", "--json"));
         assertEquals("matches", JSON.readTree(matches.out()).at("/irqs/1/state").asText());
 
-        CliRun restore = CliRun.of(args("restore"));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertTrue(restore.out().contains("restored 8 values"), restore.out());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -167,7 +129,7 @@ class IrqCommandsTest {
 
     @Test
     void oneCpuTakingTwoQueuesThePlanKeptApartIsWarned() throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--siblings"));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
         // What the kernel did in the guests with sibling-group masks: queues 0 and 2 (slots 0 and 1) both on CPU 1.
         Map<Integer, String> delivered = Map.of(50, "1", 51, "3", 52, "1", 53, "2");
@@ -186,19 +148,19 @@ class IrqCommandsTest {
     @Test
     void noXpsLeavesTransmitQueuesAlone() throws Exception {
         String xps = Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus"));
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--no-xps"));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--no-xps"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertEquals("2", affinity(51));
         assertEquals(xps, Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")));
         assertFalse(apply.out().contains("xps_cpus"), apply.out());
-        CliRun restore = CliRun.of(args("restore"));
+        CliRun restore = CliRun.of(withState("restore"));
         assertTrue(restore.out().contains("restored 4 values"), restore.out());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
     @Test
     void dryRunChangesNothingAndSaysHowToApply() {
-        CliRun dry = CliRun.of(args("apply", "--nic", "eth0", "--dry-run", "--per-cpu"));
+        CliRun dry = CliRun.of(withState("apply", "--nic", "eth0", "--dry-run", "--per-cpu"));
         assertEquals(0, dry.exitCode(), dry.err());
         assertTrue(dry.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2  would change"), dry.out());
         assertTrue(dry.out().contains("dry run: nothing was changed. To apply: numaspread apply --nic eth0"), dry.out());
@@ -210,12 +172,12 @@ class IrqCommandsTest {
     void aRunningIrqbalanceIsRefusedUnlessForced() throws Exception {
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         before = NicFixture.snapshot(proc, sys);
-        CliRun refused = CliRun.of(args("apply", "--nic", "eth0"));
+        CliRun refused = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(Failures.REFUSED, refused.exitCode());
         assertTrue(refused.err().startsWith("numaspread: irqbalance is running (pid 700)"), refused.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
 
-        CliRun forced = CliRun.of(args("apply", "--nic", "eth0", "--force", "--siblings"));
+        CliRun forced = CliRun.of(withState("apply", "--nic", "eth0", "--force", "--siblings"));
         assertEquals(0, forced.exitCode(), forced.err());
         assertEquals("2-3", affinity(51));
     }
@@ -224,14 +186,16 @@ class IrqCommandsTest {
     void badInterfacesAndFlagsExitTwoNamingTheCulprit() {
         for (String[] bad : List.of(new String[] {"--nic", "../eth0"}, new String[] {"--nic", "eth9"},
                 new String[] {"--nic", "eth0", "--cpus", "0-"}, new String[] {"--nic", "eth0", "--cpus", "64"})) {
-            CliRun result = CliRun.of(args("apply", bad));
+            CliRun result = CliRun.of(withState("apply", bad));
             assertEquals(Failures.BAD_INPUT, result.exitCode(), String.join(" ", bad) + ": " + result.err());
             assertTrue(result.err().startsWith("numaspread: ") && result.err().lines().count() == 1, result.err());
             assertFalse(result.err().contains("Exception"), result.err());
         }
-        assertTrue(CliRun.of(args("apply", "--nic", "eth9")).err().contains("no such interface eth9"));
-        assertTrue(CliRun.of(args("apply", "--nic", "eth0", "--cpus", "64")).err().contains("no candidate CPUs"));
-        CliRun restore = CliRun.of(args("restore"));
+        assertTrue(CliRun.of(withState("apply", "--nic", "eth9")).err()
+                .contains("no such interface eth9"));
+        assertTrue(CliRun.of(withState("apply", "--nic", "eth0", "--cpus", "64")).err()
+                .contains("no candidate CPUs"));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(Failures.BAD_INPUT, restore.exitCode());
         assertTrue(restore.err().contains("no state file " + state), restore.err());
         assertEquals(Failures.BAD_INPUT, CliRun.of("restore").exitCode());
@@ -253,7 +217,7 @@ class IrqCommandsTest {
     @Test
     void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
         CliRun failed = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "einval:3"),
-                args("apply", "--nic", "eth0", "--siblings"));
+                withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
         assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
@@ -264,11 +228,11 @@ class IrqCommandsTest {
     @Test
     void aKillBetweenWritesIsUndoneByRestore() throws Exception {
         Process apply = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "halt:3"),
-                args("apply", "--nic", "eth0", "--siblings", "--xps"));
+                withState("apply", "--nic", "eth0", "--siblings", "--xps"));
         try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);
-            CliRun concurrent = CliRun.of(args("apply", "--nic", "eth0", "--per-cpu"));
+            CliRun concurrent = CliRun.of(withState("apply", "--nic", "eth0", "--per-cpu"));
             assertEquals(Failures.REFUSED, concurrent.exitCode(), concurrent.err());
             assertTrue(concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
                     concurrent.err());
@@ -278,7 +242,7 @@ class IrqCommandsTest {
                 "killed after three writes");
         assertTrue(Files.exists(state));
 
-        CliRun restore = CliRun.of(args("restore", "--nic", "eth0"));
+        CliRun restore = CliRun.of(withState("restore", "--nic", "eth0"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));

@@ -8,16 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.numaspread.testing.NicFixture;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,21 +22,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * "irq" into "İRQ" and "IRQ" into "ırq", and glibc words errno in German, which Java's I/O exceptions then carry.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class LocaleCliTest {
+class LocaleCliTest extends StandInCliTest {
     private static final String TURKISH = "tr_TR.UTF-8";
     private static final String GERMAN = "de_DE.UTF-8";
-
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private Path state;
-    private Map<Path, String> before;
 
     @BeforeAll
     static void localesExist() throws Exception {
@@ -53,20 +37,6 @@ class LocaleCliTest {
         }
     }
 
-    @BeforeEach
-    void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        state = run.resolve("eth0.json");
-        before = NicFixture.snapshot(proc, sys);
-    }
-
-    private String[] args(String command, String... more) {
-        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString(), "--state", state.toString()));
-        args.addAll(List.of(more));
-        return args.toArray(String[]::new);
-    }
-
     private static CliRun in(String locale, List<String> jvmOptions, Map<String, String> env, String... args)
             throws IOException, InterruptedException {
         Map<String, String> environment = new java.util.HashMap<>(env);
@@ -75,14 +45,10 @@ class LocaleCliTest {
         return ForkedCli.run(List.of(), jvmOptions, ForkedCli.classPath(), environment, args);
     }
 
-    private String affinity(int irq) throws IOException {
-        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {TURKISH, GERMAN})
     void applyAndRestoreRoundTripWithAsciiOutput(String locale) throws Exception {
-        CliRun apply = in(locale, List.of(), Map.of(), args("apply", "--nic", "eth0", "--siblings", "--xps"));
+        CliRun apply = in(locale, List.of(), Map.of(), withState("apply", "--nic", "eth0", "--siblings", "--xps"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0-1  changed"), apply.out());
         String recorded = Files.readString(state);
@@ -98,7 +64,7 @@ class LocaleCliTest {
         assertEquals(0, plan.exitCode(), plan.err());
         assertTrue((irqs.out() + plan.out() + apply.out()).chars().allMatch(c -> c < 0x80), "digits and names are ASCII");
 
-        CliRun restore = in(locale, List.of(), Map.of(), args("restore"));
+        CliRun restore = in(locale, List.of(), Map.of(), withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -106,9 +72,9 @@ class LocaleCliTest {
     /** A state file written under another locale is read under Turkish rules too. */
     @Test
     void aStateFileFromElsewhereIsReadUnderTurkish() throws Exception {
-        CliRun apply = in("C.UTF-8", List.of(), Map.of(), args("apply", "--nic", "eth0"));
+        CliRun apply = in("C.UTF-8", List.of(), Map.of(), withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
-        CliRun restore = in(TURKISH, List.of(), Map.of(), args("restore"));
+        CliRun restore = in(TURKISH, List.of(), Map.of(), withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -119,12 +85,13 @@ class LocaleCliTest {
      */
     @Test
     void aManagedIrqsEioIsManagedUnderGerman() throws Exception {
-        CliRun apply = in(GERMAN, List.of(), Map.of(ApplyCommand.TEST_FAULT, "eio:2"), args("apply", "--nic", "eth0", "--siblings"));
+        CliRun apply = in(GERMAN, List.of(), Map.of(ApplyCommand.TEST_FAULT, "eio:2"),
+                withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertTrue(apply.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2-3  managed (managed by the kernel: EIO"
                 + " (Input/output error))"), apply.out());
         assertEquals(List.of("0-1", "0-7", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
-        assertEquals(0, in(GERMAN, List.of(), Map.of(), args("restore")).exitCode());
+        assertEquals(0, in(GERMAN, List.of(), Map.of(), withState("restore")).exitCode());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
@@ -135,7 +102,7 @@ class LocaleCliTest {
     @Test
     void withoutANativeBackendTheGermanTextIsNotParsedAndTheApplyRollsBack() throws Exception {
         CliRun apply = in(GERMAN, List.of("-Dnumaspread.backend=sysfs"), Map.of(ApplyCommand.TEST_FAULT, "eio:2"),
-                args("apply", "--nic", "eth0"));
+                withState("apply", "--nic", "eth0"));
         assertEquals(Failures.ROLLED_BACK, apply.exitCode(), apply.err());
         assertTrue(apply.err().contains("Eingabe-/Ausgabefehler") && apply.err().contains("rolled back"), apply.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));

@@ -8,14 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.numaspread.testing.NicFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code apply --napi-threads} and the restore of NAPI entries on fake trees (a four-queue i40e NIC on the mana
@@ -23,37 +21,18 @@ import org.junit.jupiter.api.io.TempDir;
  * may be touched. Pinning real threads is checked in the 6.12 guest.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class NapiThreadsCliTest {
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private Path state;
+class NapiThreadsCliTest extends StandInCliTest {
     private Path threaded;
 
     @BeforeEach
     void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        state = run.resolve("eth0.json");
         threaded = sys.resolve("class/net/eth0/threaded");
-    }
-
-    private String[] args(String command, String... more) {
-        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString(), "--state", state.toString()));
-        args.addAll(List.of(more));
-        return args.toArray(String[]::new);
     }
 
     @Test
     void aKernelWithoutThreadedNapiIsRefusedNamingTheFileAndNothingChanges() {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--napi-threads"));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--napi-threads"));
         assertEquals(Failures.REFUSED, apply.exitCode(), apply.err());
         RestoreCommandTest.assertOneCleanLine(apply);
         assertTrue(apply.err().contains(threaded + " is missing") && apply.err().contains("Linux 5.12"), apply.err());
@@ -66,8 +45,8 @@ class NapiThreadsCliTest {
         NicFixture.file(threaded, "0");
         NicFixture.task(proc, 700, "napi/eth0-8193", true, "0-7");
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        for (String[] apply : List.of(args("apply", "--nic", "eth0", "--napi-threads"),
-                args("apply", "--nic", "eth0", "--napi-threads", "--dry-run"))) {
+        for (String[] apply : List.of(withState("apply", "--nic", "eth0", "--napi-threads"),
+                withState("apply", "--nic", "eth0", "--napi-threads", "--dry-run"))) {
             CliRun result = CliRun.of(apply);
             assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
             RestoreCommandTest.assertOneCleanLine(result);
@@ -79,8 +58,8 @@ class NapiThreadsCliTest {
     @Test
     void restorePutsThreadedBackAndReportsAThreadThatIsGone() throws Exception {
         NicFixture.file(threaded, "1");
-        Files.writeString(state, stateWithThreads("0-7"));
-        CliRun restore = CliRun.of(args("restore"));
+        writeStateFile(stateWithThreads("0-7"));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals("0", Files.readString(threaded).strip());
         assertTrue(restore.out().contains("NAPI 8193 thread (napi/eth0-8193)  recorded 0-7  gone (no kernel thread"
@@ -94,8 +73,8 @@ class NapiThreadsCliTest {
     void aStandInTreesThreadIsNeverPinnedAndTheStateIsKept() throws Exception {
         NicFixture.file(threaded, "1");
         NicFixture.task(proc, 700, "napi/eth0-8193", true, "2");
-        Files.writeString(state, stateWithThreads("0-7"));
-        CliRun restore = CliRun.of(args("restore"));
+        writeStateFile(stateWithThreads("0-7"));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(Failures.ROLLED_BACK, restore.exitCode(), restore.err());
         RestoreCommandTest.assertOneCleanLine(restore);
         assertTrue(restore.err().contains("NAPI 8193 thread (napi/eth0-8193)")

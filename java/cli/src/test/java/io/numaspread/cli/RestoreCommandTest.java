@@ -9,12 +9,10 @@ import io.numaspread.testing.NicFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,36 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * restore never leave it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RestoreCommandTest {
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private Path state;
-    private Map<Path, String> before;
-
-    @BeforeEach
-    void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        state = run.resolve("eth0.json");
-        before = NicFixture.snapshot(proc, sys);
-    }
-
-    private String[] args(String command, String... more) {
-        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString()));
-        args.addAll(List.of(more));
-        return args.toArray(String[]::new);
-    }
-
-    private String affinity(int irq) throws Exception {
-        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
-    }
+class RestoreCommandTest extends StandInCliTest {
 
     /** One line of numaspread's own: no stack trace, no exception class, no JDK message. */
     static void assertOneCleanLine(CliRun run) {
@@ -66,7 +35,7 @@ class RestoreCommandTest {
     }
 
     private void writeState(String value51) throws Exception {
-        Files.writeString(state, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": ["
+        writeStateFile("{\"version\": 1, \"interface\": \"eth0\", \"saved\": ["
                 + "{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"3\"},"
                 + " {\"kind\": \"irq\", \"number\": 51, \"name\": \"i40e-eth0-TxRx-1\", \"value\": " + value51 + "}]}");
     }
@@ -76,21 +45,21 @@ class RestoreCommandTest {
         for (String bad : List.of("\"0-99\"", "null", "\"\"", "\" \"", "\" 0 , 1 \"", "\"+3\"", "\"-1\"",
                 "\"0-2147483647\"", "\"2147483648\"", "[]", "{}", "1")) {
             writeState(bad);
-            CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
+            CliRun restore = CliRun.of(withState("restore"));
             assertEquals(Failures.BAD_INPUT, restore.exitCode(), bad + ": " + restore.err());
             assertOneCleanLine(restore);
             assertTrue(restore.err().contains("IRQ 51 (i40e-eth0-TxRx-1)"), bad + ": " + restore.err());
             assertEquals("0-7", affinity(50), bad + ": the first entry was not written");
         }
         writeState("\"2\"");
-        CliRun good = CliRun.of(args("restore", "--state", state.toString()));
+        CliRun good = CliRun.of(withState("restore"));
         assertEquals(0, good.exitCode(), good.err());
         assertEquals(List.of("3", "2"), List.of(affinity(50), affinity(51)), "the same file, once valid, is written");
     }
 
     @Test
     void goneQueuesAndIrqsAreNamedAndThePreStopRestoreSucceeds() throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--xps", "--state", state.toString()));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--xps"));
         assertEquals(0, apply.exitCode(), apply.err());
         // ethtool -L: two transmit queues and two vectors go.
         for (int q = 2; q < 4; q++) {
@@ -102,7 +71,7 @@ class RestoreCommandTest {
         Files.writeString(interrupts, Files.readString(interrupts).lines()
                 .filter(line -> !line.startsWith("  52:") && !line.startsWith("  53:")).reduce("", (a, b) -> a + b + "\n"));
 
-        CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertTrue(restore.out().contains("IRQ 52 (i40e-eth0-TxRx-2)  recorded 0-7  gone (IRQ 52 no longer exists)"),
                 restore.out());
@@ -115,27 +84,27 @@ class RestoreCommandTest {
 
     @Test
     void aHookRestoreWithNoStateFileSucceedsOnlyWhenAskedTo() throws Exception {
-        CliRun strict = CliRun.of(args("restore", "--nic", "eth0", "--state", state.toString()));
+        CliRun strict = CliRun.of(withState("restore", "--nic", "eth0"));
         assertEquals(Failures.BAD_INPUT, strict.exitCode(), strict.err());
         assertTrue(strict.err().contains("no state file " + state), strict.err());
-        CliRun hook = CliRun.of(args("restore", "--nic", "eth0", "--state", state.toString(), "--if-present"));
+        CliRun hook = CliRun.of(withState("restore", "--nic", "eth0", "--if-present"));
         assertEquals(0, hook.exitCode(), hook.err());
         assertEquals("no state file " + state + ": nothing to restore", hook.out().strip());
         // A file that is there is restored as without the flag, and a malformed one still exits 2.
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
-        CliRun restore = CliRun.of(args("restore", "--nic", "eth0", "--state", state.toString(), "--if-present"));
+        CliRun restore = CliRun.of(withState("restore", "--nic", "eth0", "--if-present"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
-        Files.writeString(state, "{");
-        CliRun malformed = CliRun.of(args("restore", "--state", state.toString(), "--if-present"));
+        writeStateFile("{");
+        CliRun malformed = CliRun.of(withState("restore", "--if-present"));
         assertEquals(Failures.BAD_INPUT, malformed.exitCode(), malformed.err());
         assertOneCleanLine(malformed);
     }
 
     @Test
     void restoreWithoutWriteAccessIsRefusedUpFrontWithExitThree(@TempDir Path classes) throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--state", state.toString()));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
         for (Path dir : List.of(sys, proc, run)) {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -143,7 +112,7 @@ class RestoreCommandTest {
         Map<Path, String> applied = NicFixture.snapshot(proc, sys, run);
         List<String> nobody = List.of("runuser", "-u", "nobody", "--");
         String classPath = ForkedCli.classPathForEveryone(classes);
-        CliRun refused = ForkedCli.run(nobody, classPath, Map.of(), args("restore", "--state", state.toString()));
+        CliRun refused = ForkedCli.run(nobody, classPath, Map.of(), withState("restore"));
         assertEquals(Failures.REFUSED, refused.exitCode(), refused.err());
         assertOneCleanLine(refused);
         assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root")
@@ -151,7 +120,7 @@ class RestoreCommandTest {
         assertEquals(applied, NicFixture.snapshot(proc, sys, run), "nothing written, the state file kept");
 
         Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
-        CliRun unreadable = ForkedCli.run(nobody, classPath, Map.of(), args("restore", "--state", state.toString()));
+        CliRun unreadable = ForkedCli.run(nobody, classPath, Map.of(), withState("restore"));
         assertEquals(Failures.REFUSED, unreadable.exitCode(), unreadable.err());
         assertOneCleanLine(unreadable);
         assertTrue(unreadable.err().contains(state + ": EACCES (Permission denied)"), unreadable.err());
@@ -160,10 +129,10 @@ class RestoreCommandTest {
 
     @Test
     void aMalformedInterruptsFileAtRestoreExitsTwoAsAtApply() throws Exception {
-        CliRun apply = CliRun.of(args("apply", "--nic", "eth0", "--siblings", "--state", state.toString()));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
         Files.writeString(proc.resolve("interrupts"), "           CPU0 CPUx\n");
-        CliRun restore = CliRun.of(args("restore", "--state", state.toString()));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(Failures.BAD_INPUT, restore.exitCode(), restore.err());
         assertOneCleanLine(restore);
         assertTrue(restore.err().contains(proc.resolve("interrupts").toString()), restore.err());

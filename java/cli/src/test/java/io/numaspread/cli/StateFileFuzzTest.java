@@ -16,7 +16,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Random and mutated state files through the real {@code restore} command on a fake tree (a four-queue i40e NIC
@@ -26,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * again; bounded in count and time.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class StateFileFuzzTest {
+class StateFileFuzzTest extends StandInCliTest {
     private static final long SEED = Long.getLong("numaspread.fuzz.seed", 0x5eedL);
     private static final int CASES = Integer.getInteger("numaspread.fuzz.cases", 3000);
     private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -44,23 +43,10 @@ class StateFileFuzzTest {
     private static final List<String> KERNEL_VALUES = List.of("0-7", "1", "3-4,6", "0,2,4,6", "ff", "0f", "01", "00",
             "8", "0-8", "100");
 
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
     @Test
     void restoreOfAnyStateFileExitsZeroTwoThreeOrFourAndChangesNothingOnTwo() throws Exception {
-        NicFixture.i40eOnMana(sys, proc);
-        Path state = run.resolve("eth0.json");
-        String[] restore = {"restore", "--sysfs-root", sys.toString(), "--proc-root", proc.toString(), "--state",
-            state.toString()};
-        CliRun apply = CliRun.of("apply", "--nic", "eth0", "--xps", "--per-cpu", "--sysfs-root", sys.toString(),
-                "--proc-root", proc.toString(), "--state", state.toString());
+        String[] restore = withState("restore");
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--xps", "--per-cpu"));
         assertEquals(0, apply.exitCode(), apply.err());
         NicFixture.file(sys.resolve("class/net/eth0/threaded"), "1");
         NicFixture.task(proc, 700, "napi/eth0-8193", true, "0-7");

@@ -31,10 +31,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code watch} in a JVM of its own on fake kernel trees (the four-queue i40e NIC on the mana machine): what no
@@ -43,29 +41,13 @@ import org.junit.jupiter.api.io.TempDir;
  * kernel to send events, so watch polls; the guests (scripts/vm-checks-watch) test the events.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class WatchCommandTest {
+class WatchCommandTest extends StandInCliTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private Map<Path, String> before;
     private Process watch;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> seen = new ArrayList<>();
     private final StringBuffer stderr = new StringBuffer();
-
-    @BeforeEach
-    void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        before = NicFixture.snapshot(proc, sys);
-    }
 
     @AfterEach
     void stop() throws InterruptedException {
@@ -75,8 +57,8 @@ class WatchCommandTest {
     }
 
     private void start(String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--siblings", "--sysfs-root", sys.toString(),
-                "--proc-root", proc.toString(), "--state-dir", run.toString(), "--interval", "0.2"));
+        List<String> args = new ArrayList<>(List.of(args("watch", "--nic", "eth0", "--siblings", "--state-dir",
+                state.getParent().toString(), "--interval", "0.2")));
         args.addAll(List.of(more));
         watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
         watch.getOutputStream().close();
@@ -117,10 +99,6 @@ class WatchCommandTest {
                 + "; stderr: " + stderr);
     }
 
-    private String affinity(int irq) throws IOException {
-        return Files.readString(proc.resolve("irq/" + irq + "/smp_affinity_list")).strip();
-    }
-
     /** As another writer would, atomically as the kernel's files are (a fake file written in place can be read empty). */
     private void write(int irq, String cpus) throws IOException {
         Path file = proc.resolve("irq/" + irq + "/smp_affinity_list");
@@ -139,7 +117,7 @@ class WatchCommandTest {
     @Test
     void appliesThenPutsADriftBackAndBacksOffFromAWriterThatKeepsAtIt() throws Exception {
         start("--metrics-port", "0", "--restore-on-exit");
-        assertEquals("applied eth0: 4 changed; state file " + run.resolve("eth0.json"), awaitLine("applied"));
+        assertEquals("applied eth0: 4 changed; state file " + state, awaitLine("applied"));
         String watching = awaitLine("watching");
         assertTrue(watching.startsWith("watching eth0: no events (the sysfs backend cannot open netlink sockets):"
                 + " polling only, drift check every 0.2 s, metrics on http://127.0.0.1:"), watching);
@@ -208,7 +186,7 @@ class WatchCommandTest {
         Map<Path, String> after = NicFixture.snapshot(proc, sys);
         after.keySet().removeIf(path -> path.startsWith(proc.resolve("4242")));
         assertEquals(before, after, "every file as it was");
-        assertFalse(Files.exists(run.resolve("eth0.json")), "the state file is gone");
+        assertFalse(Files.exists(state), "the state file is gone");
     }
 
     @Test
@@ -256,9 +234,8 @@ class WatchCommandTest {
         awaitLine("watching");
         watch.destroyForcibly();
         assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
-        assertTrue(Files.exists(run.resolve("eth0.json")));
-        CliRun restore = CliRun.of("restore", "--state", run.resolve("eth0.json").toString(), "--sysfs-root",
-                sys.toString(), "--proc-root", proc.toString());
+        assertTrue(Files.exists(state));
+        CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -267,20 +244,19 @@ class WatchCommandTest {
     void badInputIsOneLineAndChangesNothing() throws Exception {
         for (List<String> bad : List.of(List.of("--interval", "0"), List.of("--interval", "0.01"),
                 List.of("--nic", "eth0"), List.of("--metrics-port", "70000"), List.of("--policy", "nearest"))) {
-            List<String> args = new ArrayList<>(List.of("watch", "--nic", "eth0", "--siblings", "--sysfs-root", sys.toString(),
-                    "--proc-root", proc.toString(), "--state-dir", run.toString()));
-            args.addAll(bad);
-            CliRun result = CliRun.of(args.toArray(String[]::new));
+            List<String> command = new ArrayList<>(List.of(args("watch", "--nic", "eth0", "--siblings", "--state-dir",
+                    state.getParent().toString())));
+            command.addAll(bad);
+            CliRun result = CliRun.of(command.toArray(String[]::new));
             assertEquals(Failures.BAD_INPUT, result.exitCode(), bad + ": " + result.err());
             assertEquals(1, result.err().lines().count(), result.err());
         }
-        CliRun missing = CliRun.of("watch", "--nic", "eth9", "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString(), "--state-dir", run.toString());
+        CliRun missing = CliRun.of(args("watch", "--nic", "eth9", "--state-dir", state.getParent().toString()));
         assertEquals("numaspread: no such interface eth9 (" + sys.resolve("class/net") + " has eth0)\n", missing.err());
         Path kubelet = run.resolve("cpu_manager_state");
         Files.writeString(kubelet, "{\"entries\":");
-        CliRun badKubelet = CliRun.of("watch", "--nic", "eth0", "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString(), "--state-dir", run.toString(), "--kubelet-cpu-state", kubelet.toString());
+        CliRun badKubelet = CliRun.of(args("watch", "--nic", "eth0", "--state-dir", state.getParent().toString(),
+                "--kubelet-cpu-state", kubelet.toString()));
         assertEquals(Failures.BAD_INPUT, badKubelet.exitCode());
         assertTrue(badKubelet.err().startsWith("numaspread: " + kubelet + " is not the kubelet's CPU state (JSON): "),
                 badKubelet.err());

@@ -13,9 +13,9 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
-import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.ForwardingFiles;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -25,35 +25,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The apply engine on fake kernel trees, with the kernel's failures injected where a fake file cannot make them. */
-class AffinityTransactionTest {
+class AffinityTransactionTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
-
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private KernelPaths paths;
-    private Path state;
-    private Map<Path, String> before;
-
-    /** A four-queue i40e NIC on the mana machine; every vector starts on 0-7. */
-    @BeforeEach
-    void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        paths = new KernelPaths(proc, sys);
-        state = run.resolve("numaspread/eth0.json");
-        before = NicFixture.snapshot(proc, sys);
-    }
 
     /** The mana plan's sibling groups for four queues. */
     private List<Setting> settings(boolean xps) {
@@ -72,10 +48,6 @@ class AffinityTransactionTest {
 
     private AffinityTransaction applier(KernelFiles files) {
         return new AffinityTransaction(paths, files, 8);
-    }
-
-    private String affinity(int irq) throws IOException {
-        return Files.readString(paths.smpAffinityList(irq)).strip();
     }
 
     @Test

@@ -12,7 +12,6 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
-import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
@@ -24,6 +23,7 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNicTest;
 import io.numaspread.testing.SysfsFixture;
 import io.numaspread.topology.Topology;
 import java.io.IOException;
@@ -39,7 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code apply --napi-threads} as one transaction with the IRQs, on a four-queue i40e NIC of the mana machine
@@ -49,23 +48,12 @@ import org.junit.jupiter.api.io.TempDir;
  * checked in the 6.12 guest.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class NapiThreadsApplyTest {
+class NapiThreadsApplyTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final int FIRST_PID = 700;
 
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private KernelPaths paths;
     private Nic nic;
     private SpreadPlan plan;
-    private Path state;
     private Path threaded;
     private final List<Integer> pinned = new ArrayList<>();
     private int failAtPin = -1;
@@ -73,12 +61,9 @@ class NapiThreadsApplyTest {
 
     @BeforeEach
     void nic() {
-        NicFixture.i40eOnMana(sys, proc);
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
-        paths = new KernelPaths(proc, sys);
         nic = NicDiscovery.discover(ETH0, paths);
         plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS));
-        state = run.resolve("numaspread/eth0.json");
         threaded = paths.netDevice(ETH0).resolve("threaded");
         NicFixture.file(threaded, "0");
         for (int queue = 0; queue < 4; queue++) {
@@ -132,10 +117,6 @@ class NapiThreadsApplyTest {
             all.add(threadAffinity(FIRST_PID + queue));
         }
         return all;
-    }
-
-    private String affinity(int irq) throws IOException {
-        return Files.readString(paths.smpAffinityList(irq)).strip();
     }
 
     @Test

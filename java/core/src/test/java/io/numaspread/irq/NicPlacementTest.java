@@ -19,6 +19,7 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNicTest;
 import io.numaspread.testing.SysfsFixture;
 import io.numaspread.topology.Topology;
 import java.io.IOException;
@@ -29,43 +30,22 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The apply sequence the CLI and the agent share, on a four-queue i40e NIC of the mana machine. */
-class NicPlacementTest {
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private KernelPaths paths;
+class NicPlacementTest extends StandInNicTest {
     private Nic nic;
     private SpreadPlan plan;
-    private Path state;
-    private Map<Path, String> before;
 
     @BeforeEach
     void nic() {
-        NicFixture.i40eOnMana(sys, proc);
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
-        paths = new KernelPaths(proc, sys);
         nic = NicDiscovery.discover(new InterfaceName("eth0"), paths);
         // Sibling groups, so that the values written differ from any single CPU the fixture starts with.
         plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS));
-        state = run.resolve("numaspread/eth0.json");
-        before = NicFixture.snapshot(proc, sys);
     }
 
     private NicPlacement.Outcome apply(NicPlacement.Options options) {
         return NicPlacement.apply(nic, plan, options, paths, KernelFiles.DIRECT);
-    }
-
-    private String affinity(int irq) throws IOException {
-        return Files.readString(paths.smpAffinityList(irq)).strip();
     }
 
     @Test

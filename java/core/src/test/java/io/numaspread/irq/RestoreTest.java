@@ -14,6 +14,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -24,10 +25,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Restore is all or nothing too: the whole state file is checked before the first write, IRQs and queues that are
@@ -35,29 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * in the kernel's own form. A four-queue i40e NIC on the mana machine (8 CPUs); every vector starts on 0-7.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RestoreTest {
+class RestoreTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
-
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private KernelPaths paths;
-    private Path state;
-    private Map<Path, String> before;
-
-    @BeforeEach
-    void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        paths = new KernelPaths(proc, sys);
-        state = run.resolve("eth0.json");
-        before = NicFixture.snapshot(proc, sys);
-    }
 
     private AffinityTransaction transaction(KernelFiles files) {
         return new AffinityTransaction(paths, files, 8);
@@ -74,12 +52,8 @@ class RestoreTest {
         transaction(KernelFiles.DIRECT).apply(ETH0, settings, state, false);
     }
 
-    private String affinity(int irq) throws IOException {
-        return Files.readString(paths.smpAffinityList(irq)).strip();
-    }
-
     private void writeState(String savedEntries) throws IOException {
-        Files.writeString(state, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [" + savedEntries + "]}");
+        writeStateFile("{\"version\": 1, \"interface\": \"eth0\", \"saved\": [" + savedEntries + "]}");
     }
 
     /** Files the restore wrote, so that "nothing was written" is checked by counting, not only by content. */

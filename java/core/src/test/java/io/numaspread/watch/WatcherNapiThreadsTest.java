@@ -4,23 +4,14 @@ package io.numaspread.watch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.numaspread.CpuSet;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
-import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
-import io.numaspread.nic.Nic;
-import io.numaspread.plan.Mode;
-import io.numaspread.plan.Planner;
-import io.numaspread.plan.Purpose;
-import io.numaspread.plan.SpreadPlan;
-import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
-import io.numaspread.testing.SysfsFixture;
-import io.numaspread.topology.Topology;
+import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +28,6 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code watch --napi-threads} on a fake tree (a four-queue i40e NIC of the mana machine, threaded NAPI off, one
@@ -47,27 +37,15 @@ import org.junit.jupiter.api.io.TempDir;
  * function that rewrites {@code Cpus_allowed_list}; the 6.12 guest checks the real kernel.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class WatcherNapiThreadsTest {
+class WatcherNapiThreadsTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
 
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
-
-    private KernelPaths paths;
     private Path threaded;
     private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger pinnedAgain = new AtomicInteger();
 
     @BeforeEach
     void nic() {
-        NicFixture.i40eOnMana(sys, proc);
-        paths = new KernelPaths(proc, sys);
         threaded = paths.netDevice(ETH0).resolve("threaded");
         NicFixture.file(threaded, "0");
         for (int queue = 0; queue < 4; queue++) {

@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.ForwardingFiles;
-import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A NIC that goes away while a check writes its plan: unbinding virtio_net removes the interface and then frees
@@ -30,19 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * guest's watch check saw it once in CI). That is reported as the NIC gone, once, not as a failed check.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class WatcherTeardownTest {
+class WatcherTeardownTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final KernelEvent QUEUE_REMOVED = new KernelEvent("uevent", "eth0 queue rx-3 remove",
             Optional.of("eth0"));
-
-    @TempDir
-    Path sys;
-
-    @TempDir
-    Path proc;
-
-    @TempDir
-    Path run;
 
     private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
 
@@ -62,17 +51,15 @@ class WatcherTeardownTest {
     /** The control: without the unbind, the same event is a quiet check that keeps the plan. */
     @Test
     void withoutTheUnbindTheSameEventIsAQuietCheck() throws Exception {
-        KernelPaths paths = watchOneEvent(false);
+        watchOneEvent(false);
         assertEquals(List.of(), lines.stream().filter(l -> l.startsWith("FAILED") || l.startsWith("gone")).toList(),
                 lines.toString());
-        assertEquals("0-1", Files.readString(paths.smpAffinityList(50)).strip());
+        assertEquals("0-1", affinity(50));
     }
 
     /** Applies the plan to the i40e NIC, posts a queue's removal (unbinding the NIC with it) and watches 0.4 s. */
-    private KernelPaths watchOneEvent(boolean unbind) throws Exception {
-        NicFixture.i40eOnMana(sys, proc);
-        KernelPaths paths = new KernelPaths(proc, sys);
-        Watcher watcher = new Watcher(List.of(ETH0), paths, unbindingFiles(paths), WatchHarness.mana(sys),
+    private void watchOneEvent(boolean unbind) throws Exception {
+        Watcher watcher = new Watcher(List.of(ETH0), paths, unbindingFiles(), WatchHarness.mana(sys),
                 new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
                         Backoff.forInterval(Duration.ofMillis(100)), false, false, run.resolve("state")),
                 lines::add, Clock.systemUTC());
@@ -87,10 +74,9 @@ class WatcherTeardownTest {
         Thread.sleep(400);
         watcher.stop(Duration.ofSeconds(20));
         running.join(TimeUnit.SECONDS.toMillis(20));
-        return paths;
     }
 
-    private ForwardingFiles unbindingFiles(KernelPaths paths) {
+    private ForwardingFiles unbindingFiles() {
         return new ForwardingFiles() {
             @Override
             public String read(Path file) throws IOException {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.examples;
 
+import static io.numaspread.examples.ExampleArgs.positive;
+import static io.numaspread.examples.ExampleArgs.value;
+
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -29,16 +32,8 @@ public final class EchoClient {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options;
-        try {
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("echo-client: " + e.getMessage());
-            System.err.println("usage: EchoClient --server HOST:PORT [--connections N] [--concurrency C] "
-                    + "[--rounds M] [--size BYTES] [--timeout SECONDS]");
-            System.exit(2);
-            return;
-        }
+        Options options = ExampleArgs.parseOrExit("echo-client", "EchoClient --server HOST:PORT [--connections N]"
+                + " [--concurrency C] [--rounds M] [--size BYTES] [--timeout SECONDS]", Options::parse, args);
         ExecutorService pool = Executors.newFixedThreadPool(options.concurrency);
         List<Future<long[]>> results = new ArrayList<>();
         long started = System.nanoTime();
@@ -111,17 +106,13 @@ public final class EchoClient {
             int timeoutSeconds = 30;
             for (int i = 0; i < args.length; i++) {
                 String flag = args[i];
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("unknown argument '" + flag + "', or it needs a value");
-                }
-                String value = args[++i];
                 switch (flag) {
-                    case "--server" -> server = address(value);
-                    case "--connections" -> connections = number(flag, value);
-                    case "--concurrency" -> concurrency = number(flag, value);
-                    case "--rounds" -> rounds = number(flag, value);
-                    case "--size" -> size = number(flag, value);
-                    case "--timeout" -> timeoutSeconds = number(flag, value);
+                    case "--server" -> server = address(value(args, ++i, flag));
+                    case "--connections" -> connections = positive(flag, value(args, ++i, flag));
+                    case "--concurrency" -> concurrency = positive(flag, value(args, ++i, flag));
+                    case "--rounds" -> rounds = positive(flag, value(args, ++i, flag));
+                    case "--size" -> size = positive(flag, value(args, ++i, flag));
+                    case "--timeout" -> timeoutSeconds = positive(flag, value(args, ++i, flag));
                     default -> throw new IllegalArgumentException("unknown argument '" + flag + "'");
                 }
             }
@@ -136,19 +127,8 @@ public final class EchoClient {
             if (colon < 1) {
                 throw new IllegalArgumentException("--server must be HOST:PORT, not '" + text + "'");
             }
-            return new InetSocketAddress(text.substring(0, colon), number("--server port", text.substring(colon + 1)));
-        }
-
-        private static int number(String flag, String text) {
-            try {
-                int value = Integer.parseInt(text);
-                if (value > 0) {
-                    return value;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException(flag + " must be a positive number, not '" + text + "'");
+            return new InetSocketAddress(text.substring(0, colon),
+                    positive("--server port", text.substring(colon + 1)));
         }
     }
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.examples;
 
+import static io.numaspread.examples.ExampleArgs.positive;
+import static io.numaspread.examples.ExampleArgs.value;
+
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -40,9 +43,10 @@ import java.util.stream.Collectors;
  * {@code SO_INCOMING_NAPI_ID} when the NIC's NAPI map is known, else (or with {@code --steer-by cpu}) on the loop
  * whose CPUs hold its {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering}
  * keeps the pinned loops and leaves the choice to Netty's round robin. {@code --busy-poll USECS} makes each loop
- * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before). With {@code --report} it prints one line per connection
- * at its first read: the incoming CPU at accept and at that read, the NAPI ID (the receive queue), the loop and
- * the CPU that loop ran on. Ctrl-C (or SIGTERM) prints the steering counters and stops.
+ * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before). With
+ * {@code --report} it prints one line per connection at its first read: the incoming CPU at accept and at that
+ * read, the NAPI ID (the receive queue), the loop and the CPU that loop ran on. Ctrl-C (or SIGTERM) prints the
+ * steering counters and stops.
  */
 public final class EchoServer {
     private static final int SOL_SOCKET = 1;
@@ -55,16 +59,9 @@ public final class EchoServer {
     }
 
     public static void main(String[] args) throws Exception {
-        Options options;
-        try {
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("echo-server: " + e.getMessage());
-            System.err.println("usage: EchoServer (--nic IFACE [--no-steering | --steer-by napi-id|cpu] "
-                    + "[--busy-poll USECS] | --default-loops N) [--port P] [--bind ADDRESS] [--report]");
-            System.exit(2);
-            return;
-        }
+        Options options = ExampleArgs.parseOrExit("echo-server", "EchoServer (--nic IFACE [--no-steering |"
+                + " --steer-by napi-id|cpu] [--busy-poll USECS] | --default-loops N) [--port P] [--bind ADDRESS]"
+                + " [--report]", Options::parse, args);
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("echo-accept"),
                 EpollIoHandler.newFactory());
         EventLoopGroup workers;
@@ -214,13 +211,14 @@ public final class EchoServer {
                     case "--steer-by" -> steerBy = switch (value(args, ++i, "--steer-by")) {
                         case "napi-id" -> SteeringKey.INCOMING_NAPI_ID;
                         case "cpu" -> SteeringKey.INCOMING_CPU;
-                        default -> throw new IllegalArgumentException("--steer-by is napi-id or cpu, not '" + args[i] + "'");
+                        default -> throw new IllegalArgumentException("--steer-by is napi-id or cpu, not '" + args[i]
+                                + "'");
                     };
-                    case "--busy-poll" -> busyPollUsecs = number(value(args, ++i, "--busy-poll"), "--busy-poll");
-                    case "--default-loops" -> defaultLoops = number(value(args, ++i, "--default-loops"),
-                            "--default-loops");
+                    case "--busy-poll" -> busyPollUsecs = positive("--busy-poll", value(args, ++i, "--busy-poll"));
+                    case "--default-loops" -> defaultLoops = positive("--default-loops",
+                            value(args, ++i, "--default-loops"));
                     case "--bind" -> bind = value(args, ++i, "--bind");
-                    case "--port" -> port = number(value(args, ++i, "--port"), "--port");
+                    case "--port" -> port = positive("--port", value(args, ++i, "--port"));
                     case "--report" -> report = true;
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
                 }
@@ -235,25 +233,6 @@ public final class EchoServer {
                 throw new IllegalArgumentException("give one of --no-steering and --steer-by");
             }
             return new Options(nic, steering, steerBy, busyPollUsecs, defaultLoops, bind, port, report);
-        }
-
-        private static String value(String[] args, int index, String flag) {
-            if (index >= args.length) {
-                throw new IllegalArgumentException(flag + " needs a value");
-            }
-            return args[index];
-        }
-
-        private static int number(String text, String flag) {
-            try {
-                int value = Integer.parseInt(text);
-                if (value > 0) {
-                    return value;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException(flag + " must be a positive number, not '" + text + "'");
         }
     }
 }
