@@ -18,8 +18,12 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.NapiConfig;
 import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSettings;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
@@ -32,6 +36,7 @@ import io.numaspread.topology.TopologyDiscovery;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -58,6 +63,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
+    private final Optional<NapiSettingsChange> napiSettings;
 
     private PinnedEventLoopGroup(PinnedThreadFactory threads, HandlerRecorder handlers, ThreadPinner pinner,
             Builder settings, Optional<NapiMap> napis) {
@@ -77,6 +83,42 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             }
         } else {
             this.busyPolling = List.of();
+        }
+        if (settings.napiSettings != null) {
+            try {
+                this.napiSettings = Optional.of(NapiSettingsChange.apply(
+                        NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
+                        napiIdsOfLoops(napis, loops.size()), settings.napiSettings));
+            } catch (RuntimeException e) {
+                shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+                throw e;
+            }
+            // The settings are the NIC's, not the process's: they go back when the loops are done with them, and
+            // the log says what they were for a process that is killed before.
+            LOG.log(Level.INFO, "NAPI settings {0} set; before, by NAPI ID: {1}", settings.napiSettings,
+                    napiSettings.get().before());
+            terminationFuture().addListener(done -> restoreNapiSettings());
+        } else {
+            this.napiSettings = Optional.empty();
+        }
+    }
+
+    /** The NAPI IDs of queues 0 to {@code loops} - 1, the loops' own queues. */
+    private static List<Integer> napiIdsOfLoops(Optional<NapiMap> napis, int loops) {
+        NapiMap map = napis.filter(PinnedEventLoopGroup::knowsQueues).orElseThrow(() -> new NumaspreadException(
+                NumaspreadException.Kind.REFUSED, "NAPI settings need the NIC's NAPI map with its queues (netdev"
+                        + " netlink, " + NapiConfig.NEEDED_KERNEL + " or newer)" + napis.map(unlinked -> "; the map"
+                        + " from " + unlinked.source().name().toLowerCase(Locale.ROOT) + " links none: " + unlinked.detail()).orElse("")));
+        return map.instances().stream()
+                .filter(napi -> napi.queue().isPresent() && napi.queue().getAsInt() < loops)
+                .map(NapiInstance::id).toList();
+    }
+
+    private void restoreNapiSettings() {
+        try {
+            napiSettings.orElseThrow().restore();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "putting the NAPI settings back failed: " + e.getMessage(), e);
         }
     }
 
@@ -125,6 +167,14 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         return busyPolling;
     }
 
+    /**
+     * With {@link Builder#napiSettings}: each of the loops' NAPI instances' settings before the group set them,
+     * by NAPI ID, which are put back when the group has terminated; empty when off.
+     */
+    public Map<Integer, NapiSettings> napiSettingsBefore() {
+        return napiSettings.map(NapiSettingsChange::before).orElse(Map.of());
+    }
+
     @Override
     public ChannelFuture register(Channel channel) {
         return loopFor(channel).register(channel);
@@ -171,6 +221,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private SteeringKey steeringKey;
         private NapiMap napis;
         private EpollBusyPoll busyPoll;
+        private NapiSettings napiSettings;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
@@ -255,13 +306,26 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
+         * Opt-in, with {@link #busyPoll} and {@code prefer_busy_poll}: each loop's queue's NAPI instance gets
+         * {@code settings} ({@code napi-set}, Linux 6.13+, CAP_NET_ADMIN), so that its hard IRQ stays deferred
+         * while the loop polls. The settings are the NIC's, so the group puts back the ones it found when it
+         * has terminated; {@link #build()} writes all of them or none, and refuses without the NIC's NAPI map
+         * or on an older kernel.
+         */
+        public Builder napiSettings(NapiSettings settings) {
+            this.napiSettings = Objects.requireNonNull(settings);
+            return this;
+        }
+
+        /**
          * @throws io.numaspread.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
          *     has no queue vectors
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
          *     plan are given
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
          * @throws io.numaspread.NumaspreadException REFUSED when busy polling is asked of a kernel before 6.9
-         *     or of loops that are not epoll
+         *     or of loops that are not epoll, or NAPI settings of a kernel before 6.13 or without a NAPI map
+         *     that links queues; CALL_FAILED when a {@code napi-set} fails (nothing is left changed)
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
@@ -280,17 +344,18 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
-         * The NAPI map steering reads: the one given, or for a NIC with steering the kernel's
+         * The NAPI map steering and NAPI settings read: the one given, or for a NIC with either the kernel's
          * ({@link NapiDiscovery}); when netlink fails, none, so that the loops steer by incoming CPU.
          */
         private Optional<NapiMap> napiMap(ThreadPinner threadPinner) {
-            if (napis != null || nic == null || !steering) {
+            if (napis != null || nic == null || !steering && napiSettings == null) {
                 return Optional.ofNullable(napis);
             }
             try {
                 return Optional.of(NapiDiscovery.discover(new InterfaceName(nic), kernel, threadPinner.backend()));
             } catch (NumaspreadException e) {
-                if (e.kind() == NumaspreadException.Kind.BAD_INPUT || steeringKey == SteeringKey.INCOMING_NAPI_ID) {
+                if (e.kind() == NumaspreadException.Kind.BAD_INPUT || steeringKey == SteeringKey.INCOMING_NAPI_ID
+                        || napiSettings != null) {
                     throw e;
                 }
                 LOG.log(Level.WARNING, "no NAPI map for {0}, steering by incoming CPU: {1}", nic, e.getMessage());
