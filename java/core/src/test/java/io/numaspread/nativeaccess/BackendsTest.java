@@ -69,8 +69,8 @@ class BackendsTest {
      */
     @Test
     void theBaseWithoutItsOverlaySaysWhyFfmIsUnavailable(@TempDir Path dir) throws Exception {
-        Path baseOnly = baseOnlyCopy(Path.of(Backends.class.getProtectionDomain().getCodeSource().getLocation().toURI()),
-                dir.resolve("numaspread-core-base.jar"));
+        Path coreJar = Path.of(Backends.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path baseOnly = baseOnlyCopy(coreJar, dir.resolve("numaspread-core-base.jar"));
         try (URLClassLoader loader = new URLClassLoader(new URL[] {baseOnly.toUri().toURL()},
                 ClassLoader.getPlatformClassLoader())) {
             Class<?> backends = loader.loadClass(Backends.class.getName());

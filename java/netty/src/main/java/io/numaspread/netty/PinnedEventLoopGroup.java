@@ -108,7 +108,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         NapiMap map = napis.filter(PinnedEventLoopGroup::knowsQueues).orElseThrow(() -> new NumaspreadException(
                 NumaspreadException.Kind.REFUSED, "NAPI settings need the NIC's NAPI map with its queues (netdev"
                         + " netlink, " + NapiConfig.NEEDED_KERNEL + " or newer)" + napis.map(unlinked -> "; the map"
-                        + " from " + unlinked.source().name().toLowerCase(Locale.ROOT) + " links none: " + unlinked.detail()).orElse("")));
+                        + " from " + unlinked.source().name().toLowerCase(Locale.ROOT) + " links none: "
+                        + unlinked.detail()).orElse("")));
         return map.instances().stream()
                 .filter(napi -> napi.queue().isPresent() && napi.queue().getAsInt() < loops)
                 .map(NapiInstance::id).toList();
