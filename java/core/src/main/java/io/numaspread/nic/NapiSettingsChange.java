@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nic;
 
+import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
@@ -16,9 +17,6 @@ import java.util.Map;
  * written are put back before the failure is thrown. {@link #restore} puts them all back.
  */
 public final class NapiSettingsChange {
-    /** ENOENT: the NAPI instance is gone (its queue was removed), and its settings with it. */
-    private static final int ENOENT = 2;
-
     /** How the settings are read and written: {@link #live} through netdev netlink, or a fault-injecting one. */
     public interface Access {
         NapiSettings read(int napiId);
@@ -95,7 +93,8 @@ public final class NapiSettingsChange {
             try {
                 access.write(entry.getKey(), entry.getValue());
             } catch (NativeCallException e) {
-                if (e.errno() != ENOENT) {
+                // ENOENT: the NAPI instance is gone (its queue was removed), and its settings with it.
+                if (e.errno() != Errno.ENOENT.number()) {
                     failure = collect(failure, e);
                 }
             } catch (RuntimeException e) {

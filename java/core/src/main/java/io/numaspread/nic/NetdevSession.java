@@ -2,6 +2,7 @@
 package io.numaspread.nic;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nativeaccess.NetlinkSocket;
@@ -17,8 +18,6 @@ import java.util.function.IntFunction;
 final class NetdevSession implements AutoCloseable {
     /** How long one request waits for the kernel's answer; the kernel answers netdev requests at once. */
     static final int TIMEOUT_MILLIS = 5_000;
-    /** {@code ENOENT}: the control family's answer when no family has the name asked for. */
-    private static final int ENOENT = 2;
 
     private final NetlinkSocket socket;
     private int sequence;
@@ -42,7 +41,8 @@ final class NetdevSession implements AutoCloseable {
             return Optional.of(parse(request(NetdevNetlink::getFamilyRequest, "nlctrl getfamily netdev"),
                     NetdevNetlink::family, "nlctrl getfamily netdev"));
         } catch (NativeCallException e) {
-            if (e.errno() == ENOENT) {
+            // ENOENT: the control family's answer when no family has the name asked for.
+            if (e.errno() == Errno.ENOENT.number()) {
                 return Optional.empty();
             }
             throw e;

@@ -2,6 +2,7 @@
 package io.numaspread.nic;
 
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
@@ -11,8 +12,6 @@ import java.util.Optional;
 
 /** Reads a NIC's per-queue counters through netdev {@code qstats-get} (Linux 6.10+). */
 public final class QueueStats {
-    /** {@code EOPNOTSUPP}: the driver keeps no per-queue counters. */
-    private static final int EOPNOTSUPP = 95;
 
     private QueueStats() {
     }
@@ -40,7 +39,8 @@ public final class QueueStats {
                         sequence -> NetdevNetlink.queueStatsDumpRequest(family.get(), sequence, ifindex), call),
                         answer -> NetdevNetlink.queueCounters(answer, ifindex), call));
             } catch (NativeCallException e) {
-                if (e.errno() == EOPNOTSUPP) {
+                // EOPNOTSUPP: the driver keeps no per-queue counters.
+                if (e.errno() == Errno.EOPNOTSUPP.number()) {
                     return Optional.empty();
                 }
                 throw e;

@@ -73,34 +73,25 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 : napis.filter(PinnedEventLoopGroup::knowsQueues).isPresent() ? SteeringKey.INCOMING_NAPI_ID
                 : SteeringKey.INCOMING_CPU;
         this.steering = settings.steering ? new ConnectionSteering(pinner.backend(), loops, key, napis) : null;
-        if (settings.busyPoll != null) {
-            try {
-                this.busyPolling = LoopBusyPolling.apply(pinner.backend(), settings.kernel,
-                        loops.stream().map(loop -> handlers.of(loop.loop())).toList(), settings.busyPoll);
-            } catch (RuntimeException e) {
-                shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
-                throw e;
-            }
-        } else {
-            this.busyPolling = List.of();
+        // Busy polling and NAPI settings are set on the running loops; if either is refused or fails, the group
+        // stops, and nothing stays changed (NapiSettingsChange writes all instances or none).
+        try {
+            this.busyPolling = settings.busyPoll == null ? List.of() : LoopBusyPolling.apply(pinner.backend(),
+                    settings.kernel, loops.stream().map(loop -> handlers.of(loop.loop())).toList(), settings.busyPoll);
+            this.napiSettings = settings.napiSettings == null ? Optional.empty()
+                    : Optional.of(NapiSettingsChange.apply(NapiSettingsChange.Access.live(settings.kernel,
+                            pinner.backend()), napiIdsOfLoops(napis, loops.size()), settings.napiSettings));
+        } catch (RuntimeException e) {
+            shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+            throw e;
         }
-        if (settings.napiSettings != null) {
-            try {
-                this.napiSettings = Optional.of(NapiSettingsChange.apply(
-                        NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
-                        napiIdsOfLoops(napis, loops.size()), settings.napiSettings));
-            } catch (RuntimeException e) {
-                shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
-                throw e;
-            }
-            // The settings are the NIC's, not the process's: they go back when the loops are done with them, and
-            // the log says what they were for a process that is killed before.
+        // The settings are the NIC's, not the process's: they go back when the loops are done with them, and the
+        // log says what they were for a process that is killed before.
+        napiSettings.ifPresent(change -> {
             LOG.log(Level.INFO, "NAPI settings {0} set; before, by NAPI ID: {1}", settings.napiSettings,
-                    napiSettings.get().before());
+                    change.before());
             terminationFuture().addListener(done -> restoreNapiSettings());
-        } else {
-            this.napiSettings = Optional.empty();
-        }
+        });
     }
 
     /** The NAPI IDs of queues 0 to {@code loops} - 1, the loops' own queues. */
