@@ -59,20 +59,31 @@ ensure_maven() {
     fi
 }
 
+# True when the aarch64 cross compiler can build against its own libc: the compiler package alone lacks the
+# headers (libc6-dev-arm64-cross is only a recommendation of gcc-aarch64-linux-gnu).
+aarch64_toolchain_ready() {
+    command -v aarch64-linux-gnu-gcc >/dev/null && [ -f /usr/aarch64-linux-gnu/include/bits/wordsize.h ]
+}
+
 # The architectures whose agent library this machine can build: the agent jar carries one for x86_64 and one for
-# aarch64. As root on Debian the missing cross compiler is installed; otherwise the jar gets the libraries whose
-# compiler is on PATH, and says at load time which one it lacks.
+# aarch64. As root on Debian the missing compilers are installed; otherwise the jar gets the libraries whose
+# toolchain is complete, and says at load time which one it lacks.
 native_archs() {
-    if ! command -v aarch64-linux-gnu-gcc >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "numaspread: installing gcc-aarch64-linux-gnu for the agent's arm64 library" >&2
-        { apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y \
-            --no-install-recommends gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu >/dev/null; } \
-            || echo "numaspread: could not install gcc-aarch64-linux-gnu; building the x86_64 library only" >&2
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        local missing=() package
+        for package in gcc make libc6-dev gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross; do
+            dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+        done
+        if [ ${#missing[@]} -gt 0 ]; then
+            echo "numaspread: installing ${missing[*]} for the agent's native libraries" >&2
+            { apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y \
+                --no-install-recommends "${missing[@]}" >/dev/null; } \
+                || echo "numaspread: could not install ${missing[*]}; building the libraries whose toolchain is here" >&2
+        fi
     fi
-    local arch archs=()
-    for arch in x86_64 aarch64; do
-        command -v "$arch-linux-gnu-gcc" >/dev/null && archs+=("$arch")
-    done
+    local archs=()
+    command -v x86_64-linux-gnu-gcc >/dev/null && command -v make >/dev/null && archs+=(x86_64)
+    aarch64_toolchain_ready && archs+=(aarch64)
     echo "${archs[*]}"
 }
 
