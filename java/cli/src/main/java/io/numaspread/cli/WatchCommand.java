@@ -133,15 +133,16 @@ final class WatchCommand implements Runnable {
         Machine readings = new Machine(sysfs, paths, out);
 
         String source = events.kind().id();
+        Clock clock = Clock.systemUTC();
         WatchMetrics metrics = new WatchMetrics(line -> {
             out.println(line);
             out.flush();
         }, paths, Optional.ofNullable(metricsFile), source,
-                events instanceof SysfsBackend ? "polling" : "netlink", events);
+                events instanceof SysfsBackend ? "polling" : "netlink", events, clock);
         Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
                 new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), force, xps, stateDirectory,
                         napiAccess(ifaces, paths)),
-                metrics, Clock.systemUTC());
+                metrics, clock);
         Optional<HTTPServer> server = serve(metrics);
         try {
             watcher.start();

@@ -25,6 +25,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -50,14 +51,17 @@ final class WatchMetrics implements Watcher.Listener {
     private final Counter reapplies;
     private final Counter fights;
     private final Counter napiThreads;
-    private final Gauge backoff;
+    private final Clock clock;
+    /** Per IRQ of a fight, when its current round stops leaving the IRQ alone; EPOCH once the fight is over. */
+    private final Map<FoughtIrq, Instant> leftAloneUntil = new ConcurrentHashMap<>();
     private final Gauge lastCheck;
     private final Gauge present;
     private final NativeBackend queueCounterBackend;
 
     WatchMetrics(Consumer<String> lines, KernelPaths paths, Optional<Path> textfile, String backend, String eventSource,
-            NativeBackend queueCounterBackend) {
+            NativeBackend queueCounterBackend, Clock clock) {
         this.lines = lines;
+        this.clock = clock;
         this.paths = paths;
         this.textfile = textfile;
         this.queueCounterBackend = queueCounterBackend;
@@ -85,9 +89,16 @@ final class WatchMetrics implements Watcher.Listener {
                 .help("NAPI kernel threads pinned again by watch --napi-threads: re-created (threaded toggled,"
                         + " ethtool -L, a reset) or moved by another writer")
                 .labelNames("nic").register(registry);
-        backoff = Gauge.builder().name("numaspread_fight_backoff_seconds")
-                .help("How long the last round of a fight leaves the IRQ alone")
-                .labelNames("nic", "irq").register(registry);
+        // Read at each scrape, so that it falls to 0 when the round's back-off is over, not at the next event.
+        GaugeWithCallback.builder().name("numaspread_fight_backoff_seconds")
+                .help("How much longer the current round of a fight leaves the IRQ alone; 0 once that back-off is"
+                        + " over or the fight has ended")
+                .labelNames("nic", "irq")
+                .callback(callback -> {
+                    Instant now = clock.instant();
+                    leftAloneUntil.forEach((irq, until) -> callback.call(
+                            Math.max(0, Duration.between(now, until).toMillis()) / 1000.0, irq.nic(), irq.irq()));
+                }).register(registry);
         lastCheck = Gauge.builder().name("numaspread_last_check_timestamp_seconds")
                 .help("When the NIC's files were last compared with its plan (Unix time)")
                 .labelNames("nic").register(registry);
@@ -190,9 +201,21 @@ final class WatchMetrics implements Watcher.Listener {
     }
 
     @Override
-    public void fight(InterfaceName iface, Target target, Duration leftAlone) {
+    public void fight(InterfaceName iface, Target target, Instant until) {
         fights.labelValues(iface.value(), Integer.toString(target.number())).inc();
-        backoff.labelValues(iface.value(), Integer.toString(target.number())).set(leftAlone.toSeconds());
+        leftAloneUntil.put(FoughtIrq.of(iface, target), until);
+    }
+
+    @Override
+    public void fightOver(InterfaceName iface, Target target) {
+        leftAloneUntil.replace(FoughtIrq.of(iface, target), Instant.EPOCH);
+    }
+
+    /** The labels of one IRQ's fight. */
+    private record FoughtIrq(String nic, String irq) {
+        static FoughtIrq of(InterfaceName iface, Target target) {
+            return new FoughtIrq(iface.value(), Integer.toString(target.number()));
+        }
     }
 
     private void interrupts(CounterWithCallback.Callback callback) {

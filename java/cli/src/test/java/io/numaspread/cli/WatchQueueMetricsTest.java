@@ -21,6 +21,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ class WatchQueueMetricsTest {
         NativeBackend backend = Backends.live().backend();
         List<String> lines = new ArrayList<>();
         WatchMetrics metrics = new WatchMetrics(lines::add, KernelPaths.LIVE, Optional.empty(), backend.kind().id(),
-                "netlink", backend);
+                "netlink", backend, Clock.systemUTC());
         Nic nic = NicDiscovery.discover(ETH0, KernelPaths.LIVE);
         Topology topology = TopologyDiscovery.discover(backend, SysfsTree.live());
         SpreadPlan plan = PlanOptions.plan(topology, nic.planRequest(topology, Purpose.IRQS));

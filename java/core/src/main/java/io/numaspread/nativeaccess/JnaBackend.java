@@ -248,8 +248,15 @@ public final class JnaBackend implements NativeBackend {
         try {
             libc.bind(fd, NetlinkAbi.sockaddrNl(groups), NetlinkAbi.SOCKADDR_NL_SIZE);
         } catch (LastErrorException e) {
-            libc.close(fd);
-            throw failure("bind", e, "netlink protocol " + protocol + " groups " + groups);
+            // A failing close is added to bind's exception, never thrown in its place.
+            NativeCallException bindFailure = failure("bind", e, "netlink protocol " + protocol + " groups " + groups);
+            try {
+                libc.close(fd);
+            } catch (LastErrorException closeError) {
+                bindFailure.addSuppressed(
+                        failure("close", closeError, "netlink socket " + fd + " after its bind failed"));
+            }
+            throw bindFailure;
         }
         return new Netlink(fd);
     }
@@ -291,7 +298,11 @@ public final class JnaBackend implements NativeBackend {
 
         @Override
         void closeFd() {
-            libc.close(fd);
+            try {
+                libc.close(fd);
+            } catch (LastErrorException e) {
+                // NetlinkFd#closeFd: Linux has released the descriptor even when close reports an error.
+            }
         }
     }
 

@@ -61,6 +61,10 @@ abstract class NetlinkFd implements NetlinkSocket {
      */
     abstract int sendFrom(byte[] message);
 
+    /**
+     * {@code close} of the descriptor. Its failure is ignored: Linux releases a socket's descriptor before close
+     * can report an error (EINTR, EIO), so nothing is left open and there is nothing to retry.
+     */
     abstract void closeFd();
 
     @Override

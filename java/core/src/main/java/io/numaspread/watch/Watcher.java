@@ -82,8 +82,15 @@ public final class Watcher {
         default void reapplied(InterfaceName iface, String reason) {
         }
 
-        /** A new round of a fight over {@code target}. */
-        default void fight(InterfaceName iface, Target target, Duration leftAlone) {
+        /** A new round of a fight over {@code target}, which is left alone until {@code leftAloneUntil}. */
+        default void fight(InterfaceName iface, Target target, Instant leftAloneUntil) {
+        }
+
+        /**
+         * The fight over {@code target} has ended: the plan held for a whole window after it, or a change of the
+         * NIC or the CPUs planned everything again.
+         */
+        default void fightOver(InterfaceName iface, Target target) {
         }
 
         /** NAPI threads pinned again: re-created (threaded toggled, {@code ethtool -L}, a reset) or moved. */
@@ -286,6 +293,11 @@ public final class Watcher {
                 List<String> changes = state.present
                         ? snapshot.differences(state.snapshot.orElseThrow()) : List.of(iface + " is back");
                 pruneStaleState(iface);
+                state.fights.forEach((target, fight) -> {
+                    if (fight.fighting()) {
+                        listener.fightOver(iface, target);
+                    }
+                });
                 state.fights.clear();
                 NicPlacement.Outcome outcome = apply(state, nic, wanted);
                 countNapiThreads(iface, outcome.results());
@@ -376,6 +388,7 @@ public final class Watcher {
                 state.fights.computeIfPresent(held.target(), (target, fight) -> {
                     Fight next = fight.held(now, settings.backoff());
                     if (fight.fighting() && !next.fighting()) {
+                        listener.fightOver(iface, target);
                         listener.line("fight over " + iface + ": " + target.label() + " has kept the plan for "
                                 + seconds(settings.backoff().window()));
                     }
@@ -395,8 +408,9 @@ public final class Watcher {
                 Fight next = before.drifted(now, settings.backoff());
                 state.fights.put(result.target(), next);
                 if (next.round() > before.round()) {
-                    Duration alone = Duration.between(now, next.leaveAloneUntil().orElseThrow());
-                    listener.fight(iface, result.target(), alone);
+                    Instant until = next.leaveAloneUntil().orElseThrow();
+                    Duration alone = Duration.between(now, until);
+                    listener.fight(iface, result.target(), until);
                     listener.line(fightLine(iface, result, next, alone));
                 }
                 if (next.backingOff(now)) {

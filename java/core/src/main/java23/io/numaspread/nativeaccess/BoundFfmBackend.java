@@ -210,9 +210,19 @@ final class BoundFfmBackend implements FfmBackend {
     @Override
     public NetlinkSocket openNetlink(int protocol, int groups) {
         CallState call = new CallState(Long.BYTES);
-        int fd = LibC.openNetlink(call, protocol, groups);
+        int fd = LibC.netlinkSocket(call, protocol);
         if (fd < 0) {
-            throw failure("socket or bind", call, "AF_NETLINK protocol " + protocol + " groups " + groups);
+            throw failure("socket", call, "AF_NETLINK protocol " + protocol);
+        }
+        if (LibC.bindNetlink(call, fd, groups) != 0) {
+            // bind's errno is read into its exception before close can overwrite it; a failing close is added to
+            // that exception, never thrown in its place.
+            NativeCallException bindFailure =
+                    failure("bind", call, "netlink protocol " + protocol + " groups " + groups);
+            if (LibC.close(call, fd) != 0) {
+                bindFailure.addSuppressed(failure("close", call, "netlink socket " + fd + " after its bind failed"));
+            }
+            throw bindFailure;
         }
         return new Netlink(fd, call);
     }
@@ -272,7 +282,7 @@ final class BoundFfmBackend implements FfmBackend {
 
         @Override
         void closeFd() {
-            LibC.close(fd);
+            LibC.close(call, fd);
         }
     }
 

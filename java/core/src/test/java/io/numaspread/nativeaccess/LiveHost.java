@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.stream.Stream;
 
 /** What the kernel says about this host and the calling thread, read from /sys and /proc without any backend. */
 final class LiveHost {
@@ -59,6 +60,15 @@ final class LiveHost {
             return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
         } catch (IOException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** How many descriptors the process has open: the entries of /proc/self/fd. */
+    static int openDescriptors() {
+        try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd"))) {
+            return Math.toIntExact(descriptors.count());
+        } catch (IOException e) {
+            throw new AssertionError("cannot list /proc/self/fd", e);
         }
     }
 

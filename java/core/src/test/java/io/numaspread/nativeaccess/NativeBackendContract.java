@@ -3,6 +3,7 @@ package io.numaspread.nativeaccess;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
@@ -38,6 +39,12 @@ import org.junit.jupiter.api.function.Executable;
 abstract class NativeBackendContract {
     private static final int EINVAL = 22;
     private static final int ENOENT = 2;
+    private static final int EPERM = 1;
+    /**
+     * rtnetlink's {@code RTNLGRP_IPV4_MROUTE_R} (group 30, so bit 29): the kernel refuses it to a thread without
+     * CAP_NET_ADMIN with EPERM (rtnetlink_bind).
+     */
+    private static final int RTNLGRP_IPV4_MROUTE_R_BIT = 1 << 29;
     private static final short GENL_ID_CTRL = 0x10;
     /** NLM_F_REQUEST | NLM_F_ACK, and NLM_F_REQUEST | NLM_F_DUMP. */
     private static final short GENERIC_ACK = 0x5;
@@ -98,6 +105,8 @@ abstract class NativeBackendContract {
                     () -> genericNetlinkAnswers(backend)));
             checks.add(check("a generic netlink request the kernel refuses fails with the kernel's errno",
                     () -> genericNetlinkRefusal(backend)));
+            checks.add(check("a netlink bind the kernel refuses fails with bind's errno and closes the socket",
+                    () -> refusedBind(backend)));
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
             checks.add(check("netlink is unsupported", () -> assertThrows(UnsupportedOperationException.class,
@@ -171,6 +180,29 @@ abstract class NativeBackendContract {
             // The socket stays usable after a refusal: the next request is answered.
             assertEquals(1, socket.request(getFamily(GENERIC_ACK, 44, "nlctrl"), "getfamily nlctrl", 5000).size());
         }
+    }
+
+    /**
+     * On a thread without CAP_NET_ADMIN (dropped from that thread only), the kernel refuses to bind an rtnetlink
+     * socket to the IPv4 multicast routing reports. The failure must be bind's own, with the kernel's EPERM, and the socket closed: after
+     * 200 refusals the process holds no more descriptors than before (a few spare for the JVM's own).
+     */
+    private static void refusedBind(NativeBackend backend) throws Exception {
+        LiveHost.onFreshThread(() -> {
+            ThreadCapabilities.dropNetAdminFromThisThread();
+            assertFalse(ThreadCapabilities.hasNetAdmin(), "CAP_NET_ADMIN is still effective on this thread");
+            int before = LiveHost.openDescriptors();
+            for (int attempt = 0; attempt < 200; attempt++) {
+                NativeCallException e = assertThrows(NativeCallException.class,
+                        () -> backend.openNetlink(NetlinkSocket.NETLINK_ROUTE, RTNLGRP_IPV4_MROUTE_R_BIT));
+                assertEquals("bind", e.function(), e.getMessage());
+                assertEquals(EPERM, e.errno(), e.getMessage());
+                assertEquals(0, e.getSuppressed().length, "close succeeded, so nothing is suppressed");
+            }
+            int after = LiveHost.openDescriptors();
+            assertTrue(after - before < 10, "descriptors before " + before + ", after 200 refused binds " + after);
+            return null;
+        });
     }
 
     /** {@code CTRL_CMD_GETFAMILY} (3), with {@code CTRL_ATTR_FAMILY_NAME} (2) unless {@code name} is null. */

@@ -20,7 +20,10 @@ final class WatchHarness {
     private WatchHarness() {
     }
 
-    /** The mana machine under {@code sys}, planned with siblings as the CLI's default does; nothing kept free. */
+    /**
+     * The mana machine under {@code sys}, planned as {@code --siblings} plans it (each queue its sibling group; a
+     * NIC's IRQs are planned one CPU per queue by default, {@code Nic#planRequest}); nothing kept free.
+     */
     static Watcher.Machine mana(Path sys) {
         return new Watcher.Machine() {
             @Override

@@ -132,26 +132,28 @@ public final class LibC {
     }
 
     /**
-     * {@code socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol)} bound to {@code groups}: the descriptor, or -1
-     * with errno in {@code call} (the descriptor is closed again when {@code bind} fails).
+     * {@code socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol)}: the descriptor, or -1 with errno in
+     * {@code call}.
      */
-    public static int openNetlink(CallState call, int protocol, int groups) {
+    public static int netlinkSocket(CallState call, int protocol) {
         try {
-            int fd = (int) Handles.SOCKET.invokeExact(call.state(), libc_h.AF_NETLINK(),
+            return (int) Handles.SOCKET.invokeExact(call.state(), libc_h.AF_NETLINK(),
                     libc_h.SOCK_RAW() | libc_h.SOCK_CLOEXEC(), protocol);
-            if (fd < 0) {
-                return fd;
-            }
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment address = sockaddr_nl.allocate(arena);
-                sockaddr_nl.nl_family(address, (short) libc_h.AF_NETLINK());
-                sockaddr_nl.nl_groups(address, groups);
-                if ((int) Handles.BIND.invokeExact(call.state(), fd, address, (int) address.byteSize()) != 0) {
-                    libc_h.close(fd); // not an errno-capturing call: bind's errno stays in call
-                    return -1;
-                }
-            }
-            return fd;
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /**
+     * {@code bind} of a netlink socket to the multicast {@code groups} (port chosen by the kernel): 0, or -1 with
+     * errno in {@code call}.
+     */
+    public static int bindNetlink(CallState call, int fd, int groups) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment address = sockaddr_nl.allocate(arena);
+            sockaddr_nl.nl_family(address, (short) libc_h.AF_NETLINK());
+            sockaddr_nl.nl_groups(address, groups);
+            return (int) Handles.BIND.invokeExact(call.state(), fd, address, (int) address.byteSize());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -217,11 +219,6 @@ public final class LibC {
         } catch (Throwable e) {
             throw unexpected(e);
         }
-    }
-
-    /** {@code close} of a socket this process owns; nothing useful can be done when it fails. */
-    public static void close(int fd) {
-        libc_h.close(fd);
     }
 
     /** {@code gettid}, which cannot fail. */
