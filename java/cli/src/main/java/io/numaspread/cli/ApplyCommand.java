@@ -45,6 +45,9 @@ final class ApplyCommand implements Runnable {
     @Mixin
     NicOptions nicOptions = new NicOptions();
 
+    @Mixin
+    ApplyOptions applyOptions = new ApplyOptions();
+
     @Option(names = "--dry-run", description = "Print what would change and change nothing.")
     boolean dryRun;
 
@@ -53,22 +56,6 @@ final class ApplyCommand implements Runnable {
                     + " with --proc-root).")
     Path stateFile;
 
-    // On by default: a multi-queue tap, like a NIC with aRFS, moves a flow to the receive queue of the transmit
-    // queue its last packet left on, so without XPS the flow follows the old XPS map away from the planned CPU.
-    @Option(names = "--xps", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Also write /sys/class/net/IFACE/queues/tx-Q/xps_cpus, so that transmit queue Q is used"
-                    + " from queue Q's CPUs (recorded and restored too). On by default; --no-xps leaves XPS alone.")
-    boolean xps;
-
-    @Option(names = "--force", description = "Apply even though irqbalance is running (it will move the IRQs again).")
-    boolean force;
-
-    @Option(names = "--napi-threads", description = "Also pin each queue's threaded NAPI kernel thread (napi/IFACE-ID)"
-            + " to the queue's planned CPUs, in the same all-or-nothing apply. Turns threaded NAPI on"
-            + " (/sys/class/net/IFACE/threaded, Linux 5.12+) when it is off; restore puts back the threads' affinity and"
-            + " threaded. Which thread serves which queue comes from netdev netlink (Linux 6.8+).")
-    boolean napiThreads;
-
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
@@ -76,10 +63,10 @@ final class ApplyCommand implements Runnable {
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);
         out.println();
-        NicPlacement.Options options = new NicPlacement.Options(force, xps, dryRun, Optional.ofNullable(stateFile),
-                napiThreads);
+        NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun,
+                Optional.ofNullable(stateFile));
         KernelFiles files = files(nicOptions.machine.kernelFiles());
-        NicPlacement.Outcome outcome = napiThreads
+        NicPlacement.Outcome outcome = options.napiThreads()
                 ? NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files,
                         nicOptions.machine.napiAccess(nic.name(), nicPlan.paths()))
                 : NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files);

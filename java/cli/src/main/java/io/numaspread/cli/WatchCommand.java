@@ -4,6 +4,7 @@ package io.numaspread.cli;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
@@ -76,21 +77,12 @@ final class WatchCommand implements Runnable {
     @Mixin
     PlanOptions planOptions = new PlanOptions();
 
+    @Mixin
+    ApplyOptions applyOptions = new ApplyOptions();
+
     @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "10",
             description = "How often every queue IRQ is compared with the plan (default 10; decimals allowed).")
     BigDecimal interval;
-
-    @Option(names = "--xps", description = "Also keep each transmit queue's xps_cpus, as 'apply --xps' does.")
-    boolean xps;
-
-    @Option(names = "--force", description = "Apply even though irqbalance is running (it will then be fought,"
-            + " and backed off from).")
-    boolean force;
-
-    @Option(names = "--napi-threads", description = "Also keep each queue's threaded NAPI kernel thread on the"
-            + " queue's planned CPUs, as 'apply --napi-threads' does: threads that are re-created (threaded toggled,"
-            + " ethtool -L, a reset) or moved are pinned again, and threaded NAPI is kept on.")
-    boolean napiThreads;
 
     @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/run/numaspread",
             description = "Where each NIC's state file IFACE.json is (default /run/numaspread, as apply's).")
@@ -139,9 +131,10 @@ final class WatchCommand implements Runnable {
             out.flush();
         }, paths, Optional.ofNullable(metricsFile), source,
                 events instanceof SysfsBackend ? "polling" : "netlink", events, clock);
+        PlacementOptions placement = applyOptions.placement();
         Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
-                new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), force, xps, stateDirectory,
-                        napiAccess(ifaces, paths)),
+                new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), placement, stateDirectory,
+                        napiAccess(placement, ifaces, paths)),
                 metrics, clock);
         Optional<HTTPServer> server = serve(metrics);
         try {
@@ -230,9 +223,9 @@ final class WatchCommand implements Runnable {
     }
 
     /** With --napi-threads, each NIC's access to its NAPI threads, every NIC checked for threaded NAPI first. */
-    private Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napiAccess(List<InterfaceName> ifaces,
-            KernelPaths paths) {
-        if (!napiThreads) {
+    private Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napiAccess(PlacementOptions placement,
+            List<InterfaceName> ifaces, KernelPaths paths) {
+        if (!placement.napiThreads()) {
             return Optional.empty();
         }
         Map<InterfaceName, NicPlacement.NapiAccess> access = new HashMap<>();

@@ -2,6 +2,8 @@
 package io.numaspread.cli;
 
 import io.numaspread.irq.Target;
+import io.numaspread.kernel.AtomicFile;
+import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
@@ -20,11 +22,9 @@ import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -250,20 +250,21 @@ final class WatchMetrics implements Watcher.Listener {
         }
     }
 
-    /** For node-exporter's textfile collector: the whole exposition, written beside the file and renamed over it. */
+    /**
+     * For node-exporter's textfile collector: the whole exposition, replaced as the state file is (as root, in a
+     * directory others may have prepared: a temporary file created new, never through a link, then renamed over).
+     */
     private void writeTextfile() {
         if (textfile.isEmpty()) {
             return;
         }
         Path file = textfile.get();
-        Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
         try {
-            try (OutputStream out = Files.newOutputStream(temporary)) {
-                PrometheusTextFormatWriter.create().write(out, registry.scrape());
-            }
-            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            ByteArrayOutputStream exposition = new ByteArrayOutputStream();
+            PrometheusTextFormatWriter.create().write(exposition, registry.scrape());
+            AtomicFile.replace(file, exposition.toByteArray());
         } catch (IOException e) {
-            lines.accept("metrics: cannot write " + file + ": " + e.getMessage());
+            lines.accept("metrics: cannot write " + file + ": " + Errno.describe(e));
         }
     }
 }

@@ -117,11 +117,13 @@ class WatchCommandTest extends StandInCliTest {
     @Test
     void appliesThenPutsADriftBackAndBacksOffFromAWriterThatKeepsAtIt() throws Exception {
         start("--metrics-port", "0", "--restore-on-exit");
-        assertEquals("applied eth0: 4 changed; state file " + state, awaitLine("applied"));
+        // 4 queue IRQs and 4 xps_cpus: watch aligns XPS by default, as apply does.
+        assertEquals("applied eth0: 8 changed; state file " + state, awaitLine("applied"));
         String watching = awaitLine("watching");
         assertTrue(watching.startsWith("watching eth0: no events (the sysfs backend cannot open netlink sockets):"
                 + " polling only, drift check every 0.2 s, metrics on http://127.0.0.1:"), watching);
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
+        assertEquals("0c", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip());
 
         write(51, "4-7");
         assertEquals("drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 (found by the drift check); put back",
@@ -183,7 +185,7 @@ class WatchCommandTest extends StandInCliTest {
         watch.toHandle().destroy(); // SIGTERM; Process.destroy() would also close the streams we read
         assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
         assertEquals(143, watch.exitValue());
-        assertTrue(awaitLine("restored").startsWith("restored eth0: 4 of 4 values put back from "), seen.toString());
+        assertTrue(awaitLine("restored").startsWith("restored eth0: 8 of 8 values put back from "), seen.toString());
         assertEquals("stopped", awaitLine("stopped"));
         Map<Path, String> after = NicFixture.snapshot(proc, sys);
         after.keySet().removeIf(path -> path.startsWith(proc.resolve("4242")));

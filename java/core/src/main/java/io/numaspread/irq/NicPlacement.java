@@ -27,20 +27,26 @@ import java.util.function.Supplier;
  */
 public final class NicPlacement {
     /**
-     * @param force apply even though irqbalance is running
-     * @param xps also write each transmit queue's {@code xps_cpus}
+     * @param placement what {@code apply} and {@code watch} share: force, XPS, NAPI threads
      * @param dryRun read and compare only; nothing is written, not even the state file
      * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}, which follows the roots
-     * @param napiThreads also pin each queue's threaded NAPI kernel thread, turning threaded NAPI on if it is off
      */
-    public record Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile, boolean napiThreads) {
-        public Options(boolean force, boolean xps, boolean dryRun, Optional<Path> stateFile) {
-            this(force, xps, dryRun, stateFile, false);
+    public record Options(PlacementOptions placement, boolean dryRun, Optional<Path> stateFile) {
+        /** No force, no XPS, no NAPI threads, a real apply, the default state file. */
+        public static Options defaults() {
+            return new Options(new PlacementOptions(false, false, false), false, Optional.empty());
         }
 
-        /** No force, no XPS, a real apply, the default state file. */
-        public static Options defaults() {
-            return new Options(false, false, false, Optional.empty());
+        public boolean force() {
+            return placement.force();
+        }
+
+        public boolean xps() {
+            return placement.xps();
+        }
+
+        public boolean napiThreads() {
+            return placement.napiThreads();
         }
     }
 

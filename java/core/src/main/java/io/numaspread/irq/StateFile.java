@@ -3,23 +3,21 @@ package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.AtomicFile;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.NapiInstance;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
@@ -32,7 +30,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The write-ahead record of what an apply changed: the text every touched kernel file held before the first
@@ -234,33 +231,17 @@ public final class StateFile {
     }
 
     /**
-     * Replaces {@code file} atomically: a reader (or a crash) sees the old content or the new, never a mix. The
-     * content goes first to a temporary file of a random name that this call creates (never one that exists).
+     * Replaces {@code file} atomically, as {@link AtomicFile#replace} does: a reader (or a crash) sees the old
+     * content or the new, never a mix, and nothing is written through a name that exists.
      *
      * @throws NumaspreadException (refused) if it cannot be written, naming the file and errno; nothing was changed
      */
     public static void write(Path file, State state) {
         Path dir = checkLocation(file);
-        Path temporary = dir.resolve("." + file.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
-                + ".tmp");
         try {
             createDirectories(dir);
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                ByteBuffer bytes = ByteBuffer.wrap(encode(state).getBytes(StandardCharsets.UTF_8));
-                while (bytes.hasRemaining()) {
-                    channel.write(bytes);
-                }
-                channel.force(true);
-            }
-            try {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("cannot rename " + temporary + " over " + file + " atomically", e);
-            }
-            syncDirectory(dir);
+            AtomicFile.replace(file, encode(state).getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            deleteQuietly(temporary);
             throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write state file " + file + ": "
                     + Errno.describe(e) + "; nothing was changed (choose another with --state FILE)", e);
         }
@@ -270,14 +251,6 @@ public final class StateFile {
     private static void createDirectories(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-        }
-    }
-
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            // Only a stray temporary file is at stake; the error that matters is already being reported.
         }
     }
 
@@ -338,15 +311,6 @@ public final class StateFile {
             Files.deleteIfExists(file);
         } catch (IOException e) {
             throw NumaspreadException.badInput("cannot remove state file " + file + ": " + Errno.describe(e));
-        }
-    }
-
-    /** Makes the rename durable; some filesystems do not allow opening a directory, which costs only durability. */
-    private static void syncDirectory(Path dir) {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
-        } catch (IOException e) {
-            // The rename is already atomic; only its survival across a power loss is at stake.
         }
     }
 

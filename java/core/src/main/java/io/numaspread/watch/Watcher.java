@@ -8,6 +8,7 @@ import io.numaspread.irq.IrqPlan;
 import io.numaspread.irq.NapiThreadPlan;
 import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.PlacementOptions;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
@@ -101,22 +102,33 @@ public final class Watcher {
     /**
      * @param interval how often the files are compared with the plan when no event comes
      * @param settle how long a burst of events is collected before the check (a channel change sends several)
-     * @param force write even though irqbalance runs ({@code apply --force})
-     * @param xps also keep each transmit queue's {@code xps_cpus}
+     * @param placement what every apply chooses, as {@code apply}'s flags give it: force (write even though
+     *     irqbalance runs), XPS (also keep each transmit queue's {@code xps_cpus}), NAPI threads
      * @param stateDirectory where each NIC's state file {@code IFACE.json} is ({@code /run/numaspread})
-     * @param napi for {@code --napi-threads}: how each NIC's NAPI threads are found and pinned, which keeps them
-     *     on their queues' CPUs and threaded NAPI on; empty to leave them alone
+     * @param napi how each NIC's NAPI threads are found and pinned, which keeps them on their queues' CPUs and
+     *     threaded NAPI on; present exactly when {@code placement} pins NAPI threads
      */
-    public record Settings(Duration interval, Duration settle, Backoff backoff, boolean force, boolean xps,
+    public record Settings(Duration interval, Duration settle, Backoff backoff, PlacementOptions placement,
             Path stateDirectory, Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi) {
-        public Settings(Duration interval, Duration settle, Backoff backoff, boolean force, boolean xps,
+        public Settings {
+            if (napi.isPresent() != placement.napiThreads()) {
+                throw new IllegalArgumentException("NAPI thread access must be given exactly when NAPI threads are"
+                        + " pinned (" + placement + ")");
+            }
+        }
+
+        public Settings(Duration interval, Duration settle, Backoff backoff, PlacementOptions placement,
                 Path stateDirectory) {
-            this(interval, settle, backoff, force, xps, stateDirectory, Optional.empty());
+            this(interval, settle, backoff, placement, stateDirectory, Optional.empty());
+        }
+
+        boolean xps() {
+            return placement.xps();
         }
 
         NicPlacement.Options placement(InterfaceName iface, boolean dryRun) {
-            return new NicPlacement.Options(force, xps, dryRun,
-                    Optional.of(stateDirectory.resolve(iface.value() + ".json")), napi.isPresent());
+            return new NicPlacement.Options(placement, dryRun, Optional.of(stateDirectory.resolve(iface.value()
+                    + ".json")));
         }
     }
 

@@ -51,6 +51,7 @@ import org.junit.jupiter.api.Timeout;
 class NapiThreadsApplyTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final int FIRST_PID = 700;
+    private static final PlacementOptions NAPI_THREADS = new PlacementOptions(false, false, true);
 
     private Nic nic;
     private SpreadPlan plan;
@@ -93,7 +94,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
     }
 
     private NicPlacement.Outcome apply(boolean dryRun) {
-        return NicPlacement.apply(nic, plan, new NicPlacement.Options(false, false, dryRun, Optional.of(state), true),
+        return NicPlacement.apply(nic, plan, new NicPlacement.Options(NAPI_THREADS, dryRun, Optional.of(state)),
                 paths, KernelFiles.DIRECT, new NicPlacement.NapiAccess(this::map, this::setAffinity));
     }
 
@@ -168,7 +169,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void noNapiLinkedToAQueueIsRefusedBeforeThreadedIsTouched() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> NicPlacement.apply(nic, plan,
-                new NicPlacement.Options(false, false, false, Optional.of(state), true), paths, KernelFiles.DIRECT,
+                new NicPlacement.Options(NAPI_THREADS, false, Optional.of(state)), paths, KernelFiles.DIRECT,
                 new NicPlacement.NapiAccess(() -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS,
                         "no netdev family"), this::setAffinity)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
@@ -183,7 +184,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         AtomicInteger calls = new AtomicInteger();
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> NicPlacement.apply(nic, plan,
-                new NicPlacement.Options(false, false, false, Optional.of(state), true), paths, KernelFiles.DIRECT,
+                new NicPlacement.Options(NAPI_THREADS, false, Optional.of(state)), paths, KernelFiles.DIRECT,
                 new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
                         : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"), this::setAffinity)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());

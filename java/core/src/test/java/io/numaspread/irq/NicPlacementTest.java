@@ -33,6 +33,10 @@ import org.junit.jupiter.api.Test;
 
 /** The apply sequence the CLI and the agent share, on a four-queue i40e NIC of the mana machine. */
 class NicPlacementTest extends StandInNicTest {
+    private static final PlacementOptions PLAIN = new PlacementOptions(false, false, false);
+    private static final PlacementOptions WITH_XPS = new PlacementOptions(false, true, false);
+    private static final PlacementOptions FORCED = new PlacementOptions(true, false, false);
+
     private Nic nic;
     private SpreadPlan plan;
 
@@ -50,7 +54,7 @@ class NicPlacementTest extends StandInNicTest {
 
     @Test
     void writesTheNicsPlanRecordsTheStateAndSaysHowToUndo() throws IOException {
-        NicPlacement.Outcome outcome = apply(new NicPlacement.Options(false, true, false, Optional.of(state)));
+        NicPlacement.Outcome outcome = apply(new NicPlacement.Options(WITH_XPS, false, Optional.of(state)));
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         for (NicVector vector : nic.queueVectors()) {
             assertEquals(plan.get(nic.planIndex(vector.queue())).cpus().toString(), affinity(vector.irq()));
@@ -65,7 +69,7 @@ class NicPlacementTest extends StandInNicTest {
                 outcome.restoreCommand(), "the stand-in roots are repeated, so the command never restores live IRQs");
         assertEquals(nic.name(), StateFile.read(state).orElseThrow().iface());
 
-        NicPlacement.Outcome again = apply(new NicPlacement.Options(false, true, false, Optional.of(state)));
+        NicPlacement.Outcome again = apply(new NicPlacement.Options(WITH_XPS, false, Optional.of(state)));
         assertFalse(again.changed());
         assertEquals(Map.of(AffinityTransaction.Status.UNCHANGED, 8), again.counts());
     }
@@ -75,26 +79,26 @@ class NicPlacementTest extends StandInNicTest {
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         before = NicFixture.snapshot(proc, sys);
         NumaspreadException refused = assertThrows(NumaspreadException.class,
-                () -> apply(new NicPlacement.Options(false, false, false, Optional.of(state))));
+                () -> apply(new NicPlacement.Options(PLAIN, false, Optional.of(state))));
         assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
         assertTrue(refused.getMessage().startsWith("irqbalance is running (pid 700)"), refused.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
 
-        NicPlacement.Outcome dry = apply(new NicPlacement.Options(false, false, true, Optional.of(state)));
+        NicPlacement.Outcome dry = apply(new NicPlacement.Options(PLAIN, true, Optional.of(state)));
         assertEquals(Map.of(AffinityTransaction.Status.WOULD_CHANGE, 4), dry.counts());
         assertFalse(dry.changed());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
 
-        NicPlacement.Outcome forced = apply(new NicPlacement.Options(true, false, false, Optional.of(state)));
+        NicPlacement.Outcome forced = apply(new NicPlacement.Options(FORCED, false, Optional.of(state)));
         assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 4), forced.counts());
         assertEquals("2-3", affinity(51));
     }
 
     @Test
     void withoutAStateFileItUsesTheInterfacesWhichRestoreFindsByName() {
-        NicPlacement.Outcome dry = apply(new NicPlacement.Options(false, false, true, Optional.empty()));
+        NicPlacement.Outcome dry = apply(new NicPlacement.Options(PLAIN, true, Optional.empty()));
         assertEquals(StateFile.defaultPath(paths, nic.name()), dry.stateFile());
         assertTrue(dry.defaultStateFile());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -116,7 +120,7 @@ class NicPlacementTest extends StandInNicTest {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         SpreadPlan two = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withCount(2));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NicPlacement.apply(nic, two,
-                new NicPlacement.Options(false, false, false, Optional.of(state)), paths, KernelFiles.DIRECT));
+                new NicPlacement.Options(PLAIN, false, Optional.of(state)), paths, KernelFiles.DIRECT));
         assertEquals("the plan has 2 assignments for 4 queues of eth0", e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.nic.NapiInstance;
@@ -73,8 +74,8 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(this::map,
                 (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
         Watcher.Settings settings = new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
-                Backoff.forInterval(Duration.ofMillis(100)), false, false, run.resolve("state"),
-                Optional.of(iface -> access));
+                Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, true),
+                run.resolve("state"), Optional.of(iface -> access));
         Watcher.Listener listener = new Watcher.Listener() {
             @Override
             public void line(String line) {

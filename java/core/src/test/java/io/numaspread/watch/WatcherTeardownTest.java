@@ -4,6 +4,7 @@ package io.numaspread.watch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.testing.ForwardingFiles;
 import io.numaspread.testing.StandInNicTest;
@@ -61,7 +62,8 @@ class WatcherTeardownTest extends StandInNicTest {
     private void watchOneEvent(boolean unbind) throws Exception {
         Watcher watcher = new Watcher(List.of(ETH0), paths, unbindingFiles(), WatchHarness.mana(sys),
                 new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
-                        Backoff.forInterval(Duration.ofMillis(100)), false, false, run.resolve("state")),
+                        Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, false),
+                        run.resolve("state")),
                 lines::add, Clock.systemUTC());
         watcher.start();
         Thread running = new Thread(() -> watcher.run(false));

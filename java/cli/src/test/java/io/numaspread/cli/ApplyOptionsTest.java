@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.numaspread.irq.PlacementOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/** {@code watch} applies as {@code apply} does: the same words give the same placement, defaults included. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ApplyOptionsTest {
+    @Test
+    void applyAndWatchParseTheSameWordsIntoTheSamePlacement() {
+        for (List<String> words : List.of(List.<String>of(), List.of("--no-xps"), List.of("--xps"), List.of("--force"),
+                List.of("--napi-threads", "--no-xps"))) {
+            assertEquals(placement("apply", words), placement("watch", words), words.toString());
+        }
+    }
+
+    /** XPS on by default: without it a flow follows the old XPS map away from its queue's CPU (issue 22). */
+    @Test
+    void bothAlignXpsUnlessToldNotTo() {
+        assertEquals(new PlacementOptions(false, true, false), placement("watch", List.of()));
+        assertEquals(new PlacementOptions(false, false, false), placement("watch", List.of("--no-xps")));
+        assertEquals(new PlacementOptions(true, true, true), placement("apply", List.of("--force", "--napi-threads")));
+    }
+
+    private static PlacementOptions placement(String command, List<String> words) {
+        List<String> args = new ArrayList<>(List.of(command, "--nic", "eth0"));
+        args.addAll(words);
+        CommandLine.ParseResult parsed = new CommandLine(new Main()).parseArgs(args.toArray(String[]::new));
+        Object parsedCommand = parsed.subcommand().commandSpec().userObject();
+        ApplyOptions options = parsedCommand instanceof ApplyCommand apply ? apply.applyOptions
+                : ((WatchCommand) parsedCommand).applyOptions;
+        return options.placement();
+    }
+}

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.irq;
+
+/**
+ * What {@code apply} and {@code watch} both choose about writing a NIC's plan. One value for both commands, parsed
+ * once from the same flags, so that watch applies exactly as apply does and their defaults cannot drift apart.
+ *
+ * @param force write even though irqbalance is running
+ * @param xps also write each transmit queue's {@code xps_cpus}
+ * @param napiThreads also pin each queue's threaded NAPI kernel thread, turning threaded NAPI on if it is off
+ */
+public record PlacementOptions(boolean force, boolean xps, boolean napiThreads) {
+}
