@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Helpers for the traffic checks in a `vm-test --peer` guest (source after checks.sh): the example echo server
-# in the guest, the example client on the peer, the NIC's input vectors in /proc/interrupts, and the server's
-# per-connection report lines:
+# in the guest, the example client on the peer (or, for scripts/vm-measure-locality, on another machine), the
+# NIC's input vectors in /proc/interrupts, and the server's per-connection report lines:
 #   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C accept-napi M
 # (N at the first read; M when the connection became active, just after steering read it)
 # shellcheck source=../jdk.sh
@@ -15,6 +15,16 @@ readonly client_timeout=300
 # Under TCG the JIT's second tier costs minutes of emulated CPU and changes no kernel counter that is measured.
 # shellcheck disable=SC2207
 readonly -a server_jvm=($(java_options "$traffic_runtime") -XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+# Where the clients connect and how they run: in a guest, to its address from its peer (peer_client); a
+# measurement on a real machine sets both (scripts/vm-measure-locality --address ADDR --client COMMAND).
+server_address=${VM_ADDRESS-}
+client_command=(peer_client)
+
+# echo_client ARGS...: runs the example EchoClient with ARGS by client_command; returns its exit status.
+echo_client() {
+  "${client_command[@]}" "$@"
+}
+
 # NAPI IDs start above NR_CPUS (MIN_NAPI_ID = NR_CPUS + 1; kernel_max is NR_CPUS - 1) and are handed out in
 # netif_napi_add order; the guest's only NAPI instances are the NIC's receive queues (virtio's transmit NAPIs
 # are not hashed), added queue by queue, so receive queue q has NAPI ID base + q.
@@ -84,7 +94,7 @@ warm_queues() {
   busybox nc -ll -p "$warm_port" -e /bin/cat &
   local listener=$!
   sleep 1
-  peer_client --server "$VM_ADDRESS:$warm_port" --connections 24 --concurrency 1 --rounds 1 \
+  echo_client --server "$server_address:$warm_port" --connections 24 --concurrency 1 --rounds 1 \
     --timeout "$client_timeout" >/dev/null
   check_equal "warm-up connections through the NIC exit 0" 0 $?
   kill "$listener"
@@ -121,12 +131,12 @@ stop_server() {
 # concurrent connections; two request/response rounds each.
 run_clients() {
   local output status
-  output=$(peer_client --server "$VM_ADDRESS:$server_port" --connections "$1" --concurrency 1 --rounds 2 \
+  output=$(echo_client --server "$server_address:$server_port" --connections "$1" --concurrency 1 --rounds 2 \
     --timeout "$client_timeout")
   status=$?
   check_equal "$1 sequential connections from the peer" "exit 0, failed 0" \
     "exit $status, $(grep -o 'failed [0-9]*' <<<"$output")"
-  output=$(peer_client --server "$VM_ADDRESS:$server_port" --connections $(($2 * $3)) --concurrency "$2" --rounds 2 \
+  output=$(echo_client --server "$server_address:$server_port" --connections $(($2 * $3)) --concurrency "$2" --rounds 2 \
     --timeout "$client_timeout")
   status=$?
   check_equal "$3 bursts of $2 concurrent connections from the peer" "exit 0, failed 0" \

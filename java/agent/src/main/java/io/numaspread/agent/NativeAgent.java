@@ -47,7 +47,7 @@ final class NativeAgent {
         if (!os.startsWith("Linux")) {
             throw unavailable("the agent runs on Linux only, not on " + os);
         }
-        String resource = "io/numaspread/agent/native/" + platform(System.getProperty("os.arch")) + "/" + LIBRARY;
+        String resource = resource(System.getProperty("os.arch"));
         try {
             byte[] library = readFromAgentJar(resource);
             Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
@@ -77,7 +77,7 @@ final class NativeAgent {
      * secret: mkdir creates it exclusively (a planted file or symlink of that name fails it, and another name is
      * tried), with mode 0700 from the start, so nobody else can put anything into it.
      */
-    private static Path privateDirectory(Path parent) throws IOException {
+    static Path privateDirectory(Path parent) throws IOException {
         FileAttribute<?> ownerOnly = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
         for (int attempt = 1; ; attempt++) {
             Path directory = parent.resolve("numaspread-agent-"
@@ -97,7 +97,7 @@ final class NativeAgent {
      * loader searches the JDK's modules first (opening the runtime image) and then reads through a jar URL
      * connection, which together cost a cold JVM more than the library itself.
      */
-    private static byte[] readFromAgentJar(String resource) throws IOException {
+    static byte[] readFromAgentJar(String resource) throws IOException {
         File jarFile;
         try {
             jarFile = new File(NativeAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -113,6 +113,11 @@ final class NativeAgent {
                 return in.readAllBytes();
             }
         }
+    }
+
+    /** The jar's path of the library for {@code osArch}. */
+    static String resource(String osArch) {
+        return "io/numaspread/agent/native/" + platform(osArch) + "/" + LIBRARY;
     }
 
     private static NumaspreadException unavailable(String message) {
