@@ -80,3 +80,18 @@ clean_root_run() {
         exec chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
             PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin bash -c "$2"' clean-root "$1" "$2"
 }
+
+# The packages apt downloads into a root, kept under the cache between runs: clean_root_restore_debs ROOT before an
+# apt-get install in ROOT, clean_root_keep_debs ROOT after it. apt checks each file against its index and
+# downloads again any that no longer match.
+clean_root_restore_debs() {
+    [ -d "$CLEAN_ROOT_CACHE/debs" ] && cp -a "$CLEAN_ROOT_CACHE/debs/." "$1/var/cache/apt/archives/"
+    return 0
+}
+
+clean_root_keep_debs() {
+    rm -rf "$CLEAN_ROOT_CACHE/debs.new"
+    mkdir -p "$CLEAN_ROOT_CACHE/debs.new"
+    find "$1/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -a {} "$CLEAN_ROOT_CACHE/debs.new/" \;
+    rm -rf "$CLEAN_ROOT_CACHE/debs" && mv "$CLEAN_ROOT_CACHE/debs.new" "$CLEAN_ROOT_CACHE/debs"
+}
