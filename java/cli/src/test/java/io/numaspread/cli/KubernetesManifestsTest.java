@@ -70,8 +70,8 @@ class KubernetesManifestsTest {
         assertTrue(command.contains("--restore-on-exit"), "the node's affinities come back when the pod stops");
         assertFalse(command.contains("sh"), "no shell loop: watch itself re-plans");
         assertTrue(Files.readString(Repository.path("deploy/Containerfile"))
-                        .matches("(?s).*\\nCOPY [^\\n]*deploy/bin/numaspread /usr/local/bin/\\n.*"),
-                "the image puts numaspread on the PATH");
+                        .matches("(?s).*\\nCOPY target/deb/root/ /\\n.*"),
+                "the image is the Debian package's tree, with numaspread in /usr/bin");
         Map<String, JsonNode> env = env(container);
         assertEquals(Map.of("NIC", "nic"), configMapKeys(env));
         assertEquals(configMap.at("/metadata/name"), env.get("NIC").at("/valueFrom/configMapKeyRef/name"));
@@ -145,8 +145,9 @@ class KubernetesManifestsTest {
         JsonNode copier = spec.path("initContainers").get(0);
         JsonNode copierMount = copier.path("volumeMounts").get(0);
         assertEquals(serverMount.path("name"), copierMount.path("name"), "one shared volume");
-        assertEquals(List.of("cp", "/opt/numaspread/numaspread-agent.jar", copierMount.path("mountPath").asText() + "/"),
-                strings(copier.path("command")), "copies the jar from where deploy/Containerfile puts it");
+        assertEquals(List.of("cp", "/usr/share/numaspread/numaspread-agent.jar",
+                        copierMount.path("mountPath").asText() + "/"),
+                strings(copier.path("command")), "copies the jar from where the package, and so the image, puts it");
         assertEquals(container.path("image"), copier.path("image"), "the numaspread image");
     }
 

@@ -39,7 +39,7 @@ class SystemdUnitTest {
         Path unit = layOut(root, text.replace("SuccessExitStatus=", "SucessExitStatus="));
         List<String> misspelt = verify(root, unit);
         assertTrue(misspelt.stream().anyMatch(line -> line.contains("Unknown key 'SucessExitStatus'")), misspelt.toString());
-        Files.delete(root.resolve("usr/local/bin/numaspread"));
+        Files.delete(root.resolve("usr/bin/numaspread"));
         List<String> missing = verify(root, layOut(root, text));
         assertTrue(missing.contains("exit 1"), missing.toString());
     }
@@ -47,7 +47,7 @@ class SystemdUnitTest {
     @Test
     void itRunsWatchAndKeepsTheStateFileAcrossStopsAndCrashes() throws IOException {
         List<String> lines = Files.readAllLines(Repository.path("deploy/systemd/" + TEMPLATE));
-        assertTrue(lines.contains("ExecStart=/usr/local/bin/numaspread watch --nic %i --restore-on-exit"
+        assertTrue(lines.contains("ExecStart=/usr/bin/numaspread watch --nic %i --restore-on-exit"
                 + " --metrics-port 9464 $NUMASPREAD_WATCH_OPTIONS"), "ExecStart");
         assertTrue(lines.contains("SuccessExitStatus=143"), "a JVM stopped by SIGTERM exits 143");
         assertTrue(lines.contains("RestartPreventExitStatus=2 3"), "bad input and refusals are not restarted");
@@ -65,7 +65,7 @@ class SystemdUnitTest {
                     Files.copy(unit, systemUnits.resolve(unit.getFileName()));
                 }
             }
-            Path launcher = root.resolve("usr/local/bin/numaspread");
+            Path launcher = root.resolve("usr/bin/numaspread");
             Files.createDirectories(launcher.getParent());
             Files.copy(Repository.path("deploy/bin/numaspread"), launcher, StandardCopyOption.REPLACE_EXISTING);
             Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));

@@ -30,8 +30,8 @@ class DeployImageContainerIT {
 
     @BeforeAll
     static void build() {
-        NumaspreadContainer.built("java/cli/target/numaspread-cli.jar");
-        NumaspreadContainer.built("java/agent/target/numaspread-agent.jar");
+        // scripts/build-deb stages the package's tree, which the image copies.
+        NumaspreadContainer.built("target/deb/root/usr/share/numaspread/numaspread-cli.jar");
         HostCommands.run(NumaspreadContainer.home(), List.of("podman", "build", "-f", "deploy/Containerfile",
                 "--build-arg", "BASE=" + NumaspreadContainer.testImage(), "-t", TAG, ".")).expectSuccess();
     }
@@ -53,8 +53,9 @@ class DeployImageContainerIT {
         String out = runImage(container -> container
                         .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("sh", "-c")),
                 "printf -- '--interval 0\\n' > /tmp/options; numaspread watch --nic eth0 @/tmp/options;"
-                        + " echo exit=$?; test -s /opt/numaspread/numaspread-agent.jar && echo agent-jar");
-        assertEquals("exit=2\nagent-jar", out.strip());
+                        + " echo exit=$?; numaspread agent-path;"
+                        + " test -s \"$(numaspread agent-path)\" && echo agent-jar");
+        assertEquals("exit=2\n/usr/share/numaspread/numaspread-agent.jar\nagent-jar", out.strip());
     }
 
     /** Runs the image once to completion (exit code 0 required) and returns its stdout. */
