@@ -145,14 +145,15 @@ interrupts_off_plan() {
   done < <(paste -d'|' <(echo "$1") <(echo "$2"))
 }
 
-# Opens many connections (24, or $1) to a throwaway echo listener (busybox nc), so that every input vector takes
+# Opens $warm_connections connections to a throwaway echo listener (busybox nc), so that every input vector takes
 # an interrupt and its effective affinity follows the new smp_affinity_list (x86 moves an IRQ at its next one).
 # A NIC that picks queues by RSS needs more flows than queues: 64 miss one of 8 queues with odds of 1 in 5000.
+warm_connections=24
 warm_queues() {
   busybox nc -ll -p "$warm_port" -e /bin/cat &
   local listener=$!
   sleep 1
-  peer_client --server "$VM_ADDRESS:$warm_port" --connections "${1:-24}" --concurrency 1 --rounds 1 \
+  peer_client --server "$VM_ADDRESS:$warm_port" --connections "$warm_connections" --concurrency 1 --rounds 1 \
     --timeout "$client_timeout" >/dev/null
   check_equal "warm-up connections through the NIC exit 0" 0 $?
   kill "$listener"
