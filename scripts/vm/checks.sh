@@ -63,6 +63,14 @@ msi_vectors() {
   awk -v irqs=" $irqs " '{ irq = $1; sub(":", "", irq) } index(irqs, " " irq " ") { print irq, $NF }' /proc/interrupts
 }
 
+# Every IRQ's smp_affinity_list and the NIC's xps_cpus, one "file value" per line: what restore must give back.
+kernel_state() {
+  local file
+  for file in /proc/irq/*/smp_affinity_list /sys/class/net/"$VM_NIC"/queues/tx-*/xps_cpus; do
+    echo "$file $(<"$file")"
+  done
+}
+
 # Writes VALUE to /proc/irq/IRQ/smp_affinity_list; prints "written", or the error (strerror) and fails.
 write_irq_affinity() {
   local error

@@ -31,11 +31,78 @@ echo_client() {
 napi_base=$(($(</sys/devices/system/cpu/kernel_max) + 2))
 readonly napi_base
 
-# "Q IRQ" for each input (receive) vector of the NIC, by queue.
+# "Q IRQ" for each input (receive) vector of the NIC, by queue: virtio_net's virtioN-input.Q, igb's eth0-TxRx-Q
+# and vmxnet3's eth0-rxtx-Q (the last two carry a queue pair's receive and transmit).
 input_vectors() {
   local function
   function=$(pci_function "/sys/class/net/$VM_NIC/device") || return 1
-  msi_vectors "$function" | sed -n 's/^\([0-9]*\) .*-input\.\([0-9]*\)$/\2 \1/p' | sort -n
+  msi_vectors "$function" | sed -nE 's/^([0-9]+) .*-(input\.|TxRx-|rxtx-)([0-9]+)$/\3 \1/p' | sort -n
+}
+
+# "Q NAPI IRQ" for each receive queue of the NIC, as netdev netlink (Linux 6.8+) links them: queue-get's NAPI ID
+# of each rx queue, napi-get's IRQ of that NAPI ("-" where the driver links none). The kernel's own map, read
+# with python3's plain sockets, so that a check judges connections by something numaspread did not read.
+netdev_rx_queues() {
+  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" <<'PY'
+import socket, struct, sys
+
+ifindex = int(sys.argv[1])
+sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)  # NETLINK_GENERIC
+sequence = 0
+
+
+def attributes(data):
+    found, offset = {}, 0
+    while offset + 4 <= len(data):
+        length, kind = struct.unpack_from("HH", data, offset)
+        found[kind & 0x3FFF] = data[offset + 4:offset + length]
+        offset += (length + 3) & ~3
+    return found
+
+
+def request(family, command, dump, attribute):
+    """Sends one generic netlink request; returns the attributes of each reply message."""
+    global sequence
+    sequence += 1
+    body = struct.pack("BBH", command, 1, 0) + attribute
+    flags = 1 | (0x300 if dump else 0)  # NLM_F_REQUEST, NLM_F_DUMP
+    sock.send(struct.pack("IHHII", 16 + len(body), family, flags, sequence, 0) + body)
+    replies = []
+    while True:
+        data, offset = sock.recv(65536), 0
+        while offset < len(data):
+            length, kind = struct.unpack_from("IH", data, offset)
+            if kind == 3:  # NLMSG_DONE
+                return replies
+            if kind == 2:  # NLMSG_ERROR
+                error = struct.unpack_from("i", data, offset + 16)[0]
+                if error:
+                    sys.exit(f"netdev netlink: error {error} for command {command}")
+                return replies
+            replies.append(attributes(data[offset + 20:offset + length]))
+            offset += (length + 3) & ~3
+        if not dump:
+            return replies
+
+
+def u32(kind, value):
+    return struct.pack("HHI", 8, kind, value)
+
+
+def value(attrs, kind):
+    return struct.unpack("I", attrs[kind][:4])[0]
+
+
+name = b"netdev\0"
+named = struct.pack("HH", 4 + len(name), 2) + name + b"\0" * (-len(name) % 4)  # CTRL_ATTR_FAMILY_NAME
+family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL_CMD_GETFAMILY -> FAMILY_ID
+irq_of = {}
+for napi in request(family, 11, True, u32(1, ifindex)):  # NAPI_GET, dump by NAPI_IFINDEX
+    irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
+for queue in request(family, 10, True, u32(2, ifindex)):  # QUEUE_GET, dump by QUEUE_IFINDEX
+    if value(queue, 3) == 0 and 4 in queue:  # QUEUE_TYPE rx, with a QUEUE_NAPI_ID
+        print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
+PY
 }
 
 # "Q c0 c1 ..." for each input vector: its interrupt count on each CPU.
@@ -88,13 +155,15 @@ interrupts_off_plan() {
   done < <(paste -d'|' <(echo "$1") <(echo "$2"))
 }
 
-# Opens many connections to a throwaway echo listener (busybox nc), so that every input vector takes an
-# interrupt and its effective affinity follows the new smp_affinity_list (x86 moves an IRQ at its next one).
+# Opens $warm_connections connections to a throwaway echo listener (busybox nc), so that every input vector takes
+# an interrupt and its effective affinity follows the new smp_affinity_list (x86 moves an IRQ at its next one).
+# A NIC that picks queues by RSS needs more flows than queues: 64 miss one of 8 queues with odds of 1 in 5000.
+warm_connections=24
 warm_queues() {
   busybox nc -ll -p "$warm_port" -e /bin/cat &
   local listener=$!
   sleep 1
-  echo_client --server "$server_address:$warm_port" --connections 24 --concurrency 1 --rounds 1 \
+  echo_client --server "$server_address:$warm_port" --connections "$warm_connections" --concurrency 1 --rounds 1 \
     --timeout "$client_timeout" >/dev/null
   check_equal "warm-up connections through the NIC exit 0" 0 $?
   kill "$listener"
