@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +48,7 @@ class WatchMetricsFileTest extends StandInCliTest {
     /** The metrics after one check that found eth0 gone, which writes the textfile. */
     private void writeOnce(Path file) {
         WatchMetrics metrics = new WatchMetrics(lines::add, paths, Optional.of(file), "sysfs", "polling",
-                new SysfsBackend(SysfsTree.at(sys), proc));
+                new SysfsBackend(SysfsTree.at(sys), proc), Clock.systemUTC());
         metrics.gone(ETH0, Instant.now());
     }
 
