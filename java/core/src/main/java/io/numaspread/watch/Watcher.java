@@ -47,7 +47,9 @@ import java.util.stream.Collectors;
  * Keeps NICs' queue plans applied: applies each plan, then checks again after every kernel event that concerns
  * the NIC or the CPUs ({@link #post}) and every drift interval. A check reads the machine and the NIC afresh and
  * plans again; when what the plan depends on changed ({@link NicSnapshot}) it applies the new plan, and when only
- * the IRQs' files changed it puts the plan back, unless another writer keeps changing them ({@link Fight}). All
+ * the IRQs' files changed it puts the plan back, unless another writer keeps changing them ({@link Fight}). Files
+ * found changed are judged after the NIC and the CPUs are read once more, a settle interval later: drivers move
+ * their IRQs before the change they make shows, and such a move is reported as that change, not as drift. All
  * writes go through {@link NicPlacement}, as {@code apply}'s do: the state file, all or nothing, managed IRQs,
  * the irqbalance refusal. Each check that does something reports one line.
  */
@@ -257,67 +259,55 @@ public final class Watcher {
         START, EVENT, RECHECK, DRIFT_CHECK
     }
 
+    /** What one check read: the NIC, the plan made for it, and what that plan depends on. */
+    private record Reading(Nic nic, SpreadPlan plan, NicSnapshot snapshot) {
+    }
+
     private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {
         Placed state = placed.get(iface);
         Instant now = clock.instant();
-        Nic nic;
-        Topology topology;
-        CpuSet keptFree;
-        SpreadPlan plan;
-        try {
-            topology = currentTopology(trigger);
-            keptFree = machine.keptFree();
-        } catch (NumaspreadException e) {
-            if (trigger == Trigger.START) {
-                throw e;
-            }
-            // The machine is changing, not the NIC: the next check (a recheck follows every event) reads it again.
-            String failure = "the topology could not be read (" + e.getMessage() + ")";
-            if (!state.failure.equals(Optional.of(failure))) {
-                listener.line("waiting " + iface + ": " + failure + after(iface, events) + "; reading it again at"
-                        + " the next check");
-            }
-            state.failure = Optional.of(failure);
+        Optional<Reading> first = read(iface, state, trigger, events, now);
+        if (first.isEmpty()) {
             return;
         }
+        Reading reading = first.get();
         try {
-            nic = NicDiscovery.discover(iface, paths);
-            plan = machine.plan(topology, nic, keptFree);
-        } catch (NumaspreadException e) {
+            List<Setting> wanted = wanted(iface, state, reading, trigger, events);
             if (trigger == Trigger.START) {
-                throw e;
-            }
-            reportGone(iface, state, e, events, now);
-            return;
-        }
-        NicSnapshot snapshot = NicSnapshot.of(topology.online(), keptFree, nic, plan);
-        List<Setting> wanted = IrqPlan.settings(nic, plan, settings.xps());
-        try {
-            if (trigger == Trigger.START) {
-                recordOriginals(iface, wanted);
-            }
-            wanted = withNapiThreads(state, nic, plan, wanted, trigger, events);
-            if (trigger == Trigger.START) {
-                NicPlacement.Outcome outcome = apply(state, nic, wanted);
+                NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
                 listener.reapplied(iface, "start");
                 listener.line("applied " + iface + ": " + summary(outcome) + "; state file " + outcome.stateFile());
-            } else if (!state.present || state.snapshot.map(s -> !s.equals(snapshot)).orElse(true)) {
-                List<String> changes = state.present
-                        ? snapshot.differences(state.snapshot.orElseThrow()) : List.of(iface + " is back");
-                pruneStaleState(iface);
-                state.fights.forEach((target, fight) -> {
-                    if (fight.fighting()) {
-                        listener.fightOver(iface, target);
-                    }
-                });
-                state.fights.clear();
-                NicPlacement.Outcome outcome = apply(state, nic, wanted);
-                countNapiThreads(iface, outcome.results());
-                listener.reapplied(iface, "change");
-                listener.line("changed " + iface + ": " + String.join(", ", changes) + after(iface, events)
-                        + "; planned again: " + summary(outcome));
+            } else if (changedSince(state, reading)) {
+                planAgain(iface, state, reading, wanted, events);
             } else {
-                putBack(iface, state, nic, wanted, trigger, events.isEmpty() ? "" : after(iface, events), now);
+                List<AffinityTransaction.Result> found = readBack(iface, state, reading.nic(), wanted);
+                List<AffinityTransaction.Result> moved = found.stream().filter(Watcher::moved).toList();
+                if (moved.stream().allMatch(r -> state.fights.containsKey(r.target()))) {
+                    // Nothing moved, or only what a writer has been moving lately (a fight, or one to come): a
+                    // driver's change moves every queue IRQ, and waiting for one would slow each check of a fight.
+                    putBack(iface, state, reading.nic(), wanted, found, trigger,
+                            events.isEmpty() ? "" : after(iface, events), now);
+                } else {
+                    // A driver moves its IRQs as part of a change, before the change shows: virtio_net's
+                    // set_channels spreads them again before it changes the active queues (and sends their
+                    // uevents), its CPU hotplug callbacks before the CPU's uevent. So IRQs found moved are judged
+                    // after the NIC and the CPUs are read again, one settle interval later: a move that came with
+                    // a change is that change; one that came with events concerning the NIC is left to the check
+                    // those events trigger next, which puts it back and names them. Only a move with nothing else
+                    // is drift.
+                    pause(settings.settle());
+                    Optional<Reading> again = read(iface, state, trigger, events, now);
+                    if (again.isEmpty()) {
+                        return;
+                    }
+                    if (changedSince(state, again.get())) {
+                        reading = again.get();
+                        planAgain(iface, state, reading, wanted(iface, state, reading, trigger, events), events);
+                    } else if (pending(iface).isEmpty()) {
+                        putBack(iface, state, reading.nic(), wanted, found, trigger,
+                                events.isEmpty() ? "" : after(iface, events), now);
+                    }
+                }
             }
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
@@ -337,8 +327,102 @@ public final class Watcher {
         }
         state.failure = Optional.empty();
         state.present = true;
-        state.snapshot = Optional.of(snapshot);
-        listener.checked(iface, now, nic, plan);
+        state.snapshot = Optional.of(reading.snapshot());
+        listener.checked(iface, now, reading.nic(), reading.plan());
+    }
+
+    /**
+     * Reads the machine and the NIC and plans; empty, once said why, when either cannot be read (the machine
+     * changing, or the NIC gone). At the start, throws instead.
+     */
+    private Optional<Reading> read(InterfaceName iface, Placed state, Trigger trigger, List<KernelEvent> events,
+            Instant now) {
+        Topology topology;
+        CpuSet keptFree;
+        try {
+            topology = currentTopology(trigger);
+            keptFree = machine.keptFree();
+        } catch (NumaspreadException e) {
+            if (trigger == Trigger.START) {
+                throw e;
+            }
+            // The machine is changing, not the NIC: the next check (a recheck follows every event) reads it again.
+            String failure = "the topology could not be read (" + e.getMessage() + ")";
+            if (!state.failure.equals(Optional.of(failure))) {
+                listener.line("waiting " + iface + ": " + failure + after(iface, events) + "; reading it again at"
+                        + " the next check");
+            }
+            state.failure = Optional.of(failure);
+            return Optional.empty();
+        }
+        try {
+            Nic nic = NicDiscovery.discover(iface, paths);
+            SpreadPlan plan = machine.plan(topology, nic, keptFree);
+            return Optional.of(new Reading(nic, plan, NicSnapshot.of(topology.online(), keptFree, nic, plan)));
+        } catch (NumaspreadException e) {
+            if (trigger == Trigger.START) {
+                throw e;
+            }
+            reportGone(iface, state, e, events, now);
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The settings of {@code reading}'s plan, with the NAPI threads'; at the start, what the IRQs' files hold is
+     * recorded first.
+     */
+    private List<Setting> wanted(InterfaceName iface, Placed state, Reading reading, Trigger trigger,
+            List<KernelEvent> events) {
+        List<Setting> irqSettings = IrqPlan.settings(reading.nic(), reading.plan(), settings.xps());
+        if (trigger == Trigger.START) {
+            recordOriginals(iface, irqSettings);
+        }
+        return withNapiThreads(state, reading.nic(), reading.plan(), irqSettings, trigger, events);
+    }
+
+    /** Whether what the plan depends on changed since the last check (or the NIC came back). */
+    private static boolean changedSince(Placed state, Reading reading) {
+        return !state.present || state.snapshot.map(s -> !s.equals(reading.snapshot())).orElse(true);
+    }
+
+    /** Applies the plan made again after a change, and says what changed. */
+    private void planAgain(InterfaceName iface, Placed state, Reading reading, List<Setting> wanted,
+            List<KernelEvent> events) {
+        List<String> changes = state.present
+                ? reading.snapshot().differences(state.snapshot.orElseThrow()) : List.of(iface + " is back");
+        pruneStaleState(iface);
+        state.fights.forEach((target, fight) -> {
+            if (fight.fighting()) {
+                listener.fightOver(iface, target);
+            }
+        });
+        state.fights.clear();
+        NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
+        countNapiThreads(iface, outcome.results());
+        listener.reapplied(iface, "change");
+        listener.line("changed " + iface + ": " + String.join(", ", changes) + after(iface, events)
+                + "; planned again: " + summary(outcome));
+    }
+
+    /** What each file of the plan holds now, as a dry run of the apply reads it. */
+    private List<AffinityTransaction.Result> readBack(InterfaceName iface, Placed state, Nic nic,
+            List<Setting> wanted) {
+        return NicPlacement.apply(nic, wanted, settings.placement(iface, true), paths, files, threadsOf(state))
+                .results();
+    }
+
+    private static boolean moved(AffinityTransaction.Result result) {
+        return result.status() == AffinityTransaction.Status.WOULD_CHANGE;
+    }
+
+    /** Sleeps {@code duration}; an interrupt is kept for the watch loop, which stops on it. */
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -388,15 +472,15 @@ public final class Watcher {
         }
     }
 
-    /** Nothing the plan depends on changed: files that differ from the plan were changed by someone. */
-    private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted, Trigger trigger,
-            String after, Instant now) {
-        List<AffinityTransaction.Result> reading = NicPlacement.apply(nic, wanted,
-                settings.placement(iface, true), paths, files, threadsOf(state)).results();
-        List<AffinityTransaction.Result> moved = reading.stream()
-                .filter(r -> r.status() == AffinityTransaction.Status.WOULD_CHANGE).toList();
+    /**
+     * Nothing the plan depends on changed: files that differ from the plan ({@code reading}, from
+     * {@link #readBack}) were changed by someone.
+     */
+    private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted,
+            List<AffinityTransaction.Result> reading, Trigger trigger, String after, Instant now) {
+        List<AffinityTransaction.Result> moved = reading.stream().filter(Watcher::moved).toList();
         for (AffinityTransaction.Result held : reading) {
-            if (held.status() != AffinityTransaction.Status.WOULD_CHANGE) {
+            if (!moved(held)) {
                 state.fights.computeIfPresent(held.target(), (target, fight) -> {
                     Fight next = fight.held(now, settings.backoff());
                     if (fight.fighting() && !next.fighting()) {
@@ -551,13 +635,14 @@ public final class Watcher {
      * finds this change done, and anything newer); empty when none did.
      */
     private String after(InterfaceName iface, List<KernelEvent> triggering) {
-        List<KernelEvent> because = new ArrayList<>(triggering);
-        if (because.isEmpty()) {
-            List<KernelEvent> pending = new ArrayList<>(this.events);
-            pending.removeIf(event -> !event.concerns(iface.value()) || event.source().equals("watch"));
-            because.addAll(pending);
-        }
+        List<KernelEvent> because = triggering.isEmpty() ? pending(iface) : triggering;
         return because.isEmpty() ? "" : " after " + describe(because);
+    }
+
+    /** The kernel events waiting in the queue that concern {@code iface}. */
+    private List<KernelEvent> pending(InterfaceName iface) {
+        return new ArrayList<>(this.events).stream()
+                .filter(event -> event.concerns(iface.value()) && !event.source().equals("watch")).toList();
     }
 
     private static String describe(List<KernelEvent> events) {

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported line. */
 final class WatchHarness {
@@ -25,10 +26,19 @@ final class WatchHarness {
      * NIC's IRQs are planned one CPU per queue by default, {@code Nic#planRequest}); nothing kept free.
      */
     static Watcher.Machine mana(Path sys) {
+        return machine(() -> SysfsFixture.topology(MachineShape.mana(), sys));
+    }
+
+    /** The machine as the tree under {@code sys} shows it at each read (a test takes CPUs offline and online). */
+    static Watcher.Machine asWritten(Path sys) {
+        return machine(() -> SysfsFixture.read(sys));
+    }
+
+    private static Watcher.Machine machine(Supplier<Topology> topology) {
         return new Watcher.Machine() {
             @Override
             public Topology topology() {
-                return SysfsFixture.topology(MachineShape.mana(), sys);
+                return topology.get();
             }
 
             @Override

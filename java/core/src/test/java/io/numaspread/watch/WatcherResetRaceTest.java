@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.CpuSet;
+import io.numaspread.irq.PlacementOptions;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.testing.ForwardingFiles;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.StandInNicTest;
+import io.numaspread.testing.SysfsFixture;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A driver moves its IRQs as part of a change, before the change shows: virtio_net's set_channels spreads every
+ * queue IRQ again and only then changes the active queues (which sends their uevents); its CPU hotplug callbacks
+ * spread them before the CPU's uevent. A drift check that read the NIC before the change and the IRQs after the
+ * reset reported a drift and then the change (two of four watch runs of a CI boot). Here the driver resets the
+ * IRQs at the drift check's first read of an affinity, and the change becomes visible just after that read: the
+ * listener must hear the change, once, and no drift. A move that comes alone is still a drift.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class WatcherResetRaceTest extends StandInNicTest {
+    private static final InterfaceName ETH0 = new InterfaceName("eth0");
+    private static final int CPU = 5;
+
+    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> reapplied = Collections.synchronizedList(new ArrayList<>());
+    private final List<Integer> drifted = Collections.synchronizedList(new ArrayList<>());
+
+    /** What the kernel does at the next read of an IRQ's affinity (before it) and just after that read. */
+    private record Race(Runnable before, Runnable justAfter) {
+    }
+
+    private volatile Race race;
+    private Watcher watcher;
+
+    @Test
+    void queuesChangedJustAfterTheResetAreTheChangeNotADrift() throws Exception {
+        watch(WatchHarness.mana(sys), new Race(this::resetQueueIrqs, () -> {
+            removeQueues(2, 3);
+            watcher.post(queueRemoved("tx-3"));
+            watcher.post(queueRemoved("tx-2"));
+        }));
+        assertOnlyLine("changed eth0: active queues 4 -> 2 after uevent eth0 queue tx-3 remove, uevent eth0 queue"
+                + " tx-2 remove; planned again: ", "change");
+    }
+
+    @Test
+    void aCpuOnlineAfterTheResetIsTheChangeNotADrift() throws Exception {
+        SysfsFixture.write(MachineShape.mana().withOffline(CpuSet.of(CPU)), sys);
+        deleteTree(sys.resolve("devices/system/cpu/cpu" + CPU + "/topology"));
+        watch(WatchHarness.asWritten(sys), new Race(this::resetQueueIrqs, () -> {
+            SysfsFixture.write(MachineShape.mana(), sys);
+            watcher.post(new KernelEvent("uevent", "cpu" + CPU + " online", Optional.empty()));
+        }));
+        assertOnlyLine("changed eth0: CPUs online 0-4,6-7 -> 0-7 after uevent cpu5 online; planned again: ",
+                "change");
+    }
+
+    /** A reset with an event for the NIC but no change (a driver's own reset): put back, naming the event. */
+    @Test
+    void aResetWithAnEventAndNoChangeIsPutBackAfterTheEvent() throws Exception {
+        watch(WatchHarness.mana(sys), new Race(this::resetQueueIrqs,
+                () -> watcher.post(new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0")))));
+        String line = assertOnlyLine("reset eth0: IRQ 50 (i40e-eth0-TxRx-0) was 0-7, plan ", "reset");
+        assertTrue(line.endsWith(" after rtnetlink eth0 RTM_NEWLINK (up); put back"), line);
+    }
+
+    /** The control: a move that comes alone, with no change and no event, is another writer's drift. */
+    @Test
+    void aMoveAloneIsStillADrift() throws Exception {
+        watch(WatchHarness.mana(sys), new Race(() -> write(50, "4"), () -> { }));
+        assertOnlyLine("drift eth0: IRQ 50 (i40e-eth0-TxRx-0) was 4, plan 0-1 (found by the drift check); put back",
+                "drift");
+        assertEquals(List.of(1), drifted);
+        assertEquals("0-1", affinity(50));
+    }
+
+    /** Applies the plan, arms {@code next} for the next check, and watches until a line comes and 0.5 s more. */
+    private void watch(Watcher.Machine machine, Race next) throws Exception {
+        watcher = new Watcher(List.of(ETH0), paths, racingFiles(), machine,
+                new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(20),
+                        Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, false),
+                        run.resolve("state")),
+                listener(), Clock.systemUTC());
+        watcher.start();
+        Thread running = new Thread(() -> watcher.run(false));
+        race = next;
+        running.start();
+        WatchHarness.awaitLine(lines, l -> !l.startsWith("applied "));
+        Thread.sleep(500);
+        watcher.stop(Duration.ofSeconds(20));
+        running.join(TimeUnit.SECONDS.toMillis(20));
+        assertEquals(null, race, "the race was not run");
+    }
+
+    /** The one line after the start, which begins with {@code prefix}, and the one re-apply, for {@code reason}. */
+    private String assertOnlyLine(String prefix, String reason) {
+        List<String> after = lines.subList(1, lines.size());
+        assertEquals(1, after.size(), lines.toString());
+        assertTrue(after.get(0).startsWith(prefix), lines.toString());
+        assertEquals(List.of("start", reason), reapplied);
+        if (!reason.equals("drift")) {
+            assertEquals(List.of(), drifted);
+        }
+        return after.get(0);
+    }
+
+    private Watcher.Listener listener() {
+        return new Watcher.Listener() {
+            @Override
+            public void line(String line) {
+                lines.add(line);
+            }
+
+            @Override
+            public void drifted(InterfaceName iface, int files) {
+                drifted.add(files);
+            }
+
+            @Override
+            public void reapplied(InterfaceName iface, String reason) {
+                reapplied.add(reason);
+            }
+        };
+    }
+
+    private ForwardingFiles racingFiles() {
+        return new ForwardingFiles() {
+            @Override
+            public String read(Path file) throws IOException {
+                Race now = race;
+                if (now == null || !file.getFileName().toString().equals("smp_affinity_list")) {
+                    return super.read(file);
+                }
+                race = null;
+                now.before().run();
+                String read = super.read(file);
+                now.justAfter().run();
+                return read;
+            }
+        };
+    }
+
+    /** What virtio_net's virtnet_set_affinity does: every queue IRQ on all CPUs. */
+    private void resetQueueIrqs() {
+        for (int irq = 50; irq <= 53; irq++) {
+            write(irq, "0-7");
+        }
+    }
+
+    private void write(int irq, String cpus) {
+        try {
+            Files.writeString(paths.smpAffinityList(irq), cpus + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void removeQueues(int... queues) {
+        for (int queue : queues) {
+            for (String kind : List.of("tx-", "rx-")) {
+                deleteTree(paths.netDevice(ETH0).resolve("queues/" + kind + queue));
+            }
+        }
+    }
+
+    private static KernelEvent queueRemoved(String queue) {
+        return new KernelEvent("uevent", "eth0 queue " + queue + " remove", Optional.of("eth0"));
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
