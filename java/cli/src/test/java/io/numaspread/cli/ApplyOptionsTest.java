@@ -22,10 +22,11 @@ class ApplyOptionsTest {
         }
     }
 
-    /** XPS on by default: without it a flow follows the old XPS map away from its queue's CPU (issue 22). */
+    /** The flags' defaults are core's, which the agent's irqs=apply uses too: XPS on unless told not to. */
     @Test
     void bothAlignXpsUnlessToldNotTo() {
-        assertEquals(new PlacementOptions(false, true, false), placement("watch", List.of()));
+        assertEquals(PlacementOptions.DEFAULTS, placement("apply", List.of()));
+        assertEquals(PlacementOptions.DEFAULTS, placement("watch", List.of()));
         assertEquals(new PlacementOptions(false, false, false), placement("watch", List.of("--no-xps")));
         assertEquals(new PlacementOptions(true, true, true), placement("apply", List.of("--force", "--napi-threads")));
     }

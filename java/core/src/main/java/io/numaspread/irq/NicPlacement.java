@@ -32,9 +32,9 @@ public final class NicPlacement {
      * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}, which follows the roots
      */
     public record Options(PlacementOptions placement, boolean dryRun, Optional<Path> stateFile) {
-        /** No force, no XPS, no NAPI threads, a real apply, the default state file. */
+        /** {@link PlacementOptions#DEFAULTS}, a real apply, the default state file. */
         public static Options defaults() {
-            return new Options(new PlacementOptions(false, false, false), false, Optional.empty());
+            return new Options(PlacementOptions.DEFAULTS, false, Optional.empty());
         }
 
         public boolean force() {

@@ -10,4 +10,9 @@ package io.numaspread.irq;
  * @param napiThreads also pin each queue's threaded NAPI kernel thread, turning threaded NAPI on if it is off
  */
 public record PlacementOptions(boolean force, boolean xps, boolean napiThreads) {
+    /**
+     * What {@code apply}, {@code watch} and the agent's {@code irqs=apply} do unless told otherwise: no force, XPS
+     * aligned (without it a flow follows the old XPS map away from its queue's CPU), NAPI threads left alone.
+     */
+    public static final PlacementOptions DEFAULTS = new PlacementOptions(false, true, false);
 }

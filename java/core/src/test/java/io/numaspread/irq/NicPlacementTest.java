@@ -106,9 +106,11 @@ class NicPlacementTest extends StandInNicTest {
     }
 
     @Test
-    void aStandInTreesDefaultStateFollowsItsRootsNeverTheLiveOne() {
+    void aStandInTreesDefaultStateFollowsItsRootsNeverTheLiveOne() throws IOException {
         NicPlacement.Outcome applied = apply(NicPlacement.Options.defaults());
         assertTrue(applied.changed());
+        // The defaults are apply's and watch's (PlacementOptions.DEFAULTS), which the agent's irqs=apply uses: XPS too.
+        assertEquals("0c", Files.readString(paths.xpsCpus(nic.name(), 1)).strip());
         assertEquals(proc.resolve("numaspread/eth0.json"), applied.stateFile());
         assertTrue(Files.isRegularFile(proc.resolve("numaspread/eth0.json")));
         assertEquals("numaspread restore --nic eth0 --sysfs-root " + sys + " --proc-root " + proc,
