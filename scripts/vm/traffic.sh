@@ -3,8 +3,11 @@
 # Helpers for the traffic checks in a `vm-test --peer` guest (source after checks.sh): the example echo server
 # in the guest, the example client on the peer (or, for scripts/vm-measure-locality, on another machine), the
 # NIC's input vectors in /proc/interrupts, and the server's per-connection report lines:
-#   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C accept-napi M
-# (N at the first read; M when the connection became active, just after steering read it)
+#   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C accept-napi M steer-cpu P
+#   steer-napi S tid T
+# (SO_INCOMING_CPU and SO_INCOMING_NAPI_ID: P and S on the acceptor thread just before steering chose the loop,
+# A and M when the connection became active, R and N at the first read; the serving thread's TID T, its allowed
+# CPUs LIST and the CPU C it ran on, from /proc/thread-self)
 # shellcheck source=../jdk.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../jdk.sh"
 traffic_runtime=$(find_jdk 17)
@@ -214,6 +217,15 @@ run_clients() {
 
 connection_lines() {
   grep '^connection ' "$server_log"
+}
+
+# report_fields REPORT KEY...: per connection line, the values of the named fields (ran-on, tid, ...).
+report_fields() {
+  local report=$1
+  shift
+  awk -v keys="$*" 'BEGIN { n = split(keys, k, " ") }
+    NF { for (i = 3; i < NF; i += 2) f[$i] = $(i + 1); line = ""
+      for (j = 1; j <= n; j++) line = line (j > 1 ? " " : "") f[k[j]]; print line }' <<<"$report"
 }
 
 # count_on_queue_plan REPORT PLAN: connections whose incoming CPU at first read is a planned CPU of the queue

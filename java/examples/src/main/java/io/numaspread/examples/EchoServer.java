@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
+import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.numaspread.NumaspreadException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
@@ -44,8 +45,9 @@ import java.util.stream.Collectors;
  * whose CPUs hold its {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering}
  * keeps the pinned loops and leaves the choice to Netty's round robin. {@code --busy-poll USECS} makes each loop
  * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before). With
- * {@code --report} it prints one line per connection at its first read: the incoming CPU at accept and at that
- * read, the NAPI ID (the receive queue), the loop and the CPU that loop ran on. Ctrl-C (or SIGTERM) prints the
+ * {@code --report} it prints one line per connection at its first read, all as the kernel reports them: the
+ * incoming CPU and NAPI ID (the receive queue) just before steering chose its loop, when it became active and at
+ * that read, and the serving thread's ID, allowed CPUs and the CPU it ran on. Ctrl-C (or SIGTERM) prints the
  * steering counters and stops.
  */
 public final class EchoServer {
@@ -54,6 +56,8 @@ public final class EchoServer {
             new IntegerUnixChannelOption("SO_INCOMING_CPU", SOL_SOCKET, 49);
     private static final IntegerUnixChannelOption SO_INCOMING_NAPI_ID =
             new IntegerUnixChannelOption("SO_INCOMING_NAPI_ID", SOL_SOCKET, 56);
+    /** {CPU, NAPI ID} as the kernel gave them on the acceptor thread, just before the group chose the loop. */
+    private static final AttributeKey<int[]> AT_STEERING = AttributeKey.valueOf("echo-server.at-steering");
 
     private EchoServer() {
     }
@@ -111,6 +115,7 @@ public final class EchoServer {
         }));
         Channel server = new ServerBootstrap().group(boss, workers).channel(EpollServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
+                .handler(new AtSteering())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<EpollSocketChannel>() {
                     @Override
@@ -121,6 +126,22 @@ public final class EchoServer {
                 .bind(options.bind, options.port).sync().channel();
         System.out.println("listening on " + server.localAddress());
         server.closeFuture().sync();
+    }
+
+    /**
+     * In the listening channel's pipeline, ahead of the bootstrap's acceptor that registers each accepted channel
+     * (and so has the group steer it), on the same thread: what the kernel says of the connection at the moment
+     * steering reads it, so that a report can judge the choice by the kernel's answer rather than by steering's.
+     */
+    private static final class AtSteering extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Channel accepted) {
+                accepted.attr(AT_STEERING).set(new int[] {option(accepted, SO_INCOMING_CPU),
+                    option(accepted, SO_INCOMING_NAPI_ID)});
+            }
+            ctx.fireChannelRead(msg);
+        }
     }
 
     /** Writes back what it reads; with a report stream, describes the connection at its first read. */
@@ -146,10 +167,12 @@ public final class EchoServer {
             if (report != null && !reported) {
                 reported = true;
                 Channel channel = ctx.channel();
+                int[] atSteering = channel.attr(AT_STEERING).get();
                 report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d "
-                        + "accept-napi %d%n", channel.remoteAddress(), acceptCpu, option(channel, SO_INCOMING_CPU),
-                        option(channel, SO_INCOMING_NAPI_ID), Thread.currentThread().getName(), ownCpus(),
-                        ownCpu(), acceptNapiId);
+                        + "accept-napi %d steer-cpu %d steer-napi %d tid %d%n", channel.remoteAddress(), acceptCpu,
+                        option(channel, SO_INCOMING_CPU), option(channel, SO_INCOMING_NAPI_ID),
+                        Thread.currentThread().getName(), ownCpus(), ownCpu(), acceptNapiId, atSteering[0],
+                        atSteering[1], ownTid());
             }
             ctx.write(msg);
         }
@@ -177,6 +200,15 @@ public final class EchoServer {
             String stat = Files.readString(Path.of("/proc/thread-self/stat"));
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             return Integer.parseInt(fields[39 - 3]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** This thread's ID in the kernel: /proc/thread-self links to PID/task/TID. */
+    private static long ownTid() {
+        try {
+            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
         } catch (IOException | RuntimeException e) {
             return -1;
         }
