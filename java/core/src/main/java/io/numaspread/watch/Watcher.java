@@ -264,6 +264,11 @@ public final class Watcher {
     }
 
     private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {
+        check(iface, trigger, events, true);
+    }
+
+    /** {@code mayCheckAgain}: a check that failed because the NIC changed under it checks once more. */
+    private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events, boolean mayCheckAgain) {
         Placed state = placed.get(iface);
         Instant now = clock.instant();
         Optional<Reading> first = read(iface, state, trigger, events, now);
@@ -316,6 +321,12 @@ public final class Watcher {
             Optional<NumaspreadException> vanished = vanished(iface);
             if (vanished.isPresent()) {
                 reportGone(iface, state, vanished.get(), events, now);
+                return;
+            }
+            if (mayCheckAgain && changedUnder(iface, reading.nic())) {
+                // A file of the plan went with a change the NIC made while this check ran: ethtool -L removes the
+                // queues' tx-N directories, their xps_cpus with them. That is the change, to be planned for.
+                check(iface, trigger, events, false);
                 return;
             }
             if (!state.failure.equals(Optional.of(e.getMessage()))) {
@@ -436,6 +447,15 @@ public final class Watcher {
             return Optional.empty();
         } catch (NumaspreadException gone) {
             return Optional.of(gone);
+        }
+    }
+
+    /** Whether {@code iface}, still there, is no longer the NIC that {@code read} describes. */
+    private boolean changedUnder(InterfaceName iface, Nic read) {
+        try {
+            return !NicDiscovery.discover(iface, paths).equals(read);
+        } catch (NumaspreadException gone) {
+            return false;
         }
     }
 
