@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 /**
  * The kernel's events, from two netlink sockets opened through the native backend: rtnetlink's link group
  * (RTM_NEWLINK, RTM_DELLINK) and the kobject uevents. One daemon thread reads each and passes what concerns
- * NIC placement ({@link #event}) to the sink.
+ * NIC placement to the sink, as {@link KernelEvent}s.
  */
 public final class NetlinkEvents implements AutoCloseable {
     private static final int POLL_MILLIS = 500;
