@@ -67,6 +67,24 @@ class PackageGraphTest {
         assertEquals(Set.of(), graph.getOrDefault(ROOT, Set.of()), "io.numaspread depends on no other package");
     }
 
+    /**
+     * Netlink is one layer: it speaks through the native backends' descriptors and the kernel's types, and NIC
+     * discovery and watch speak netlink only through it.
+     */
+    @Test
+    void netlinkSitsBetweenTheBackendsAndItsUsers() {
+        Set<String> netlink = graph.getOrDefault(ROOT + ".netlink", Set.of());
+        assertTrue(netlink.contains(ROOT + ".nativeaccess")
+                && Set.of(ROOT, ROOT + ".kernel", ROOT + ".nativeaccess").containsAll(netlink),
+                "io.numaspread.netlink depends on " + netlink);
+        assertTrue(!graph.getOrDefault(ROOT + ".nativeaccess", Set.of()).contains(ROOT + ".netlink"),
+                "io.numaspread.nativeaccess depends on " + graph.get(ROOT + ".nativeaccess"));
+        for (String user : List.of(ROOT + ".nic", ROOT + ".watch")) {
+            assertTrue(graph.getOrDefault(user, Set.of()).contains(ROOT + ".netlink"),
+                    user + " depends on " + graph.get(user));
+        }
+    }
+
     @Test
     void nicDiscoveryDoesNotReachTheWriteTransaction() {
         assertTrue(!graph.getOrDefault(ROOT + ".nic", Set.of()).contains(ROOT + ".irq"),

@@ -15,6 +15,8 @@ import java.nio.file.NotDirectoryException;
 public enum Errno {
     EPERM(1, "Operation not permitted"),
     ENOENT(2, "No such file or directory"),
+    ESRCH(3, "No such process"),
+    EINTR(4, "Interrupted system call"),
     EIO(5, "Input/output error"),
     ENXIO(6, "No such device or address"),
     EACCES(13, "Permission denied"),
@@ -23,10 +25,12 @@ public enum Errno {
     ENOTDIR(20, "Not a directory"),
     EISDIR(21, "Is a directory"),
     EINVAL(22, "Invalid argument"),
+    ENOTTY(25, "Inappropriate ioctl for device"),
     ENOSPC(28, "No space left on device"),
     EROFS(30, "Read-only file system"),
     ERANGE(34, "Numerical result out of range"),
     EOPNOTSUPP(95, "Operation not supported"),
+    ENOBUFS(105, "No buffer space available"),
     ETIMEDOUT(110, "Connection timed out"),
     /** Not an errno: the failure had no errno that numaspread knows. */
     UNKNOWN(0, "");
@@ -34,7 +38,10 @@ public enum Errno {
     private final int number;
     private final String text;
 
-    /** {@code number} is the same on every Linux architecture for these (asm-generic/errno-base.h). */
+    /**
+     * {@code number} is asm-generic's ({@code errno-base.h} up to 34, {@code errno.h} above), which x86_64 and
+     * aarch64 both use.
+     */
     Errno(int number, String text) {
         this.number = number;
         this.text = text;

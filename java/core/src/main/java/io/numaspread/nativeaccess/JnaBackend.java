@@ -238,7 +238,7 @@ public final class JnaBackend implements NativeBackend {
     }
 
     @Override
-    public NetlinkSocket openNetlink(int protocol, int groups) {
+    public NetlinkFd openNetlink(int protocol, int groups) {
         int fd;
         try {
             fd = libc.socket(NetlinkAbi.AF_NETLINK, NetlinkAbi.SOCK_RAW | NetlinkAbi.SOCK_CLOEXEC, protocol);
@@ -262,7 +262,7 @@ public final class JnaBackend implements NativeBackend {
     }
 
     /** A netlink socket whose calls go through JNA; errno comes with each call's {@link LastErrorException}. */
-    private final class Netlink extends NetlinkFd {
+    private final class Netlink implements NetlinkFd {
         private final int fd;
 
         Netlink(int fd) {
@@ -270,7 +270,7 @@ public final class JnaBackend implements NativeBackend {
         }
 
         @Override
-        int pollIn(int timeoutMillis) {
+        public int pollIn(int timeoutMillis) {
             try {
                 return libc.poll(NetlinkAbi.pollfd(fd), new NativeLong(1), timeoutMillis);
             } catch (LastErrorException e) {
@@ -279,7 +279,7 @@ public final class JnaBackend implements NativeBackend {
         }
 
         @Override
-        int recvInto(byte[] buffer) {
+        public int recvInto(byte[] buffer) {
             try {
                 return libc.recv(fd, buffer, new NativeLong(buffer.length), 0).intValue();
             } catch (LastErrorException e) {
@@ -288,7 +288,7 @@ public final class JnaBackend implements NativeBackend {
         }
 
         @Override
-        int sendFrom(byte[] message) {
+        public int sendFrom(byte[] message) {
             try {
                 return libc.send(fd, message, new NativeLong(message.length), 0).intValue();
             } catch (LastErrorException e) {
@@ -297,7 +297,7 @@ public final class JnaBackend implements NativeBackend {
         }
 
         @Override
-        void closeFd() {
+        public void closeFd() {
             try {
                 libc.close(fd);
             } catch (LastErrorException e) {

@@ -93,12 +93,13 @@ public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBacke
     KernelFiles kernelFiles();
 
     /**
-     * Opens a netlink socket of {@code protocol} ({@link NetlinkSocket#NETLINK_ROUTE},
-     * {@link NetlinkSocket#NETLINK_KOBJECT_UEVENT}) bound to the multicast {@code groups}, to receive the
-     * kernel's messages. The JDK has no netlink; {@code watch} uses this to react to the kernel's events.
+     * Opens a netlink socket of {@code protocol} ({@code NETLINK_ROUTE}, {@code NETLINK_KOBJECT_UEVENT},
+     * {@code NETLINK_GENERIC}) bound to the multicast {@code groups}: its descriptor's calls, which
+     * {@code io.numaspread.netlink.NetlinkSocket} guards and speaks netlink through. The JDK has no netlink;
+     * {@code watch} uses it to react to the kernel's events, NAPI discovery to ask the netdev family.
      *
      * @throws NativeCallException when {@code socket} or {@code bind} fails
      * @throws UnsupportedOperationException on a backend that cannot call libc (its callers poll instead)
      */
-    NetlinkSocket openNetlink(int protocol, int groups);
+    NetlinkFd openNetlink(int protocol, int groups);
 }

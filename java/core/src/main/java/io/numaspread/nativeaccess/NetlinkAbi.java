@@ -16,6 +16,8 @@ final class NetlinkAbi {
     static final int SOCKADDR_NL_SIZE = 12;
     /** {@code sizeof(struct pollfd)}: fd (int), events, revents (short each). */
     static final int POLLFD_SIZE = 8;
+    /** {@code POLLIN}, the same on every Linux architecture. */
+    static final short POLLIN = 1;
 
     private NetlinkAbi() {
     }
@@ -29,6 +31,6 @@ final class NetlinkAbi {
     /** A {@code struct pollfd} waiting for input on {@code fd}. */
     static byte[] pollfd(int fd) {
         return ByteBuffer.allocate(POLLFD_SIZE).order(ByteOrder.nativeOrder())
-                .putInt(fd).putShort(NetlinkFd.POLLIN).putShort((short) 0).array();
+                .putInt(fd).putShort(POLLIN).putShort((short) 0).array();
     }
 }

@@ -148,7 +148,7 @@ public final class SysfsBackend implements NativeBackend {
     }
 
     @Override
-    public NetlinkSocket openNetlink(int protocol, int groups) {
+    public NetlinkFd openNetlink(int protocol, int groups) {
         throw new UnsupportedOperationException("the sysfs backend cannot open netlink sockets; use the ffm or jna"
                 + " backend");
     }

@@ -4,6 +4,9 @@ package io.numaspread.nic;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.netlink.NetdevNetlink;
+import io.numaspread.netlink.NetdevSession;
+import io.numaspread.netlink.NetlinkCodec;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -56,7 +59,8 @@ public final class NapiConfig {
     public static void write(KernelPaths paths, NativeBackend backend, int napiId, NapiSettings settings) {
         try (NetdevSession session = openSession(paths, backend, "napi-set")) {
             NetdevNetlink.Family family = requireNapiSet(paths, session, "napi-set");
-            session.request(sequence -> NetdevNetlink.napiSetRequest(family, sequence, napiId, settings),
+            session.request(sequence -> NetdevNetlink.napiSetRequest(family, sequence, napiId,
+                    settings.deferHardIrqs(), settings.groFlushTimeoutNanos(), settings.irqSuspendTimeoutNanos()),
                     "netdev napi-set " + napiId);
         }
     }
@@ -66,7 +70,7 @@ public final class NapiConfig {
         return answer.stream().flatMap(message -> {
             int ifindex = NetdevNetlink.attributes(message).stream()
                     .filter(attribute -> attribute.type() == NetdevNetlink.NETDEV_A_NAPI_IFINDEX)
-                    .mapToInt(NetdevNetlink.Attribute::u32).findFirst().orElse(-1);
+                    .mapToInt(NetlinkCodec.Attribute::u32).findFirst().orElse(-1);
             return NetdevNetlink.napis(List.of(message), ifindex).stream();
         }).toList();
     }

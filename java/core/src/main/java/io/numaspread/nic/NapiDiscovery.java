@@ -6,6 +6,8 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.netlink.NetdevNetlink;
+import io.numaspread.netlink.NetdevSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

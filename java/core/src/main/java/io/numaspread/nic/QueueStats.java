@@ -7,6 +7,8 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
+import io.numaspread.netlink.NetdevNetlink;
+import io.numaspread.netlink.NetdevSession;
 import java.util.List;
 import java.util.Optional;
 
@@ -37,7 +39,7 @@ public final class QueueStats {
             try {
                 return Optional.of(NetdevSession.parse(session.request(
                         sequence -> NetdevNetlink.queueStatsDumpRequest(family.get(), sequence, ifindex), call),
-                        answer -> NetdevNetlink.queueCounters(answer, ifindex), call));
+                        answer -> counters(NetdevNetlink.queueCounters(answer, ifindex)), call));
             } catch (NativeCallException e) {
                 // EOPNOTSUPP: the driver keeps no per-queue counters.
                 if (e.errno() == Errno.EOPNOTSUPP.number()) {
@@ -46,5 +48,10 @@ public final class QueueStats {
                 throw e;
             }
         }
+    }
+
+    private static List<QueueCounters> counters(List<NetdevNetlink.QueueCounts> counts) {
+        return counts.stream().map(count -> new QueueCounters(count.receive(), count.queue(), count.packets(),
+                count.bytes())).toList();
     }
 }

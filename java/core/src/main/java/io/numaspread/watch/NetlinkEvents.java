@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.watch;
 
+import io.numaspread.kernel.Errno;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
-import io.numaspread.nativeaccess.NetlinkSocket;
+import io.numaspread.netlink.NetlinkMessages;
+import io.numaspread.netlink.NetlinkSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,11 +14,9 @@ import java.util.function.Consumer;
 /**
  * The kernel's events, from two netlink sockets opened through the native backend: rtnetlink's link group
  * (RTM_NEWLINK, RTM_DELLINK) and the kobject uevents. One daemon thread reads each and passes what concerns
- * NIC placement ({@link NetlinkMessages#event}) to the sink.
+ * NIC placement to the sink, as {@link KernelEvent}s.
  */
 public final class NetlinkEvents implements AutoCloseable {
-    /** ENOBUFS: the socket's buffer overflowed and messages were lost. */
-    private static final int ENOBUFS = 105;
     private static final int POLL_MILLIS = 500;
 
     private final List<NetlinkSocket> sockets;
@@ -38,23 +38,75 @@ public final class NetlinkEvents implements AutoCloseable {
             Consumer<String> log) {
         NetlinkSocket route;
         try {
-            route = backend.openNetlink(NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
+            route = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
         } catch (UnsupportedOperationException e) {
             return Optional.empty();
         }
         NetlinkSocket uevents;
         try {
-            uevents = backend.openNetlink(NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP);
+            uevents = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT,
+                    NetlinkSocket.UEVENT_KERNEL_GROUP);
         } catch (RuntimeException e) {
             route.close();
             throw e;
         }
         NetlinkEvents events = new NetlinkEvents(List.of(route, uevents));
         events.read("rtnetlink", route, (bytes, length) -> NetlinkMessages.links(bytes, length).stream()
-                .map(NetlinkMessages::event).toList(), sink, log);
+                .map(NetlinkEvents::event).toList(), sink, log);
         events.read("uevent", uevents, (bytes, length) -> NetlinkMessages.uevent(bytes, length)
-                .flatMap(NetlinkMessages::event).stream().toList(), sink, log);
+                .flatMap(NetlinkEvents::event).stream().toList(), sink, log);
         return Optional.of(events);
+    }
+
+    /**
+     * What a link message means to a watcher: every link message names its interface, and the watcher of
+     * that interface looks again.
+     */
+    static KernelEvent event(NetlinkMessages.Link link) {
+        return new KernelEvent("rtnetlink", link.describe(), link.name());
+    }
+
+    /**
+     * What a uevent means to a watcher, or empty when it cannot change a NIC's queue IRQs: CPUs going offline
+     * or online, network interfaces and their queues added or removed, and devices bound or unbound (the NIC's
+     * PCI function or virtio device, whose interface is then gone or new).
+     */
+    static Optional<KernelEvent> event(NetlinkMessages.Uevent uevent) {
+        String subsystem = uevent.get("SUBSYSTEM").orElse("");
+        String device = uevent.devpath().substring(uevent.devpath().lastIndexOf('/') + 1);
+        String action = uevent.action();
+        switch (subsystem) {
+            case "cpu":
+                if (action.equals("online") || action.equals("offline") || action.equals("add")
+                        || action.equals("remove")) {
+                    return Optional.of(new KernelEvent("uevent", device + " " + action, Optional.empty()));
+                }
+                return Optional.empty();
+            case "net":
+                return Optional.of(new KernelEvent("uevent", uevent.get("INTERFACE").orElse(device) + " " + action,
+                        Optional.of(uevent.get("INTERFACE").orElse(device))));
+            case "queues":
+                return interfaceOfQueue(uevent.devpath()).map(iface -> new KernelEvent("uevent",
+                        iface + " queue " + device + " " + action, Optional.of(iface)));
+            default:
+                if (action.equals("bind") || action.equals("unbind")) {
+                    String driver = uevent.get("DRIVER").map(d -> (action.equals("bind") ? " to " : " from ") + d)
+                            .orElse("");
+                    return Optional.of(new KernelEvent("uevent", device + " " + action + driver, Optional.empty()));
+                }
+                return Optional.empty();
+        }
+    }
+
+    /** ".../net/eth0/queues/rx-2" names eth0. */
+    private static Optional<String> interfaceOfQueue(String devpath) {
+        String[] parts = devpath.split("/");
+        for (int i = 0; i + 2 < parts.length; i++) {
+            if (parts[i].equals("net") && parts[i + 2].equals("queues")) {
+                return Optional.of(parts[i + 1]);
+            }
+        }
+        return Optional.empty();
     }
 
     private interface Parser {
@@ -70,7 +122,8 @@ public final class NetlinkEvents implements AutoCloseable {
                 try {
                     length = socket.receive(buffer, POLL_MILLIS);
                 } catch (NativeCallException e) {
-                    if (e.errno() == ENOBUFS) {
+                    // ENOBUFS: the socket's buffer overflowed and messages were lost.
+                    if (e.errno() == Errno.ENOBUFS.number()) {
                         sink.accept(new KernelEvent(name, "overrun (the kernel dropped messages)", Optional.empty()));
                         continue;
                     }

@@ -208,7 +208,7 @@ final class BoundFfmBackend implements FfmBackend {
     }
 
     @Override
-    public NetlinkSocket openNetlink(int protocol, int groups) {
+    public NetlinkFd openNetlink(int protocol, int groups) {
         CallState call = new CallState(Long.BYTES);
         int fd = LibC.netlinkSocket(call, protocol);
         if (fd < 0) {
@@ -229,9 +229,10 @@ final class BoundFfmBackend implements FfmBackend {
 
     /**
      * A netlink socket through the jextract bindings. Its native memory (the pollfd, one buffer to send and
-     * receive through, errno capture) is its own: only the thread holding {@link NetlinkFd}'s lock uses it.
+     * receive through, errno capture) is its own: only the thread holding the lock of
+     * {@code io.numaspread.netlink.NetlinkSocket} uses it.
      */
-    private static final class Netlink extends NetlinkFd {
+    private static final class Netlink implements NetlinkFd {
         private static final int BUFFER_BYTES = 64 * 1024;
 
         private final int fd;
@@ -248,7 +249,7 @@ final class BoundFfmBackend implements FfmBackend {
         }
 
         @Override
-        int pollIn(int timeoutMillis) {
+        public int pollIn(int timeoutMillis) {
             int ready = LibC.poll(call, wait, timeoutMillis);
             if (ready < 0) {
                 throw failure("poll", call, "netlink socket");
@@ -257,7 +258,7 @@ final class BoundFfmBackend implements FfmBackend {
         }
 
         @Override
-        int recvInto(byte[] into) {
+        public int recvInto(byte[] into) {
             long length = LibC.recv(call, fd, buffer.asSlice(0, Math.min(into.length, BUFFER_BYTES)));
             if (length < 0) {
                 throw failure("recv", call, "netlink socket");
@@ -267,7 +268,7 @@ final class BoundFfmBackend implements FfmBackend {
         }
 
         @Override
-        int sendFrom(byte[] message) {
+        public int sendFrom(byte[] message) {
             if (message.length > BUFFER_BYTES) {
                 throw new IllegalArgumentException("a netlink request of " + message.length + " bytes exceeds the "
                         + BUFFER_BYTES + "-byte buffer");
@@ -281,7 +282,7 @@ final class BoundFfmBackend implements FfmBackend {
         }
 
         @Override
-        void closeFd() {
+        public void closeFd() {
             LibC.close(call, fd);
         }
     }

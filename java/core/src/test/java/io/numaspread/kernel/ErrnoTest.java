@@ -52,11 +52,15 @@ class ErrnoTest {
     void numbersAreLinuxs() {
         assertEquals(Errno.EPERM, Errno.ofNumber(1));
         assertEquals(Errno.ENOENT, Errno.ofNumber(2));
+        assertEquals(Errno.ESRCH, Errno.ofNumber(3));
+        assertEquals(Errno.EINTR, Errno.ofNumber(4));
         assertEquals(Errno.EIO, Errno.ofNumber(5));
         assertEquals(Errno.EACCES, Errno.ofNumber(13));
         assertEquals(Errno.EINVAL, Errno.ofNumber(22));
+        assertEquals(Errno.ENOTTY, Errno.ofNumber(25));
         assertEquals(Errno.ENOSPC, Errno.ofNumber(28));
         assertEquals(Errno.EROFS, Errno.ofNumber(30));
+        assertEquals(Errno.ENOBUFS, Errno.ofNumber(105));
         assertEquals(Errno.UNKNOWN, Errno.ofNumber(0));
     }
 

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.netlink.NetlinkSocket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -37,9 +39,6 @@ import org.junit.jupiter.api.function.Executable;
  * for the stated reason. Nothing is skipped.
  */
 abstract class NativeBackendContract {
-    private static final int EINVAL = 22;
-    private static final int ENOENT = 2;
-    private static final int EPERM = 1;
     /**
      * rtnetlink's {@code RTNLGRP_IPV4_MROUTE_R} (group 30, so bit 29): the kernel refuses it to a thread without
      * CAP_NET_ADMIN with EPERM (rtnetlink_bind).
@@ -49,8 +48,6 @@ abstract class NativeBackendContract {
     /** NLM_F_REQUEST | NLM_F_ACK, and NLM_F_REQUEST | NLM_F_DUMP. */
     private static final short GENERIC_ACK = 0x5;
     private static final short GENERIC_DUMP = 0x301;
-    private static final int ESRCH = 3;
-    private static final int ERANGE = 34;
     private static final int CONCURRENT_FAILURES = 50_000;
 
     abstract BackendKind kind();
@@ -110,7 +107,7 @@ abstract class NativeBackendContract {
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
             checks.add(check("netlink is unsupported", () -> assertThrows(UnsupportedOperationException.class,
-                    () -> backend.openNetlink(NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP))));
+                    () -> NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP))));
         }
         return checks.stream();
     }
@@ -120,7 +117,7 @@ abstract class NativeBackendContract {
      * nothing) and finds it among what the socket receives within 10 s.
      */
     private static void receivesUevent(NativeBackend backend) throws Exception {
-        try (NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_KOBJECT_UEVENT,
+        try (NetlinkSocket socket = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT,
                 NetlinkSocket.UEVENT_KERNEL_GROUP)) {
             java.nio.file.Files.writeString(java.nio.file.Path.of("/sys/class/net/lo/uevent"), "change");
             byte[] buffer = new byte[64 * 1024];
@@ -136,7 +133,7 @@ abstract class NativeBackendContract {
     }
 
     private static void rtnetlinkTimesOut(NativeBackend backend) {
-        NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
+        NetlinkSocket socket = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
         byte[] buffer = new byte[64 * 1024];
         long start = System.nanoTime();
         int length = socket.receive(buffer, 200);
@@ -152,7 +149,7 @@ abstract class NativeBackendContract {
      * message, and a dump of every family with several, each carrying the request's sequence number.
      */
     private static void genericNetlinkAnswers(NativeBackend backend) {
-        try (NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_GENERIC, 0)) {
+        try (NetlinkSocket socket = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_GENERIC, 0)) {
             List<byte[]> one = socket.request(getFamily(GENERIC_ACK, 41, "nlctrl"), "getfamily nlctrl", 5000);
             assertEquals(1, one.size());
             ByteBuffer reply = ByteBuffer.wrap(one.get(0)).order(ByteOrder.nativeOrder());
@@ -171,10 +168,10 @@ abstract class NativeBackendContract {
     }
 
     private static void genericNetlinkRefusal(NativeBackend backend) {
-        try (NetlinkSocket socket = backend.openNetlink(NetlinkSocket.NETLINK_GENERIC, 0)) {
+        try (NetlinkSocket socket = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_GENERIC, 0)) {
             NativeCallException e = assertThrows(NativeCallException.class, () -> socket.request(
                     getFamily(GENERIC_ACK, 43, "numaspread-none"), "getfamily numaspread-none", 5000));
-            assertEquals(ENOENT, e.errno());
+            assertEquals(Errno.ENOENT.number(), e.errno());
             assertEquals("netlink getfamily numaspread-none", e.function());
             assertEquals(NumaspreadException.Kind.CALL_FAILED, e.kind());
             // The socket stays usable after a refusal: the next request is answered.
@@ -194,9 +191,9 @@ abstract class NativeBackendContract {
             int before = LiveHost.openDescriptors();
             for (int attempt = 0; attempt < 200; attempt++) {
                 NativeCallException e = assertThrows(NativeCallException.class,
-                        () -> backend.openNetlink(NetlinkSocket.NETLINK_ROUTE, RTNLGRP_IPV4_MROUTE_R_BIT));
+                        () -> NetlinkSocket.open(backend, NetlinkSocket.NETLINK_ROUTE, RTNLGRP_IPV4_MROUTE_R_BIT));
                 assertEquals("bind", e.function(), e.getMessage());
-                assertEquals(EPERM, e.errno(), e.getMessage());
+                assertEquals(Errno.EPERM.number(), e.errno(), e.getMessage());
                 assertEquals(0, e.getSuppressed().length, "close succeeded, so nothing is suppressed");
             }
             int after = LiveHost.openDescriptors();
@@ -274,7 +271,7 @@ abstract class NativeBackendContract {
         if (callsNative()) {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.nodeCpus(missing));
             assertAll(() -> assertEquals("numa_node_to_cpus", e.function()),
-                    () -> assertEquals(ERANGE, e.errno()),
+                    () -> assertEquals(Errno.ERANGE.number(), e.errno()),
                     () -> assertTrue(e.getMessage().endsWith("node " + missing), e.getMessage()));
         } else {
             NumaspreadException e = assertThrows(NumaspreadException.class, () -> backend.nodeCpus(missing));
@@ -305,7 +302,7 @@ abstract class NativeBackendContract {
         if (callsNative()) {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.affinity(dead));
             assertAll(() -> assertEquals("sched_getaffinity", e.function()),
-                    () -> assertEquals(ESRCH, e.errno()),
+                    () -> assertEquals(Errno.ESRCH.number(), e.errno()),
                     () -> assertEquals("No such process", e.strerror()),
                     () -> assertTrue(e.getMessage().contains("thread " + dead), e.getMessage()));
         } else {
@@ -376,7 +373,7 @@ abstract class NativeBackendContract {
         LiveHost.onFreshThread(() -> {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.setAffinity(0, CpuSet.EMPTY));
             assertAll(() -> assertEquals("sched_setaffinity", e.function()),
-                    () -> assertEquals(EINVAL, e.errno()),
+                    () -> assertEquals(Errno.EINVAL.number(), e.errno()),
                     () -> assertEquals("Invalid argument", e.strerror()));
             return null;
         });
@@ -395,8 +392,8 @@ abstract class NativeBackendContract {
                     () -> catchErrno(() -> backend.setAffinity(0, CpuSet.EMPTY))));
             Future<List<Integer>> esrch = executor.submit(() -> errnos(together,
                     () -> catchErrno(() -> backend.affinity(dead))));
-            assertEquals(List.of(EINVAL), einval.get().stream().distinct().toList());
-            assertEquals(List.of(ESRCH), esrch.get().stream().distinct().toList());
+            assertEquals(List.of(Errno.EINVAL.number()), einval.get().stream().distinct().toList());
+            assertEquals(List.of(Errno.ESRCH.number()), esrch.get().stream().distinct().toList());
         } finally {
             executor.shutdownNow();
         }

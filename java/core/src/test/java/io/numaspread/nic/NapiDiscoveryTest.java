@@ -12,6 +12,8 @@ import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.netlink.CapturedNetlink;
+import io.numaspread.netlink.NetdevNetlink;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

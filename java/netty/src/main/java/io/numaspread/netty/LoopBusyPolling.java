@@ -4,6 +4,7 @@ package io.numaspread.netty;
 import io.netty.channel.IoHandler;
 import io.netty.channel.unix.FileDescriptor;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nativeaccess.EpollBusyPoll;
@@ -38,8 +39,6 @@ final class LoopBusyPolling {
     private static final int NEEDS_MAJOR = 6;
     private static final int NEEDS_MINOR = 9;
     private static final Pattern RELEASE = Pattern.compile("(\\d+)\\.(\\d+).*");
-    /** ioctl's answer on a kernel whose epoll has no EPIOCSPARAMS. */
-    private static final int ENOTTY = 25;
 
     private LoopBusyPolling() {
     }
@@ -70,7 +69,8 @@ final class LoopBusyPolling {
             try {
                 backend.setEpollBusyPoll(epollFd, wanted);
             } catch (NativeCallException e) {
-                if (e.errno() == ENOTTY) {
+                // ENOTTY: ioctl's answer on a kernel whose epoll has no EPIOCSPARAMS.
+                if (e.errno() == Errno.ENOTTY.number()) {
                     throw refusedFor(release + ", whose epoll answers ENOTTY to EPIOCSPARAMS");
                 }
                 throw e;

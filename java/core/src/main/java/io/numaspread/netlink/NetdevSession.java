@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.nic;
+package io.numaspread.netlink;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
-import io.numaspread.nativeaccess.NetlinkSocket;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -15,7 +14,7 @@ import java.util.function.IntFunction;
  * One generic netlink socket talking to the netdev family: it numbers the requests and finds the family once.
  * An answer the parsers cannot read is a failed call, not a bad argument of the caller's.
  */
-final class NetdevSession implements AutoCloseable {
+public final class NetdevSession implements AutoCloseable {
     /** How long one request waits for the kernel's answer; the kernel answers netdev requests at once. */
     static final int TIMEOUT_MILLIS = 5_000;
 
@@ -27,16 +26,16 @@ final class NetdevSession implements AutoCloseable {
     }
 
     /** A session, or empty when the backend has no netlink (the sysfs backend). */
-    static Optional<NetdevSession> open(NativeBackend backend) {
+    public static Optional<NetdevSession> open(NativeBackend backend) {
         try {
-            return Optional.of(new NetdevSession(backend.openNetlink(NetlinkSocket.NETLINK_GENERIC, 0)));
+            return Optional.of(new NetdevSession(NetlinkSocket.open(backend, NetlinkSocket.NETLINK_GENERIC, 0)));
         } catch (UnsupportedOperationException e) {
             return Optional.empty();
         }
     }
 
     /** The netdev family, or empty when the kernel has none (before Linux 6.5). */
-    Optional<NetdevNetlink.Family> family() {
+    public Optional<NetdevNetlink.Family> family() {
         try {
             return Optional.of(parse(request(NetdevNetlink::getFamilyRequest, "nlctrl getfamily netdev"),
                     NetdevNetlink::family, "nlctrl getfamily netdev"));
@@ -50,7 +49,7 @@ final class NetdevSession implements AutoCloseable {
     }
 
     /** Sends the request {@code build} makes for the next sequence number; the answering messages. */
-    List<byte[]> request(IntFunction<byte[]> build, String call) {
+    public List<byte[]> request(IntFunction<byte[]> build, String call) {
         try {
             return socket.request(build.apply(++sequence), call, TIMEOUT_MILLIS);
         } catch (IllegalArgumentException e) {
@@ -59,7 +58,7 @@ final class NetdevSession implements AutoCloseable {
     }
 
     /** Parses an answer; an answer that does not parse is the kernel's call failing, named. */
-    static <T> T parse(List<byte[]> answer, Function<List<byte[]>, T> parser, String call) {
+    public static <T> T parse(List<byte[]> answer, Function<List<byte[]>, T> parser, String call) {
         try {
             return parser.apply(answer);
         } catch (IllegalArgumentException e) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.nic;
+package io.numaspread.netlink;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,12 +9,12 @@ import java.util.HexFormat;
 import java.util.List;
 
 /** Netlink answers captured from real kernels, kept as test resources: one message per line, in hex. */
-final class CapturedNetlink {
+public final class CapturedNetlink {
     private CapturedNetlink() {
     }
 
     /** The messages of resource {@code name} (beside this class), comment lines skipped. */
-    static List<byte[]> messages(String name) {
+    public static List<byte[]> messages(String name) {
         try (InputStream in = CapturedNetlink.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalArgumentException("no test resource " + name);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.nic;
+package io.numaspread.netlink;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
+import static io.numaspread.netlink.NetlinkCodec.NLMSG_HDRLEN;
+import static io.numaspread.netlink.NetlinkCodec.NLM_F_ACK;
+import static io.numaspread.netlink.NetlinkCodec.NLM_F_DUMP;
+import static io.numaspread.netlink.NetlinkCodec.NLM_F_REQUEST;
+
+import io.numaspread.netlink.NetlinkCodec.Attribute;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
@@ -15,24 +18,14 @@ import java.util.TreeSet;
  * The generic netlink messages numaspread exchanges with the kernel's {@code netdev} family: the requests it
  * sends, built here, and the answers it reads, parsed from the bytes received. Pure.
  *
- * <p>A message is a {@code struct nlmsghdr} (length, type, flags, sequence, port id; host byte order), a
- * {@code struct genlmsghdr} (command, version, reserved), then {@code struct nlattr}s (length, type, value,
- * each 4-byte aligned). The control family ({@code nlctrl}) maps a family name to the message type that reaches
+ * <p>A message is {@link NetlinkCodec}'s framing whose fixed header is a {@code struct genlmsghdr} (command,
+ * version, reserved). The control family ({@code nlctrl}) maps a family name to the message type that reaches
  * it, and lists the commands the running kernel implements.
  *
  * <p>The netdev constants are written out here because Debian 12's kernel headers (6.1) predate them; they are
  * the kernel's {@code include/uapi/linux/netdev.h}, the ABI that newer kernels only extend.
  */
-final class NetdevNetlink {
-    // <linux/netlink.h>
-    static final int NLMSG_HDRLEN = 16;
-    static final int NLM_F_REQUEST = 0x1;
-    static final int NLM_F_ACK = 0x4;
-    static final int NLM_F_DUMP = 0x300;
-    static final int NLA_HDRLEN = 4;
-    /** Attribute types carry NLA_F_NESTED and NLA_F_NET_BYTEORDER in their top bits. */
-    static final int NLA_TYPE_MASK = 0x3fff;
-
+public final class NetdevNetlink {
     // <linux/genetlink.h>
     static final int GENL_HDRLEN = 4;
     static final int GENL_ID_CTRL = 0x10;
@@ -60,7 +53,7 @@ final class NetdevNetlink {
     /** {@code enum netdev_queue_type}. */
     public static final int NETDEV_QUEUE_TYPE_RX = 0;
     public static final int NETDEV_QUEUE_TYPE_TX = 1;
-    static final int NETDEV_A_NAPI_IFINDEX = 1;
+    public static final int NETDEV_A_NAPI_IFINDEX = 1;
     static final int NETDEV_A_NAPI_ID = 2;
     static final int NETDEV_A_NAPI_IRQ = 3;
     static final int NETDEV_A_NAPI_PID = 4;
@@ -102,12 +95,19 @@ final class NetdevNetlink {
             OptionalLong groFlushTimeoutNanos, OptionalLong irqSuspendTimeoutNanos) {
     }
 
+    /**
+     * One queue's counters from {@code qstats-get}: RX or TX, its id, and its packets and bytes in that
+     * direction (absent when the driver does not keep them).
+     */
+    public record QueueCounts(boolean receive, int queue, OptionalLong packets, OptionalLong bytes) {
+    }
+
     private NetdevNetlink() {
     }
 
     /** A {@code qstats-get} dump of interface {@code ifindex}'s counters, one answer per queue. */
     public static byte[] queueStatsDumpRequest(Family family, int sequence, int ifindex) {
-        return new Request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QSTATS_GET,
+        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QSTATS_GET,
                 NETDEV_FAMILY_VERSION).u32(NETDEV_A_QSTATS_IFINDEX, ifindex)
                 .u32(NETDEV_A_QSTATS_SCOPE, NETDEV_QSTATS_SCOPE_QUEUE).bytes();
     }
@@ -116,8 +116,8 @@ final class NetdevNetlink {
      * The per-queue counters of interface {@code ifindex} in a {@code qstats-get} dump; a counter the driver
      * does not keep is absent.
      */
-    public static List<QueueCounters> queueCounters(List<byte[]> answer, int ifindex) {
-        List<QueueCounters> counters = new ArrayList<>();
+    public static List<QueueCounts> queueCounters(List<byte[]> answer, int ifindex) {
+        List<QueueCounts> counters = new ArrayList<>();
         for (byte[] message : answer) {
             int owner = -1;
             int type = -1;
@@ -149,7 +149,7 @@ final class NetdevNetlink {
                 bytes = txBytes;
             }
             if (owner == ifindex && queue >= 0 && type >= 0) {
-                counters.add(new QueueCounters(type == NETDEV_QUEUE_TYPE_RX, queue, packets, bytes));
+                counters.add(new QueueCounts(type == NETDEV_QUEUE_TYPE_RX, queue, packets, bytes));
             }
         }
         return counters;
@@ -157,36 +157,40 @@ final class NetdevNetlink {
 
     /** {@code CTRL_CMD_GETFAMILY} for the netdev family, acknowledged. */
     public static byte[] getFamilyRequest(int sequence) {
-        return new Request(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, sequence, CTRL_CMD_GETFAMILY, 1)
+        return request(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, sequence, CTRL_CMD_GETFAMILY, 1)
                 .string(CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME).bytes();
     }
 
     /** A {@code queue-get} dump of interface {@code ifindex}'s queues. */
     public static byte[] queueDumpRequest(Family family, int sequence, int ifindex) {
-        return new Request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QUEUE_GET,
+        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QUEUE_GET,
                 NETDEV_FAMILY_VERSION).u32(NETDEV_A_QUEUE_IFINDEX, ifindex).bytes();
     }
 
     /** A {@code napi-get} dump of interface {@code ifindex}'s NAPI instances. */
     public static byte[] napiDumpRequest(Family family, int sequence, int ifindex) {
-        return new Request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_NAPI_GET,
+        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_NAPI_GET,
                 NETDEV_FAMILY_VERSION).u32(NETDEV_A_NAPI_IFINDEX, ifindex).bytes();
     }
 
     /** A {@code napi-get} of one NAPI instance, acknowledged. */
     public static byte[] napiGetRequest(Family family, int sequence, int napiId) {
-        return new Request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_GET,
+        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_GET,
                 NETDEV_FAMILY_VERSION).u32(NETDEV_A_NAPI_ID, napiId).bytes();
     }
 
-    /** A {@code napi-set} of NAPI instance {@code napiId}'s three settings, acknowledged. */
-    public static byte[] napiSetRequest(Family family, int sequence, int napiId, NapiSettings settings) {
-        return new Request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_SET,
+    /**
+     * A {@code napi-set} of NAPI instance {@code napiId}'s three settings, acknowledged: {@code
+     * defer-hard-irqs}, {@code gro-flush-timeout} and {@code irq-suspend-timeout} (both in nanoseconds).
+     */
+    public static byte[] napiSetRequest(Family family, int sequence, int napiId, long deferHardIrqs,
+            long groFlushTimeoutNanos, long irqSuspendTimeoutNanos) {
+        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_SET,
                 NETDEV_FAMILY_VERSION)
                 .u32(NETDEV_A_NAPI_ID, napiId)
-                .u32(NETDEV_A_NAPI_DEFER_HARD_IRQS, settings.deferHardIrqs())
-                .u64(NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT, settings.groFlushTimeoutNanos())
-                .u64(NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT, settings.irqSuspendTimeoutNanos())
+                .u32(NETDEV_A_NAPI_DEFER_HARD_IRQS, deferHardIrqs)
+                .u64(NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT, groFlushTimeoutNanos)
+                .u64(NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT, irqSuspendTimeoutNanos)
                 .bytes();
     }
 
@@ -276,100 +280,16 @@ final class NetdevNetlink {
     }
 
     /** The attributes after a generic netlink message's two headers. */
-    static List<Attribute> attributes(byte[] message) {
+    public static List<Attribute> attributes(byte[] message) {
         if (message.length < NLMSG_HDRLEN + GENL_HDRLEN) {
             throw new IllegalArgumentException("a generic netlink message of " + message.length
                     + " bytes is shorter than its two headers");
         }
-        return Attribute.parse(ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()), NLMSG_HDRLEN + GENL_HDRLEN,
-                message.length);
+        return NetlinkCodec.attributes(message, NLMSG_HDRLEN + GENL_HDRLEN);
     }
 
-    /** One {@code struct nlattr}: its type (flags removed) and where its value lies. */
-    record Attribute(ByteBuffer buffer, int type, int valueOffset, int valueLength) {
-        static List<Attribute> parse(ByteBuffer buffer, int from, int end) {
-            List<Attribute> attributes = new ArrayList<>();
-            int offset = from;
-            while (offset + NLA_HDRLEN <= end) {
-                int length = Short.toUnsignedInt(buffer.getShort(offset));
-                int type = Short.toUnsignedInt(buffer.getShort(offset + 2)) & NLA_TYPE_MASK;
-                if (length < NLA_HDRLEN || offset + length > end) {
-                    throw new IllegalArgumentException("netlink attribute at byte " + offset + " claims " + length
-                            + " bytes; its message has " + (end - offset) + " left");
-                }
-                attributes.add(new Attribute(buffer, type, offset + NLA_HDRLEN, length - NLA_HDRLEN));
-                offset += align(length);
-            }
-            return attributes;
-        }
-
-        List<Attribute> nested() {
-            return parse(buffer, valueOffset, valueOffset + valueLength);
-        }
-
-        int u16() {
-            require(Short.BYTES);
-            return Short.toUnsignedInt(buffer.getShort(valueOffset));
-        }
-
-        int u32() {
-            require(Integer.BYTES);
-            return buffer.getInt(valueOffset);
-        }
-
-        /** An {@code NLA_UINT}: 4 or 8 bytes, as the kernel chose for the value. */
-        long unsigned() {
-            if (valueLength == Long.BYTES) {
-                return buffer.getLong(valueOffset);
-            }
-            return Integer.toUnsignedLong(u32());
-        }
-
-        private void require(int bytes) {
-            if (valueLength < bytes) {
-                throw new IllegalArgumentException("netlink attribute " + type + " has " + valueLength
-                        + " bytes, fewer than its " + bytes);
-            }
-        }
-    }
-
-    /** A request being built: the two headers, then attributes; {@link #bytes()} fills in the length. */
-    private static final class Request {
-        private final ByteBuffer buffer = ByteBuffer.allocate(256).order(ByteOrder.nativeOrder());
-
-        Request(int type, int flags, int sequence, int command, int version) {
-            buffer.putInt(0).putShort((short) type).putShort((short) flags).putInt(sequence).putInt(0);
-            buffer.put((byte) command).put((byte) version).putShort((short) 0);
-        }
-
-        Request u32(int type, long value) {
-            buffer.putShort((short) (NLA_HDRLEN + Integer.BYTES)).putShort((short) type).putInt((int) value);
-            return this;
-        }
-
-        Request u64(int type, long value) {
-            buffer.putShort((short) (NLA_HDRLEN + Long.BYTES)).putShort((short) type).putLong(value);
-            return this;
-        }
-
-        Request string(int type, String value) {
-            byte[] text = value.getBytes(StandardCharsets.UTF_8);
-            int length = NLA_HDRLEN + text.length + 1;
-            buffer.putShort((short) length).putShort((short) type).put(text).put((byte) 0);
-            buffer.position(buffer.position() + align(length) - length);
-            return this;
-        }
-
-        byte[] bytes() {
-            int length = buffer.position();
-            buffer.putInt(0, length);
-            byte[] bytes = new byte[length];
-            buffer.get(0, bytes);
-            return bytes;
-        }
-    }
-
-    private static int align(int length) {
-        return (length + 3) & ~3;
+    /** A generic netlink request's two headers; its attributes follow. */
+    private static NetlinkCodec.Builder request(int type, int flags, int sequence, int command, int version) {
+        return new NetlinkCodec.Builder(type, flags, sequence).u8(command).u8(version).u16(0);
     }
 }

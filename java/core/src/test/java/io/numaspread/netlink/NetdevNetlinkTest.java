@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.nic;
+package io.numaspread.netlink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -82,18 +82,18 @@ class NetdevNetlinkTest {
 
     @Test
     void qstatsGetOfA618VirtioNicCountsEachQueuesPacketsAndBytes() {
-        List<QueueCounters> counters = NetdevNetlink.queueCounters(
+        List<NetdevNetlink.QueueCounts> counters = NetdevNetlink.queueCounters(
                 CapturedNetlink.messages(HOST_618 + "qstats.hex"), HOST_IFINDEX);
         assertEquals(List.of(
-                new QueueCounters(true, 0, OptionalLong.of(31167), OptionalLong.of(1609516783)),
-                new QueueCounters(false, 0, OptionalLong.of(18164), OptionalLong.of(1424862))), counters);
+                new NetdevNetlink.QueueCounts(true, 0, OptionalLong.of(31167), OptionalLong.of(1609516783)),
+                new NetdevNetlink.QueueCounts(false, 0, OptionalLong.of(18164), OptionalLong.of(1424862))), counters);
     }
 
     @Test
     void theQstatsRequestAsksForOneAnswerPerQueue() {
         byte[] request = NetdevNetlink.queueStatsDumpRequest(new NetdevNetlink.Family(20, Set.of(12)), 3, 4);
-        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
-        assertEquals(List.of(1, 4), attributes.stream().map(NetdevNetlink.Attribute::type).toList());
+        List<NetlinkCodec.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(List.of(1, 4), attributes.stream().map(NetlinkCodec.Attribute::type).toList());
         assertEquals(4, attributes.get(0).u32());
         assertEquals(1, attributes.get(1).u32(), "NETDEV_QSTATS_SCOPE_QUEUE");
     }
@@ -108,7 +108,7 @@ class NetdevNetlinkTest {
         assertEquals(0x301, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_DUMP");
         assertEquals(77, buffer.getInt(8));
         assertEquals(NetdevNetlink.NETDEV_CMD_NAPI_GET, buffer.get(16));
-        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
+        List<NetlinkCodec.Attribute> attributes = NetdevNetlink.attributes(request);
         assertEquals(1, attributes.size());
         assertEquals(NetdevNetlink.NETDEV_A_NAPI_IFINDEX, attributes.get(0).type());
         assertEquals(4, attributes.get(0).u32());
@@ -117,12 +117,12 @@ class NetdevNetlinkTest {
     @Test
     void napiSetCarriesTheIdAndAllThreeSettingsAndAsksForAnAcknowledgement() {
         NetdevNetlink.Family family = new NetdevNetlink.Family(20, Set.of(14));
-        byte[] request = NetdevNetlink.napiSetRequest(family, 5, 8193, new NapiSettings(2, 200_000, 20_000_000_000L));
+        byte[] request = NetdevNetlink.napiSetRequest(family, 5, 8193, 2, 200_000, 20_000_000_000L);
         ByteBuffer buffer = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
         assertEquals(0x5, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_ACK");
         assertEquals(NetdevNetlink.NETDEV_CMD_NAPI_SET, buffer.get(16));
-        List<NetdevNetlink.Attribute> attributes = NetdevNetlink.attributes(request);
-        assertEquals(List.of(2, 5, 6, 7), attributes.stream().map(NetdevNetlink.Attribute::type).toList());
+        List<NetlinkCodec.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(List.of(2, 5, 6, 7), attributes.stream().map(NetlinkCodec.Attribute::type).toList());
         assertEquals(8193, attributes.get(0).u32());
         assertEquals(2, attributes.get(1).unsigned());
         assertEquals(200_000, attributes.get(2).unsigned());
@@ -135,7 +135,7 @@ class NetdevNetlinkTest {
         ByteBuffer buffer = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
         assertEquals(0x10, buffer.getShort(4), "GENL_ID_CTRL");
         assertEquals(0x5, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_ACK");
-        NetdevNetlink.Attribute name = NetdevNetlink.attributes(request).get(0);
+        NetlinkCodec.Attribute name = NetdevNetlink.attributes(request).get(0);
         assertEquals(NetdevNetlink.CTRL_ATTR_FAMILY_NAME, name.type());
         assertEquals(7, name.valueLength(), "\"netdev\" and its NUL");
         assertEquals(0, request.length % 4, "attributes are padded to 4 bytes");
@@ -155,13 +155,5 @@ class NetdevNetlinkTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> NetdevNetlink.family(List.of()));
         assertEquals("the kernel's answer about the netdev family names no family id", e.getMessage());
-    }
-
-    @Test
-    void settingsOutsideTheKernelsRangesAreRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(-1, 0, 0));
-        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(1L << 32, 0, 0));
-        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(0, -1, 0));
-        assertThrows(IllegalArgumentException.class, () -> new NapiSettings(0, 0, -1));
     }
 }

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.netlink.NetlinkMessages;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What the kernel's netlink messages mean to a watcher: the captured {@code rtm_newlink_lo.bin} and
+ * {@code uevent_change_lo.bin} (beside {@code NetlinkMessages}' test), and uevents the host cannot safely
+ * produce (a CPU going offline, a driver unbound) written in the kernel's format.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class NetlinkEventsTest {
+    private static byte[] captured(String name) throws IOException {
+        try (InputStream in = NetlinkMessages.class.getResourceAsStream("/io/numaspread/netlink/" + name)) {
+            return in.readAllBytes();
+        }
+    }
+
+    private static byte[] uevent(String... strings) {
+        return (String.join("\0", strings) + "\0").getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aLinkMessageConcernsItsInterface() throws IOException {
+        byte[] bytes = captured("rtm_newlink_lo.bin");
+        List<NetlinkMessages.Link> links = NetlinkMessages.links(bytes, bytes.length);
+        assertEquals(1, links.size());
+        KernelEvent event = NetlinkEvents.event(links.get(0));
+        assertEquals("rtnetlink lo RTM_NEWLINK (up)", event.toString());
+        assertTrue(event.concerns("lo"));
+        assertFalse(event.concerns("eth0"));
+    }
+
+    @Test
+    void aCapturedUeventOfLoConcernsLo() throws IOException {
+        byte[] bytes = captured("uevent_change_lo.bin");
+        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent lo change", event.toString());
+        assertTrue(event.concerns("lo"));
+        assertFalse(event.concerns("eth0"));
+    }
+
+    @Test
+    void aCpuGoingOfflineConcernsEveryNic() {
+        byte[] bytes = uevent("offline@/devices/system/cpu/cpu5", "ACTION=offline", "DEVPATH=/devices/system/cpu/cpu5",
+                "SUBSYSTEM=cpu", "SEQNUM=2301");
+        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent cpu5 offline", event.toString());
+        assertTrue(event.concerns("eth0"));
+    }
+
+    @Test
+    void aQueueRemovedConcernsItsInterface() {
+        String path = "/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues/rx-2";
+        byte[] bytes = uevent("remove@" + path, "ACTION=remove", "DEVPATH=" + path, "SUBSYSTEM=queues", "SEQNUM=7");
+        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent eth0 queue rx-2 remove", event.toString());
+        assertTrue(event.concerns("eth0"));
+        assertFalse(event.concerns("eth1"));
+    }
+
+    @Test
+    void aDriverUnbindNamesTheDeviceAndDriver() {
+        String path = "/devices/pci0000:00/0000:00:03.0/virtio0";
+        byte[] bytes = uevent("unbind@" + path, "ACTION=unbind", "DEVPATH=" + path, "SUBSYSTEM=virtio",
+                "DRIVER=virtio_net", "SEQNUM=9");
+        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+                .orElseThrow();
+        assertEquals("uevent virtio0 unbind from virtio_net", event.toString());
+        assertTrue(event.concerns("eth0"));
+    }
+
+    @Test
+    void unrelatedUeventsAreIgnored() {
+        byte[] block = uevent("change@/devices/virtual/block/loop0", "ACTION=change", "SUBSYSTEM=block");
+        assertEquals(Optional.empty(), NetlinkEvents.event(NetlinkMessages.uevent(block, block.length).orElseThrow()));
+    }
+}
