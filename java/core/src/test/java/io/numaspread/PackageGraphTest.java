@@ -4,8 +4,8 @@ package io.numaspread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.numaspread.testing.Layering;
+import io.numaspread.testing.PackageGraph;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,57 +14,58 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.spi.ToolProvider;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The layering, read by jdeps from the core jar this test runs against (its multi-release view for this
- * JDK): no cycle between packages, and the bottom packages depend on nothing above them.
+ * JDK): the packages follow the rules of docs/architecture.md, the rules themselves are layers (no cycle), and
+ * the bottom packages depend on nothing above them. cli, netty and agent hold their own classes to the same rules.
  */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PackageGraphTest {
     private static final String ROOT = "io.numaspread";
-    private static final Pattern EDGE = Pattern.compile("^\\s+(io\\.numaspread[\\w.]*)\\s+->\\s+(io\\.numaspread[\\w.]*)\\s");
 
     private static final int VISITING = 1;
     private static final int DONE = 2;
 
-    private static Map<String, Set<String>> graph;
+    private static PackageGraph graph;
 
     @BeforeAll
     static void readGraph() throws Exception {
-        Path jar = coreJar();
-        ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
-        StringWriter out = new StringWriter();
-        int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "--multi-release",
-                Integer.toString(Runtime.version().feature()), "-verbose:package", "-filter:none",
-                "--ignore-missing-deps", jar.toString());
-        assertEquals(0, status, out.toString());
-        graph = new TreeMap<>();
-        for (String line : out.toString().lines().toList()) {
-            Matcher edge = EDGE.matcher(line);
-            if (edge.find() && !edge.group(1).equals(edge.group(2))) {
-                graph.computeIfAbsent(edge.group(1), p -> new TreeSet<>()).add(edge.group(2));
-            }
-        }
+        graph = PackageGraph.of(coreJar());
         // A graph read wrongly would have no cycle either.
-        assertTrue(graph.getOrDefault(ROOT + ".plan", Set.of()).contains(ROOT + ".topology"), out.toString());
+        assertTrue(graph.uses(ROOT + ".plan").contains(ROOT + ".topology"), graph.jdepsOutput());
+    }
+
+    @Test
+    void followsTheLayering() {
+        List<String> violations = Layering.read().violations(graph);
+        assertTrue(violations.isEmpty(), String.join("\n", violations));
+    }
+
+    @Test
+    void layeringIsLayers() {
+        Map<String, Set<String>> rules = Layering.read().rules();
+        rules.forEach((pkg, uses) -> uses.forEach(used -> assertTrue(rules.containsKey(used),
+                pkg + " may use " + used + ", which has no row in " + Layering.FILE)));
+        List<String> cycle = findCycle(rules.keySet(), p -> rules.getOrDefault(p, Set.of()));
+        assertTrue(cycle.isEmpty(), "the layering of " + Layering.FILE + " has a cycle: " + String.join(" -> ", cycle));
     }
 
     @Test
     void hasNoCycleBetweenPackages() {
-        List<String> cycle = findCycle();
+        List<String> cycle = findCycle(graph.packages(), graph::uses);
         assertTrue(cycle.isEmpty(), "package cycle: " + String.join(" -> ", cycle));
     }
 
     @Test
     void bottomPackagesDependOnNothingAbove() {
-        assertEquals(Set.of(ROOT), graph.getOrDefault(ROOT + ".kernel", Set.of(ROOT)),
-                "io.numaspread.kernel is the bottom package");
-        assertEquals(Set.of(), graph.getOrDefault(ROOT, Set.of()), "io.numaspread depends on no other package");
+        assertEquals(Set.of(ROOT), graph.uses(ROOT + ".kernel"), "io.numaspread.kernel is the bottom package");
+        assertEquals(Set.of(), graph.uses(ROOT), "io.numaspread depends on no other package");
     }
 
     /**
@@ -87,23 +88,24 @@ class PackageGraphTest {
 
     @Test
     void nicDiscoveryDoesNotReachTheWriteTransaction() {
-        assertTrue(!graph.getOrDefault(ROOT + ".nic", Set.of()).contains(ROOT + ".irq"),
-                "io.numaspread.nic depends on " + graph.get(ROOT + ".nic"));
+        assertTrue(!graph.uses(ROOT + ".nic").contains(ROOT + ".irq"),
+                "io.numaspread.nic depends on " + graph.uses(ROOT + ".nic"));
     }
 
     /** Depth-first search; the first cycle found, as its packages in order, or empty. */
-    private static List<String> findCycle() {
+    private static List<String> findCycle(Set<String> packages, Function<String, Set<String>> uses) {
         Map<String, Integer> state = new TreeMap<>();
-        for (String start : graph.keySet()) {
+        for (String start : packages) {
             List<String> path = new ArrayList<>();
-            if (visit(start, state, path)) {
+            if (visit(start, uses, state, path)) {
                 return path;
             }
         }
         return List.of();
     }
 
-    private static boolean visit(String node, Map<String, Integer> state, List<String> path) {
+    private static boolean visit(String node, Function<String, Set<String>> uses, Map<String, Integer> state,
+            List<String> path) {
         Integer seen = state.get(node);
         if (seen != null && seen == DONE) {
             return false;
@@ -114,8 +116,8 @@ class PackageGraphTest {
             return true;
         }
         state.put(node, VISITING);
-        for (String next : graph.getOrDefault(node, Set.of())) {
-            if (visit(next, state, path)) {
+        for (String next : uses.apply(node)) {
+            if (visit(next, uses, state, path)) {
                 return true;
             }
         }

@@ -15,7 +15,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,10 +50,8 @@ final class ApplyCommand implements Runnable {
     @Option(names = "--dry-run", description = "Print what would change and change nothing.")
     boolean dryRun;
 
-    @Option(names = "--state", paramLabel = "FILE",
-            description = "The state file (default /run/numaspread/IFACE.json, or PROC_ROOT/numaspread/IFACE.json"
-                    + " with --proc-root).")
-    Path stateFile;
+    @Mixin
+    StateFileOption stateFile = new StateFileOption();
 
     @Override
     public void run() {
@@ -64,7 +61,7 @@ final class ApplyCommand implements Runnable {
         nicPlan.report().printHeader(out);
         out.println();
         NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun,
-                Optional.ofNullable(stateFile));
+                stateFile.given());
         KernelFiles files = files(nicOptions.machine.kernelFiles());
         NicPlacement.Outcome outcome = options.napiThreads()
                 ? NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files,

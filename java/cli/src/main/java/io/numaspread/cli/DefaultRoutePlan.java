@@ -36,7 +36,7 @@ final class DefaultRoutePlan {
         Topology topology = machine.topology();
         PlanOptions defaults = new PlanOptions();
         defaults.policy = Policy.KERNEL.id();
-        NicReport report = new NicReport(topology, nic, NicOptions.planFor(topology, nic, defaults), paths);
+        NicReport report = new NicReport(topology, nic, NicPlanOptions.planFor(topology, nic, defaults), paths);
         report.printHeader(out);
         out.println();
         report.printTable(out);

@@ -7,7 +7,6 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "irqs", mixinStandardHelpOptions = true,
@@ -23,8 +22,8 @@ final class IrqsCommand implements Runnable {
     @Mixin
     NicOptions nicOptions = new NicOptions();
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin
+    JsonOption json = new JsonOption();
 
     @Mixin
     PictureOptions picture = new PictureOptions();
@@ -36,7 +35,7 @@ final class IrqsCommand implements Runnable {
         NicOptions.NicPlan nicPlan = nicOptions.plan();
         NicReport report = nicPlan.report();
         NapiMap napis = nicOptions.napis(nicPlan);
-        if (json) {
+        if (json.requested) {
             ObjectNode root = report.toJson();
             root.set("napi", NapiReport.toJson(napis));
             out.println(Json.write(root));

@@ -4,11 +4,8 @@ package io.numaspread.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaspread.NumaspreadException;
-import io.numaspread.kernel.InterfaceName;
-import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
-import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.Priorities;
 import io.numaspread.plan.PriorityCheck;
@@ -35,10 +32,7 @@ final class PlanCommand implements Runnable {
     CommandSpec spec;
 
     @Mixin
-    MachineOptions machine = new MachineOptions();
-
-    @Mixin
-    PlanOptions options = new PlanOptions();
+    NicPlanOptions planning = new NicPlanOptions();
 
     @Option(names = "--node", paramLabel = "N", split = ",",
             description = "The origin node(s), e.g. the NIC's numa_node; -1 or none for no origin.")
@@ -47,15 +41,11 @@ final class PlanCommand implements Runnable {
     @Option(names = "--count", paramLabel = "K", description = "Queues per origin.")
     Integer count;
 
-    @Option(names = "--nic", paramLabel = "IFACE", description = "Plan for this NIC: the origin is the node of its"
-            + " PCI function (numa_node, else local_cpulist), the count its number of queues.")
-    String nic;
+    @Mixin
+    NicOption.PlanOrigin nic = new NicOption.PlanOrigin();
 
     @Mixin
-    ProcRootOptions proc = new ProcRootOptions();
-
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    JsonOption json = new JsonOption();
 
     @Mixin
     PictureOptions picture = new PictureOptions();
@@ -63,25 +53,26 @@ final class PlanCommand implements Runnable {
     @Override
     public void run() {
         picture.target();
-        Topology topology = machine.topology();
+        Topology topology = planning.machine.topology();
         SpreadPlan plan;
         Nic found = null;
         NapiMap napis = null;
-        if (nic != null) {
+        if (nic.nic != null) {
             if (count != null || !nodes.isEmpty()) {
                 throw NumaspreadException.badInput("--nic takes the origin and the count from the NIC: leave out --node and --count");
             }
-            found = NicDiscovery.discover(new InterfaceName(nic), proc.paths(machine));
-            plan = NicOptions.planFor(topology, found, options);
-            napis = NapiDiscovery.discover(found.name(), proc.paths(machine), machine.backend());
+            NicPlanOptions.NicPlan nicPlan = planning.plan(nic.name().get(), topology);
+            found = nicPlan.nic();
+            plan = nicPlan.plan();
+            napis = planning.napis(nicPlan);
         } else if (count == null) {
             throw NumaspreadException.badInput("give --nic IFACE, or --count K (with --node N)");
         } else {
-            plan = PlanOptions.plan(topology, options.request(nodes, count, Purpose.IRQS));
+            plan = PlanOptions.plan(topology, planning.planOptions.request(nodes, count, Purpose.IRQS));
         }
         List<PriorityCheck> checks = Priorities.check(topology, plan);
         PrintWriter out = spec.commandLine().getOut();
-        if (json) {
+        if (json.requested) {
             ObjectNode root = toJson(plan, checks);
             if (found != null) {
                 root.put("interface", found.name().value());
@@ -105,7 +96,8 @@ final class PlanCommand implements Runnable {
         }
         out.flush();
         picture.draw(found == null ? "numaspread plan" : "numaspread plan --nic " + found.name(), topology, plan,
-                found == null ? "origin" : found.name().value(), List.of(), proc.paths(machine).procRoot());
+                found == null ? "origin" : found.name().value(), List.of(),
+                planning.proc.paths(planning.machine).procRoot());
     }
 
     static ObjectNode toJson(SpreadPlan plan, List<PriorityCheck> checks) {

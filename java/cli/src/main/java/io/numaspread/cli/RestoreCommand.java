@@ -33,13 +33,11 @@ final class RestoreCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--nic", paramLabel = "IFACE", description = "Restore this interface (its default state file,"
-            + " and a check that --state belongs to it).")
-    String nic;
+    @Mixin
+    NicOption.RestoreTarget nic = new NicOption.RestoreTarget();
 
-    @Option(names = "--state", paramLabel = "FILE", description = "The state file (default /run/numaspread/IFACE.json,"
-            + " or PROC_ROOT/numaspread/IFACE.json with --proc-root).")
-    Path stateFile;
+    @Mixin
+    StateFileOption stateFile = new StateFileOption();
 
     @Option(names = "--if-present", description = "No state file is no error: say so and exit 0. For hooks that"
             + " run whether or not anything was applied (a preStop, a unit's ExecStop); by hand, a mistyped --state"
@@ -54,12 +52,12 @@ final class RestoreCommand implements Runnable {
 
     @Override
     public void run() {
-        if (nic == null && stateFile == null) {
+        if (nic.nic == null && stateFile.given().isEmpty()) {
             throw NumaspreadException.badInput("restore needs --nic IFACE or --state FILE");
         }
-        Optional<InterfaceName> iface = Optional.ofNullable(nic).map(InterfaceName::new);
+        Optional<InterfaceName> iface = nic.name();
         KernelPaths paths = proc.writablePaths(machine);
-        Path state = stateFile != null ? stateFile : StateFile.defaultPath(paths, iface.get());
+        Path state = stateFile.given().orElseGet(() -> StateFile.defaultPath(paths, iface.get()));
         PrintWriter out = spec.commandLine().getOut();
         if (ifPresent && StateFile.read(state).isEmpty()) {
             out.println("no state file " + state + ": nothing to restore");

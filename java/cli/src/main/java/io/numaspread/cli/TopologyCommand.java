@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -29,12 +28,12 @@ final class TopologyCommand implements Runnable {
     @Mixin
     MachineOptions machine = new MachineOptions();
 
-    @Option(names = "--json", description = "Print one JSON object.")
-    boolean json;
+    @Mixin
+    JsonOption json = new JsonOption();
 
     @Override
     public void run() {
-        print(spec.commandLine().getOut(), json);
+        print(spec.commandLine().getOut(), json.requested);
     }
 
     void print(PrintWriter out, boolean asJson) {

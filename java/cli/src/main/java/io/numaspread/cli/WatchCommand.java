@@ -31,7 +31,6 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,9 +63,8 @@ final class WatchCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--nic", paramLabel = "IFACE", required = true,
-            description = "A network interface whose queue IRQs are placed and kept (repeat for several).")
-    List<String> nics = new ArrayList<>();
+    @Mixin
+    NicOption.Repeated nics = new NicOption.Repeated();
 
     @Mixin
     MachineOptions machine = new MachineOptions();
@@ -114,7 +112,7 @@ final class WatchCommand implements Runnable {
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
         Duration every = interval();
-        List<InterfaceName> ifaces = interfaces();
+        List<InterfaceName> ifaces = nics.names();
         KernelPaths paths = proc.writablePaths(machine);
         SysfsTree sysfs = SysfsTree.at(paths.sysfsRoot());
         NativeBackend events = eventBackend();
@@ -145,7 +143,7 @@ final class WatchCommand implements Runnable {
         }
         Optional<NetlinkEvents> netlink = NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)),
                 metrics::line);
-        out.println("watching " + String.join(", ", nics) + ": "
+        out.println("watching " + nics.joined() + ": "
                 + (netlink.isPresent() ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
                         : "no events (the " + source + " backend cannot open netlink sockets): polling only")
                 + ", drift check every " + every.toMillis() / 1000.0 + " s"
@@ -179,18 +177,6 @@ final class WatchCommand implements Runnable {
                     + interval.toPlainString());
         }
         return Duration.ofMillis(millis);
-    }
-
-    private List<InterfaceName> interfaces() {
-        List<InterfaceName> names = new ArrayList<>();
-        for (String nic : nics) {
-            InterfaceName name = new InterfaceName(nic);
-            if (names.contains(name)) {
-                throw NumaspreadException.badInput("--nic " + nic + " is given twice");
-            }
-            names.add(name);
-        }
-        return names;
     }
 
     /** The live backend opens the netlink sockets; a copied /sys tree has no kernel behind it to send events. */

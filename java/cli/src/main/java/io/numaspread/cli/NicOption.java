@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.cli;
+
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.InterfaceName;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --nic IFACE}, every declaration of it. The commands ask different things of the flag: irqs and apply
+ * cannot work without their one NIC, plan takes one instead of {@code --node/--count}, restore takes one instead of
+ * {@code --state}, watch keeps one or more; so there is one mixin per meaning, each with its own help text, and the
+ * name, the label and the parsing into an {@link InterfaceName} are this class's.
+ */
+final class NicOption {
+    private static final String NAME = "--nic";
+    private static final String LABEL = "IFACE";
+
+    private NicOption() {
+    }
+
+    /** The one NIC a command works on (irqs, apply). */
+    static final class Required {
+        @Option(names = NAME, paramLabel = LABEL, required = true,
+                description = "The network interface whose queue IRQs are placed (e.g. eth0).")
+        String nic;
+
+        InterfaceName name() {
+            return new InterfaceName(nic);
+        }
+    }
+
+    /** plan's NIC, which gives the origin and the count that {@code --node} and {@code --count} give otherwise. */
+    static final class PlanOrigin {
+        @Option(names = NAME, paramLabel = LABEL, description = "Plan for this NIC: the origin is the node of its"
+                + " PCI function (numa_node, else local_cpulist), the count its number of queues.")
+        String nic;
+
+        Optional<InterfaceName> name() {
+            return Optional.ofNullable(nic).map(InterfaceName::new);
+        }
+    }
+
+    /** restore's NIC, which names the default state file and is checked against {@code --state}'s. */
+    static final class RestoreTarget {
+        @Option(names = NAME, paramLabel = LABEL, description = "Restore this interface (its default state file,"
+                + " and a check that --state belongs to it).")
+        String nic;
+
+        Optional<InterfaceName> name() {
+            return Optional.ofNullable(nic).map(InterfaceName::new);
+        }
+    }
+
+    /** watch's NICs: one or more, each given once. */
+    static final class Repeated {
+        @Option(names = NAME, paramLabel = LABEL, required = true,
+                description = "A network interface whose queue IRQs are placed and kept (repeat for several).")
+        List<String> nics = new ArrayList<>();
+
+        /** The NICs in the order given; a NIC given twice is bad input. */
+        List<InterfaceName> names() {
+            List<InterfaceName> names = new ArrayList<>();
+            for (String nic : nics) {
+                InterfaceName name = new InterfaceName(nic);
+                if (names.contains(name)) {
+                    throw NumaspreadException.badInput(NAME + " " + nic + " is given twice");
+                }
+                names.add(name);
+            }
+            return names;
+        }
+
+        /** "eth0, eth1", as given. */
+        String joined() {
+            return String.join(", ", nics);
+        }
+    }
+}
