@@ -20,8 +20,8 @@ import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Runs the benchmarks and prints the README's tables (Markdown): {@code pin}, {@code topology}, {@code echo}
- * or {@code all}. Each figure is the median over the JMH forks (or C rounds) with the min–max beside it.
+ * Runs the benchmarks and prints the tables of docs/benchmarks.md (Markdown): {@code pin}, {@code topology},
+ * {@code echo} or {@code all}. Each figure is the median over the JMH forks (or C rounds) with the min–max beside it.
  *
  * <p>usage: {@code java -cp numaspread-bench.jar io.numaspread.bench.BenchReport pin|topology|echo|all
  * [path/to/rawaffinity]}

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Scores the kernel's placements and ours on the corpus: for every prefix k = 1..n (n candidate CPUs), how
- * many plans break each priority. Writes the tables to target/quality.md (the README shows them).
+ * many plans break each priority. Writes the tables to target/quality.md (docs/benchmarks.md shows them).
  */
 class QualityReportTest {
     interface Placement {

@@ -57,7 +57,7 @@ class IrqContainerIT {
         applyThenRestoreInAnotherContainer(host -> host.withPrivileged(true));
     }
 
-    /** What the README promises besides --privileged: root in the host's user namespace, /proc/irq unmasked. */
+    /** What docs/deploy.md promises besides --privileged: root in the host's user namespace, /proc/irq unmasked. */
     @Test
     void anUnmaskedProcIrqIsEnoughWithoutPrivileged() throws Exception {
         applyThenRestoreInAnotherContainer(host -> host.withSecurityOpts(List.of("unmask=/proc/irq")));
@@ -65,7 +65,7 @@ class IrqContainerIT {
 
     /**
      * In a PID namespace of its own the host's irqbalance is out of sight, and apply says so; with --pid=host, as
-     * the README's command has it, it looks and says nothing.
+     * the command in docs/deploy.md has it, it looks and says nothing.
      */
     @Test
     void applyNotesWhenItCannotSeeTheHostsProcesses() throws Exception {
