@@ -44,10 +44,22 @@ parse_options() {
   while (($#)); do
     shifted=2
     case $1 in
-      --topology) option_value "$@"; topology=$2 ;;
-      --nic-node) option_value "$@"; nic_node_option=$2 ;;
-      --timeout) option_value "$@"; timeout=$2 ;;
-      --out) option_value "$@"; out=$2 ;;
+      --topology)
+        option_value "$@"
+        topology=$2
+        ;;
+      --nic-node)
+        option_value "$@"
+        nic_node_option=$2
+        ;;
+      --timeout)
+        option_value "$@"
+        timeout=$2
+        ;;
+      --out)
+        option_value "$@"
+        out=$2
+        ;;
       --timing) print_timing=1 shifted=1 ;;
       -h | --help)
         usage
