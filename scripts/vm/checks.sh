@@ -50,7 +50,10 @@ pci_function() {
   local dir
   dir=$(readlink -f "$1") || return 1
   while [[ $dir == /sys/devices/* ]]; do
-    [[ -d $dir/msi_irqs ]] && { echo "$dir"; return 0; }
+    [[ -d $dir/msi_irqs ]] && {
+      echo "$dir"
+      return 0
+    }
     dir=${dir%/*}
   done
   return 1
@@ -74,7 +77,7 @@ kernel_state() {
 # Writes VALUE to /proc/irq/IRQ/smp_affinity_list; prints "written", or the error (strerror) and fails.
 write_irq_affinity() {
   local error
-  if error=$( { echo "$2" >"/proc/irq/$1/smp_affinity_list"; } 2>&1); then
+  if error=$({ echo "$2" >"/proc/irq/$1/smp_affinity_list"; } 2>&1); then
     echo written
   else
     echo "${error##*: }"

@@ -179,7 +179,10 @@ server_log=
 start_server() {
   local name=$1 jvm=() waited
   shift
-  while [[ ${1-} == -javaagent:* ]]; do jvm+=("$1"); shift; done
+  while [[ ${1-} == -javaagent:* ]]; do
+    jvm+=("$1")
+    shift
+  done
   server_log=/tmp/echo-$name.log
   "$traffic_runtime/bin/java" "${server_jvm[@]}" "${jvm[@]}" -jar "$traffic_jar" "$@" --port "$server_port" \
     --report >"$server_log" 2>&1 &
