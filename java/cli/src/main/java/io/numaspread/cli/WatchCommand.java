@@ -36,6 +36,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -126,16 +127,20 @@ final class WatchCommand implements Runnable {
 
         String source = events.kind().id();
         Clock clock = Clock.systemUTC();
-        WatchMetrics metrics = new WatchMetrics(line -> {
+        Consumer<String> print = line -> {
             out.println(line);
             out.flush();
-        }, paths, Optional.ofNullable(metricsFile), source,
+        };
+        WatchMetrics metrics = new WatchMetrics(print, paths, Optional.ofNullable(metricsFile), source,
                 events instanceof SysfsBackend ? "polling" : "netlink", events, clock);
         PlacementOptions placement = applyOptions.placement();
         Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
                 new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), placement, stateDirectory,
                         napiAccess(placement, ifaces, paths)),
-                metrics, clock);
+                event -> {
+                    metrics.heard(event);
+                    WatchPrinter.line(event).ifPresent(print);
+                }, clock);
         Optional<HTTPServer> server = serve(metrics);
         try {
             watcher.start();
@@ -144,7 +149,7 @@ final class WatchCommand implements Runnable {
             throw e;
         }
         Optional<NetlinkEvents> netlink = NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)),
-                metrics::line);
+                print);
         out.println("watching " + String.join(", ", nics) + ": "
                 + (netlink.isPresent() ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
                         : "no events (the " + source + " backend cannot open netlink sockets): polling only")

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
-/** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported line. */
+/** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported event. */
 final class WatchHarness {
     private WatchHarness() {
     }
@@ -53,19 +53,19 @@ final class WatchHarness {
         };
     }
 
-    /** The first of {@code lines} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */
-    static String awaitLine(List<String> lines, Predicate<String> wanted) throws InterruptedException {
+    /** The first of {@code events} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */
+    static WatchEvent awaitEvent(List<WatchEvent> events, Predicate<WatchEvent> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
-            synchronized (lines) {
-                for (String line : lines) {
-                    if (wanted.test(line)) {
-                        return line;
+            synchronized (events) {
+                for (WatchEvent event : events) {
+                    if (wanted.test(event)) {
+                        return event;
                     }
                 }
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("no such line in " + lines);
+        throw new AssertionError("no such event in " + events);
     }
 }
