@@ -17,12 +17,18 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.plan.PlanFlags;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +46,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Keeps NICs' queue plans applied: applies each plan, then checks again after every kernel event that concerns
@@ -52,15 +59,24 @@ import java.util.function.Function;
  * the irqbalance refusal. What each check does or finds is reported as a {@link WatchEvent}.
  */
 public final class Watcher {
-    /** What the watcher reads and how it plans; the command supplies them. */
-    public interface Machine {
-        /** The topology as it is now (online CPUs change). */
-        Topology topology();
-
-        /** CPUs to keep free of queues beyond the plan options' own (the kubelet's exclusive CPUs). */
-        CpuSet keptFree();
-
-        SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree);
+    /**
+     * What each check plans with, besides the machine and the NIC it reads: the plan flags, parsed once by the
+     * command, and the CPUs to keep free of queues beyond the flags' own (the kubelet's exclusive CPUs, which
+     * change while watch runs: read at every check).
+     */
+    public record Planning(PlanFlags flags, Supplier<CpuSet> keptFree) {
+        /** {@code nic}'s queue IRQs planned on {@code topology}, off {@code keptFree}. */
+        SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
+            PlanRequest request = flags.applyTo(nic.planRequest(topology, Purpose.IRQS));
+            if (!keptFree.isEmpty()) {
+                request = request.withExclude(request.exclude().union(keptFree));
+            }
+            try {
+                return Planner.plan(topology, request);
+            } catch (IllegalArgumentException e) {
+                throw NumaspreadException.badInput(e.getMessage());
+            }
+        }
     }
 
     /** Hears what the watcher does, as {@link WatchEvent}s, on the watcher's thread. */
@@ -108,7 +124,7 @@ public final class Watcher {
     private final List<InterfaceName> nics;
     private final KernelPaths paths;
     private final KernelFiles files;
-    private final Machine machine;
+    private final Planning planning;
     private final Settings settings;
     private final Listener listener;
     private final Clock clock;
@@ -130,12 +146,12 @@ public final class Watcher {
         Optional<String> napiProblem = Optional.empty();
     }
 
-    public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Machine machine, Settings settings,
-            Listener listener, Clock clock) {
+    public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Planning planning,
+            Settings settings, Listener listener, Clock clock) {
         this.nics = List.copyOf(nics);
         this.paths = paths;
         this.files = files;
-        this.machine = machine;
+        this.planning = planning;
         this.settings = settings;
         this.listener = listener;
         this.clock = clock;
@@ -315,7 +331,7 @@ public final class Watcher {
         CpuSet keptFree;
         try {
             topology = currentTopology(trigger);
-            keptFree = machine.keptFree();
+            keptFree = planning.keptFree().get();
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;
@@ -331,7 +347,7 @@ public final class Watcher {
         }
         try {
             Nic nic = NicDiscovery.discover(iface, paths);
-            SpreadPlan plan = machine.plan(topology, nic, keptFree);
+            SpreadPlan plan = planning.plan(topology, nic, keptFree);
             return Optional.of(new Reading(nic, plan, NicSnapshot.of(topology.online(), keptFree, nic, plan)));
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
@@ -430,13 +446,16 @@ public final class Watcher {
     }
 
     /**
-     * The topology, read again a few times when a read fails after an event: a CPU going offline removes its
-     * {@code topology/} directory while {@code online} may still list it, for a few milliseconds.
+     * The topology as it is now (online CPUs change), read again a few times when a read fails after an event: a
+     * CPU going offline removes its {@code topology/} directory while {@code online} may still list it, for a few
+     * milliseconds. It comes from sysfs every time, whatever the backend: libnuma reads each node's CPUs once per
+     * process, and a CPU that comes online later would never be planned.
      */
     private Topology currentTopology(Trigger trigger) {
+        SysfsTree sysfs = SysfsTree.at(paths.sysfsRoot());
         for (int attempt = 1;; attempt++) {
             try {
-                return machine.topology();
+                return TopologyDiscovery.discover(new SysfsBackend(sysfs, paths.procRoot()), sysfs);
             } catch (NumaspreadException e) {
                 if (trigger == Trigger.START || attempt == TOPOLOGY_ATTEMPTS) {
                     throw e;

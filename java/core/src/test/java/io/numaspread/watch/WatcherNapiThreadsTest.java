@@ -69,13 +69,13 @@ class WatcherNapiThreadsTest extends StandInNicTest {
     }
 
     private Watcher watcher() {
-        Watcher.Machine machine = WatchHarness.mana(sys);
+        Watcher.Planning planning = WatchHarness.mana(sys);
         NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(this::map,
                 (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
         Watcher.Settings settings = new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
                 Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, true),
                 run.resolve("state"), Optional.of(iface -> access));
-        return new Watcher(List.of(ETH0), paths, KernelFiles.DIRECT, machine, settings, events::add,
+        return new Watcher(List.of(ETH0), paths, KernelFiles.DIRECT, planning, settings, events::add,
                 Clock.systemUTC());
     }
 

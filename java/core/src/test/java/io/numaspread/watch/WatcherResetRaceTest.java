@@ -84,7 +84,7 @@ class WatcherResetRaceTest extends StandInNicTest {
     void aCpuOnlineAfterTheResetIsTheChangeNotADrift() throws Exception {
         SysfsFixture.write(MachineShape.mana().withOffline(CpuSet.of(CPU)), sys);
         deleteTree(sys.resolve("devices/system/cpu/cpu" + CPU + "/topology"));
-        watch(WatchHarness.asWritten(sys), new Race(this::resetQueueIrqs, () -> {
+        watch(WatchHarness.asWritten(), new Race(this::resetQueueIrqs, () -> {
             SysfsFixture.write(MachineShape.mana(), sys);
             watcher.post(cpuOnline());
         }));
@@ -124,12 +124,12 @@ class WatcherResetRaceTest extends StandInNicTest {
      * Applies the plan, arms {@code next} for the next check, and watches until something is reported after the
      * start and 0.5 s more.
      */
-    private void watch(Watcher.Machine machine, Race next) throws Exception {
-        watch(machine, new PlacementOptions(false, false, false), next);
+    private void watch(Watcher.Planning planning, Race next) throws Exception {
+        watch(planning, new PlacementOptions(false, false, false), next);
     }
 
-    private void watch(Watcher.Machine machine, PlacementOptions placement, Race next) throws Exception {
-        watcher = new Watcher(List.of(ETH0), paths, racingFiles(), machine,
+    private void watch(Watcher.Planning planning, PlacementOptions placement, Race next) throws Exception {
+        watcher = new Watcher(List.of(ETH0), paths, racingFiles(), planning,
                 new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(20),
                         Backoff.forInterval(Duration.ofMillis(100)), placement, run.resolve("state")),
                 events::add, Clock.systemUTC());
