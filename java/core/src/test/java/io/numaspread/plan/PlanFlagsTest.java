@@ -24,8 +24,8 @@ class PlanFlagsTest {
 
     @Test
     void eachFlagReplacesItsPart() {
-        PlanFlags flags = new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.LOCAL, true, Optional.of(CpuSet.parse("0-7")),
-                Optional.of(CpuSet.parse("2-3")));
+        PlanFlags flags = new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.LOCAL, true,
+                Optional.of(CpuSet.parse("0-7")), Optional.of(CpuSet.parse("2-3")));
         assertEquals(new PlanRequest(List.of(1), 4, Mode.SIBLINGS, Purpose.IRQS, Optional.of(CpuSet.parse("0-7")),
                 CpuSet.parse("2-3"), true, Policy.LOCAL), flags.applyTo(NIC));
     }
