@@ -4,6 +4,7 @@ package io.numaspread.cli;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanFlags;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Policy;
@@ -67,19 +68,21 @@ final class PlanOptions {
      * @throws NumaspreadException (bad input) naming the flag for a malformed cpulist or unknown policy
      */
     PlanRequest refine(PlanRequest base) {
+        return flags().applyTo(base);
+    }
+
+    /**
+     * These flags as a value, for planning again later (watch, at every check).
+     *
+     * @throws NumaspreadException (bad input) naming the flag for a malformed cpulist or unknown policy
+     */
+    PlanFlags flags() {
         if (perCpu && siblings) {
             throw NumaspreadException.badInput("--per-cpu and --siblings exclude each other");
         }
-        PlanRequest request = base.withPolicy(policy()).withSkipFirst(skipFirst);
-        if (perCpu) {
-            request = request.withMode(Mode.CPU);
-        } else if (siblings) {
-            request = request.withMode(Mode.SIBLINGS);
-        }
-        if (cpus != null) {
-            request = request.withCpus(cpuList("--cpus", cpus));
-        }
-        return exclude == null ? request : request.withExclude(cpuList("--exclude", exclude));
+        Optional<Mode> mode = perCpu ? Optional.of(Mode.CPU) : siblings ? Optional.of(Mode.SIBLINGS) : Optional.empty();
+        return new PlanFlags(mode, policy(), skipFirst, Optional.ofNullable(cpus).map(list -> cpuList("--cpus", list)),
+                Optional.ofNullable(exclude).map(list -> cpuList("--exclude", list)));
     }
 
     /** Plans, turning the planner's refusals (unknown node, no candidate CPU) into bad-input errors. */

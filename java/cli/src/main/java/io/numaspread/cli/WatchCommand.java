@@ -13,12 +13,6 @@ import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
-import io.numaspread.nic.Nic;
-import io.numaspread.plan.PlanRequest;
-import io.numaspread.plan.Purpose;
-import io.numaspread.plan.SpreadPlan;
-import io.numaspread.topology.Topology;
-import io.numaspread.topology.TopologyDiscovery;
 import io.numaspread.watch.Backoff;
 import io.numaspread.watch.NetlinkEvents;
 import io.numaspread.watch.Watcher;
@@ -35,7 +29,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -114,26 +110,28 @@ final class WatchCommand implements Runnable {
         Duration every = interval();
         List<InterfaceName> ifaces = nics.names();
         KernelPaths paths = proc.writablePaths(machine);
-        SysfsTree sysfs = SysfsTree.at(paths.sysfsRoot());
         NativeBackend events = eventBackend();
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw NumaspreadException.badInput("--metrics-port must be 0 to 65535, not " + metricsPort);
         }
-        planOptions.refine(PlanRequest.threads(0, 1)); // bad plan flags fail here, once, with the flag's name
-        Machine readings = new Machine(sysfs, paths, out);
+        Watcher.Planning planning = new Watcher.Planning(planOptions.flags(), new KeptFree(out));
 
         String source = events.kind().id();
         Clock clock = Clock.systemUTC();
-        WatchMetrics metrics = new WatchMetrics(line -> {
+        Consumer<String> print = line -> {
             out.println(line);
             out.flush();
-        }, paths, Optional.ofNullable(metricsFile), source,
+        };
+        WatchMetrics metrics = new WatchMetrics(print, paths, Optional.ofNullable(metricsFile), source,
                 events instanceof SysfsBackend ? "polling" : "netlink", events, clock);
         PlacementOptions placement = applyOptions.placement();
-        Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, readings,
+        Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, planning,
                 new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), placement, stateDirectory,
                         napiAccess(placement, ifaces, paths)),
-                metrics, clock);
+                event -> {
+                    metrics.heard(event);
+                    WatchPrinter.line(event).ifPresent(print);
+                }, clock);
         Optional<HTTPServer> server = serve(metrics);
         try {
             watcher.start();
@@ -142,7 +140,7 @@ final class WatchCommand implements Runnable {
             throw e;
         }
         Optional<NetlinkEvents> netlink = NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)),
-                metrics::line);
+                print);
         out.println("watching " + nics.joined() + ": "
                 + (netlink.isPresent() ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
                         : "no events (the " + source + " backend cannot open netlink sockets): polling only")
@@ -220,19 +218,15 @@ final class WatchCommand implements Runnable {
     }
 
     /**
-     * The machine as each check reads it. The topology comes from sysfs every time, whatever the backend: libnuma
-     * reads each node's CPUs once per process, and a CPU that comes online later would never be planned.
+     * The CPUs the kubelet gives Guaranteed pods, read at every check; none without --kubelet-cpu-state. A file
+     * that turns bad later keeps the last good CPUs, said once, rather than stopping watch.
      */
-    private final class Machine implements Watcher.Machine {
-        private final SysfsTree sysfs;
-        private final KernelPaths paths;
+    private final class KeptFree implements Supplier<CpuSet> {
         private final PrintWriter out;
         private CpuSet lastKeptFree = CpuSet.EMPTY;
         private Optional<String> keptFreeProblem = Optional.empty();
 
-        Machine(SysfsTree sysfs, KernelPaths paths, PrintWriter out) {
-            this.sysfs = sysfs;
-            this.paths = paths;
+        KeptFree(PrintWriter out) {
             this.out = out;
             if (kubeletCpuState != null) {
                 lastKeptFree = KubeletCpuState.exclusiveCpus(kubeletCpuState); // a bad file stops watch at start
@@ -240,13 +234,7 @@ final class WatchCommand implements Runnable {
         }
 
         @Override
-        public Topology topology() {
-            return TopologyDiscovery.discover(new SysfsBackend(sysfs, paths.procRoot()), sysfs);
-        }
-
-        /** A kubelet file that turns bad later keeps the last good CPUs, said once, rather than stopping watch. */
-        @Override
-        public CpuSet keptFree() {
+        public CpuSet get() {
             if (kubeletCpuState == null) {
                 return CpuSet.EMPTY;
             }
@@ -261,13 +249,6 @@ final class WatchCommand implements Runnable {
                 keptFreeProblem = Optional.of(e.getMessage());
             }
             return lastKeptFree;
-        }
-
-        @Override
-        public SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
-            PlanRequest request = planOptions.refine(nic.planRequest(topology, Purpose.IRQS));
-            return PlanOptions.plan(topology, keptFree.isEmpty() ? request
-                    : request.withExclude(request.exclude().union(keptFree)));
         }
     }
 }

@@ -15,6 +15,7 @@ import io.numaspread.nic.QueueStats;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.watch.KernelEvent;
+import io.numaspread.watch.WatchEvent;
 import io.numaspread.watch.Watcher;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -36,8 +37,9 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
- * watch's metrics, in a Prometheus registry: counted as the watcher reports, and read from the kernel at each
- * scrape for the interrupt counts. Served over HTTP or written to a node-exporter textfile by the command.
+ * watch's metrics, in a Prometheus registry: counted from the events the watcher reports, and read from the
+ * kernel at each scrape for the interrupt counts. Served over HTTP or written to a node-exporter textfile by the
+ * command.
  */
 final class WatchMetrics implements Watcher.Listener {
     private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -162,12 +164,33 @@ final class WatchMetrics implements Watcher.Listener {
     }
 
     @Override
-    public void line(String line) {
-        lines.accept(line);
+    public void heard(WatchEvent event) {
+        InterfaceName iface = event.nic();
+        if (event instanceof WatchEvent.Checked checked) {
+            checked(iface, checked.at(), checked.read(), checked.plan());
+        } else if (event instanceof WatchEvent.Gone gone) {
+            gone(iface, gone.at());
+        } else if (event instanceof WatchEvent.Applied) {
+            reapplied(iface, "start");
+        } else if (event instanceof WatchEvent.Changed) {
+            reapplied(iface, "change");
+        } else if (event instanceof WatchEvent.ResetPutBack) {
+            reapplied(iface, "reset");
+        } else if (event instanceof WatchEvent.DriftPutBack) {
+            reapplied(iface, "drift");
+        } else if (event instanceof WatchEvent.DriftFound drift) {
+            drifts.labelValues(iface.value()).inc(drift.targets().size());
+        } else if (event instanceof WatchEvent.NapiThreadsPinned pinned) {
+            napiThreads.labelValues(iface.value()).inc(pinned.threads());
+        } else if (event instanceof WatchEvent.FightRound fight) {
+            fights.labelValues(iface.value(), Integer.toString(fight.target().number())).inc();
+            leftAloneUntil.put(FoughtIrq.of(iface, fight.target()), fight.until());
+        } else if (event instanceof WatchEvent.FightOver over) {
+            leftAloneUntil.replace(FoughtIrq.of(iface, over.target()), Instant.EPOCH);
+        }
     }
 
-    @Override
-    public void checked(InterfaceName iface, Instant at, Nic nic, SpreadPlan plan) {
+    private void checked(InterfaceName iface, Instant at, Nic nic, SpreadPlan plan) {
         // Both maps are read together by the callbacks; the plan is put last so that its NIC is always there.
         nics.put(iface, nic);
         plans.put(iface, plan);
@@ -176,8 +199,7 @@ final class WatchMetrics implements Watcher.Listener {
         writeTextfile();
     }
 
-    @Override
-    public void gone(InterfaceName iface, Instant at) {
+    private void gone(InterfaceName iface, Instant at) {
         plans.remove(iface);
         nics.remove(iface);
         lastCheck.labelValues(iface.value()).set(at.toEpochMilli() / 1000.0);
@@ -185,30 +207,9 @@ final class WatchMetrics implements Watcher.Listener {
         writeTextfile();
     }
 
-    @Override
-    public void drifted(InterfaceName iface, int files) {
-        drifts.labelValues(iface.value()).inc(files);
-    }
-
-    @Override
-    public void reapplied(InterfaceName iface, String reason) {
+    /** The plan was written again; {@code reason}: start, change, reset, drift. */
+    private void reapplied(InterfaceName iface, String reason) {
         reapplies.labelValues(iface.value(), reason).inc();
-    }
-
-    @Override
-    public void napiThreadsPinned(InterfaceName iface, int threads) {
-        napiThreads.labelValues(iface.value()).inc(threads);
-    }
-
-    @Override
-    public void fight(InterfaceName iface, Target target, Instant until) {
-        fights.labelValues(iface.value(), Integer.toString(target.number())).inc();
-        leftAloneUntil.put(FoughtIrq.of(iface, target), until);
-    }
-
-    @Override
-    public void fightOver(InterfaceName iface, Target target) {
-        leftAloneUntil.replace(FoughtIrq.of(iface, target), Instant.EPOCH);
     }
 
     /** The labels of one IRQ's fight. */

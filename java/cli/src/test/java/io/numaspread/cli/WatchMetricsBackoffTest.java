@@ -7,6 +7,7 @@ import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.watch.WatchEvent;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -42,25 +43,32 @@ class WatchMetricsBackoffTest {
 
     @Test
     void fallsToZeroWhenTheRoundsBackoffIsOver() throws IOException {
-        metrics.fight(ETH0, IRQ_51, clock.instant().plusSeconds(6));
+        fight(IRQ_51, 6);
         assertEquals(6.0, backoff("51"));
         clock.advance(Duration.ofMillis(2500));
         assertEquals(3.5, backoff("51"));
         clock.advance(Duration.ofSeconds(4));
         assertEquals(0.0, backoff("51"), "the back-off is over");
         // The next round, twice as long.
-        metrics.fight(ETH0, IRQ_51, clock.instant().plusSeconds(12));
+        fight(IRQ_51, 12);
         assertEquals(12.0, backoff("51"));
         assertEquals(List.of(), lines);
     }
 
     @Test
     void fallsToZeroWhenTheFightEndsDuringItsBackoff() throws IOException {
-        metrics.fight(ETH0, IRQ_51, clock.instant().plusSeconds(6));
-        metrics.fight(ETH0, IRQ_52, clock.instant().plusSeconds(3));
-        metrics.fightOver(ETH0, IRQ_51);
+        fight(IRQ_51, 6);
+        fight(IRQ_52, 3);
+        metrics.heard(new WatchEvent.FightOver(ETH0, IRQ_51, Optional.empty()));
         assertEquals(0.0, backoff("51"), "a change planned everything again");
         assertEquals(3.0, backoff("52"), "the other fight goes on");
+    }
+
+    /** A new round of the fight over {@code irq}, which leaves it alone for {@code seconds} from now. */
+    private void fight(Target irq, long seconds) {
+        Duration alone = Duration.ofSeconds(seconds);
+        metrics.heard(new WatchEvent.FightRound(ETH0, irq, "0", 1, 3, Duration.ofSeconds(6), alone,
+                clock.instant().plus(alone), Duration.ofSeconds(60), List.of()));
     }
 
     /** The gauge's one sample for IRQ {@code irq} of eth0. */

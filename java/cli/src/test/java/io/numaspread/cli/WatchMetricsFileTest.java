@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.watch.WatchEvent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -49,7 +50,7 @@ class WatchMetricsFileTest extends StandInCliTest {
     private void writeOnce(Path file) {
         WatchMetrics metrics = new WatchMetrics(lines::add, paths, Optional.of(file), "sysfs", "polling",
                 new SysfsBackend(SysfsTree.at(sys), proc), Clock.systemUTC());
-        metrics.gone(ETH0, Instant.now());
+        metrics.heard(new WatchEvent.Gone(ETH0, Instant.now(), true, "no such interface", List.of()));
     }
 
     private List<String> names() throws IOException {

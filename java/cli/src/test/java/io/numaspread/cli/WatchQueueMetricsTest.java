@@ -17,6 +17,7 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.NeedsLiveNic;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import io.numaspread.watch.WatchEvent;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +49,7 @@ class WatchQueueMetricsTest {
         Nic nic = NicDiscovery.discover(ETH0, KernelPaths.LIVE);
         Topology topology = TopologyDiscovery.discover(backend, SysfsTree.live());
         SpreadPlan plan = PlanOptions.plan(topology, nic.planRequest(topology, Purpose.IRQS));
-        metrics.checked(ETH0, Instant.now(), nic, plan);
+        metrics.heard(new WatchEvent.Checked(ETH0, Instant.now(), nic, plan));
 
         Path statistics = KernelPaths.LIVE.netDevice(ETH0).resolve("statistics");
         long before = Long.parseLong(KernelText.readRequired(statistics.resolve("rx_packets")));

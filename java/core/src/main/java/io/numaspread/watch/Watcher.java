@@ -17,14 +17,19 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.plan.PlanFlags;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -41,7 +46,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.stream.Collectors;
+import java.util.function.Supplier;
 
 /**
  * Keeps NICs' queue plans applied: applies each plan, then checks again after every kernel event that concerns
@@ -51,54 +56,32 @@ import java.util.stream.Collectors;
  * found changed are judged after the NIC and the CPUs are read once more, a settle interval later: drivers move
  * their IRQs before the change they make shows, and such a move is reported as that change, not as drift. All
  * writes go through {@link NicPlacement}, as {@code apply}'s do: the state file, all or nothing, managed IRQs,
- * the irqbalance refusal. Each check that does something reports one line.
+ * the irqbalance refusal. What each check does or finds is reported as a {@link WatchEvent}.
  */
 public final class Watcher {
-    /** What the watcher reads and how it plans; the command supplies them. */
-    public interface Machine {
-        /** The topology as it is now (online CPUs change). */
-        Topology topology();
-
-        /** CPUs to keep free of queues beyond the plan options' own (the kubelet's exclusive CPUs). */
-        CpuSet keptFree();
-
-        SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree);
+    /**
+     * What each check plans with, besides the machine and the NIC it reads: the plan flags, parsed once by the
+     * command, and the CPUs to keep free of queues beyond the flags' own (the kubelet's exclusive CPUs, which
+     * change while watch runs: read at every check).
+     */
+    public record Planning(PlanFlags flags, Supplier<CpuSet> keptFree) {
+        /** {@code nic}'s queue IRQs planned on {@code topology}, off {@code keptFree}. */
+        SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
+            PlanRequest request = flags.applyTo(nic.planRequest(topology, Purpose.IRQS));
+            if (!keptFree.isEmpty()) {
+                request = request.withExclude(request.exclude().union(keptFree));
+            }
+            try {
+                return Planner.plan(topology, request);
+            } catch (IllegalArgumentException e) {
+                throw NumaspreadException.badInput(e.getMessage());
+            }
+        }
     }
 
-    /** Hears what the watcher does: one line per check that did something, and counts for metrics. */
+    /** Hears what the watcher does, as {@link WatchEvent}s, on the watcher's thread. */
     public interface Listener {
-        void line(String line);
-
-        /** After each check of a NIC that is present. */
-        default void checked(InterfaceName iface, Instant at, Nic nic, SpreadPlan plan) {
-        }
-
-        /** A NIC that is gone (unbound, removed). */
-        default void gone(InterfaceName iface, Instant at) {
-        }
-
-        /** Files found changed by another writer, at a drift check. */
-        default void drifted(InterfaceName iface, int files) {
-        }
-
-        /** The plan was written again; {@code reason}: start, change, reset, drift. */
-        default void reapplied(InterfaceName iface, String reason) {
-        }
-
-        /** A new round of a fight over {@code target}, which is left alone until {@code leftAloneUntil}. */
-        default void fight(InterfaceName iface, Target target, Instant leftAloneUntil) {
-        }
-
-        /**
-         * The fight over {@code target} has ended: the plan held for a whole window after it, or a change of the
-         * NIC or the CPUs planned everything again.
-         */
-        default void fightOver(InterfaceName iface, Target target) {
-        }
-
-        /** NAPI threads pinned again: re-created (threaded toggled, {@code ethtool -L}, a reset) or moved. */
-        default void napiThreadsPinned(InterfaceName iface, int threads) {
-        }
+        void heard(WatchEvent event);
     }
 
     /**
@@ -141,7 +124,7 @@ public final class Watcher {
     private final List<InterfaceName> nics;
     private final KernelPaths paths;
     private final KernelFiles files;
-    private final Machine machine;
+    private final Planning planning;
     private final Settings settings;
     private final Listener listener;
     private final Clock clock;
@@ -163,12 +146,12 @@ public final class Watcher {
         Optional<String> napiProblem = Optional.empty();
     }
 
-    public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Machine machine, Settings settings,
-            Listener listener, Clock clock) {
+    public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Planning planning,
+            Settings settings, Listener listener, Clock clock) {
         this.nics = List.copyOf(nics);
         this.paths = paths;
         this.files = files;
-        this.machine = machine;
+        this.planning = planning;
         this.settings = settings;
         this.listener = listener;
         this.clock = clock;
@@ -280,8 +263,7 @@ public final class Watcher {
             List<Setting> wanted = wanted(iface, state, reading, trigger, events);
             if (trigger == Trigger.START) {
                 NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
-                listener.reapplied(iface, "start");
-                listener.line("applied " + iface + ": " + summary(outcome) + "; state file " + outcome.stateFile());
+                listener.heard(new WatchEvent.Applied(iface, outcome.counts(), outcome.stateFile()));
             } else if (changedSince(state, reading)) {
                 planAgain(iface, state, reading, wanted, events);
             } else {
@@ -290,8 +272,7 @@ public final class Watcher {
                 if (moved.stream().allMatch(r -> state.fights.containsKey(r.target()))) {
                     // Nothing moved, or only what a writer has been moving lately (a fight, or one to come): a
                     // driver's change moves every queue IRQ, and waiting for one would slow each check of a fight.
-                    putBack(iface, state, reading.nic(), wanted, found, trigger,
-                            events.isEmpty() ? "" : after(iface, events), now);
+                    putBack(iface, state, reading.nic(), wanted, found, trigger, events, now);
                 } else {
                     // A driver moves its IRQs as part of a change, before the change shows: virtio_net's
                     // set_channels spreads them again before it changes the active queues (and sends their
@@ -309,8 +290,7 @@ public final class Watcher {
                         reading = again.get();
                         planAgain(iface, state, reading, wanted(iface, state, reading, trigger, events), events);
                     } else if (pending(iface).isEmpty()) {
-                        putBack(iface, state, reading.nic(), wanted, found, trigger,
-                                events.isEmpty() ? "" : after(iface, events), now);
+                        putBack(iface, state, reading.nic(), wanted, found, trigger, events, now);
                     }
                 }
             }
@@ -330,8 +310,7 @@ public final class Watcher {
                 return;
             }
             if (!state.failure.equals(Optional.of(e.getMessage()))) {
-                listener.line("FAILED " + iface + ": " + e.getMessage() + (events.isEmpty() ? "" : " after "
-                        + describe(events)) + "; trying again at each check");
+                listener.heard(new WatchEvent.Failed(iface, e.getMessage(), events));
             }
             state.failure = Optional.of(e.getMessage());
             return;
@@ -339,7 +318,7 @@ public final class Watcher {
         state.failure = Optional.empty();
         state.present = true;
         state.snapshot = Optional.of(reading.snapshot());
-        listener.checked(iface, now, reading.nic(), reading.plan());
+        listener.heard(new WatchEvent.Checked(iface, now, reading.nic(), reading.plan()));
     }
 
     /**
@@ -352,23 +331,23 @@ public final class Watcher {
         CpuSet keptFree;
         try {
             topology = currentTopology(trigger);
-            keptFree = machine.keptFree();
+            keptFree = planning.keptFree().get();
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;
             }
             // The machine is changing, not the NIC: the next check (a recheck follows every event) reads it again.
-            String failure = "the topology could not be read (" + e.getMessage() + ")";
+            // Told apart from a failed check's message, so that each is said once while it lasts.
+            String failure = "topology: " + e.getMessage();
             if (!state.failure.equals(Optional.of(failure))) {
-                listener.line("waiting " + iface + ": " + failure + after(iface, events) + "; reading it again at"
-                        + " the next check");
+                listener.heard(new WatchEvent.TopologyUnreadable(iface, e.getMessage(), after(iface, events)));
             }
             state.failure = Optional.of(failure);
             return Optional.empty();
         }
         try {
             Nic nic = NicDiscovery.discover(iface, paths);
-            SpreadPlan plan = machine.plan(topology, nic, keptFree);
+            SpreadPlan plan = planning.plan(topology, nic, keptFree);
             return Optional.of(new Reading(nic, plan, NicSnapshot.of(topology.online(), keptFree, nic, plan)));
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
@@ -397,23 +376,21 @@ public final class Watcher {
         return !state.present || state.snapshot.map(s -> !s.equals(reading.snapshot())).orElse(true);
     }
 
-    /** Applies the plan made again after a change, and says what changed. */
+    /** Applies the plan made again after a change, and tells what changed. */
     private void planAgain(InterfaceName iface, Placed state, Reading reading, List<Setting> wanted,
             List<KernelEvent> events) {
-        List<String> changes = state.present
-                ? reading.snapshot().differences(state.snapshot.orElseThrow()) : List.of(iface + " is back");
+        Optional<NicSnapshot> before = state.present ? Optional.of(state.snapshot.orElseThrow()) : Optional.empty();
         pruneStaleState(iface);
         state.fights.forEach((target, fight) -> {
             if (fight.fighting()) {
-                listener.fightOver(iface, target);
+                listener.heard(new WatchEvent.FightOver(iface, target, Optional.empty()));
             }
         });
         state.fights.clear();
         NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
         countNapiThreads(iface, outcome.results());
-        listener.reapplied(iface, "change");
-        listener.line("changed " + iface + ": " + String.join(", ", changes) + after(iface, events)
-                + "; planned again: " + summary(outcome));
+        listener.heard(new WatchEvent.Changed(iface, before, reading.snapshot(), after(iface, events),
+                outcome.counts()));
     }
 
     /** What each file of the plan holds now, as a dry run of the apply reads it. */
@@ -461,23 +438,24 @@ public final class Watcher {
 
     private void reportGone(InterfaceName iface, Placed state, NumaspreadException why, List<KernelEvent> events,
             Instant now) {
-        if (state.present) {
-            state.present = false;
-            listener.line("gone " + iface + ": " + why.getMessage() + after(iface, events)
-                    + "; waiting for it to come back");
-        }
+        boolean justWent = state.present;
+        state.present = false;
         state.failure = Optional.empty();
-        listener.gone(iface, now);
+        listener.heard(new WatchEvent.Gone(iface, now, justWent, why.getMessage(),
+                justWent ? after(iface, events) : List.of()));
     }
 
     /**
-     * The topology, read again a few times when a read fails after an event: a CPU going offline removes its
-     * {@code topology/} directory while {@code online} may still list it, for a few milliseconds.
+     * The topology as it is now (online CPUs change), read again a few times when a read fails after an event: a
+     * CPU going offline removes its {@code topology/} directory while {@code online} may still list it, for a few
+     * milliseconds. It comes from sysfs every time, whatever the backend: libnuma reads each node's CPUs once per
+     * process, and a CPU that comes online later would never be planned.
      */
     private Topology currentTopology(Trigger trigger) {
+        SysfsTree sysfs = SysfsTree.at(paths.sysfsRoot());
         for (int attempt = 1;; attempt++) {
             try {
-                return machine.topology();
+                return TopologyDiscovery.discover(new SysfsBackend(sysfs, paths.procRoot()), sysfs);
             } catch (NumaspreadException e) {
                 if (trigger == Trigger.START || attempt == TOPOLOGY_ATTEMPTS) {
                     throw e;
@@ -494,19 +472,19 @@ public final class Watcher {
 
     /**
      * Nothing the plan depends on changed: files that differ from the plan ({@code reading}, from
-     * {@link #readBack}) were changed by someone.
+     * {@link #readBack}) were changed by someone. {@code events}: those that triggered the check; none for a
+     * timed check.
      */
     private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted,
-            List<AffinityTransaction.Result> reading, Trigger trigger, String after, Instant now) {
+            List<AffinityTransaction.Result> reading, Trigger trigger, List<KernelEvent> events, Instant now) {
         List<AffinityTransaction.Result> moved = reading.stream().filter(Watcher::moved).toList();
         for (AffinityTransaction.Result held : reading) {
             if (!moved(held)) {
                 state.fights.computeIfPresent(held.target(), (target, fight) -> {
                     Fight next = fight.held(now, settings.backoff());
                     if (fight.fighting() && !next.fighting()) {
-                        listener.fightOver(iface, target);
-                        listener.line("fight over " + iface + ": " + target.label() + " has kept the plan for "
-                                + seconds(settings.backoff().window()));
+                        listener.heard(new WatchEvent.FightOver(iface, target,
+                                Optional.of(settings.backoff().window())));
                     }
                     return next == Fight.NONE ? null : next;
                 });
@@ -518,16 +496,14 @@ public final class Watcher {
         boolean byWriter = trigger == Trigger.DRIFT_CHECK;
         List<Target> leftAlone = new ArrayList<>();
         if (byWriter) {
-            listener.drifted(iface, moved.size());
+            listener.heard(new WatchEvent.DriftFound(iface,
+                    moved.stream().map(AffinityTransaction.Result::target).toList()));
             for (AffinityTransaction.Result result : moved) {
                 Fight before = state.fights.getOrDefault(result.target(), Fight.NONE);
                 Fight next = before.drifted(now, settings.backoff());
                 state.fights.put(result.target(), next);
                 if (next.round() > before.round()) {
-                    Instant until = next.leaveAloneUntil().orElseThrow();
-                    Duration alone = Duration.between(now, until);
-                    listener.fight(iface, result.target(), until);
-                    listener.line(fightLine(iface, result, next, alone));
+                    listener.heard(fightRound(iface, result, next, now));
                 }
                 if (next.backingOff(now)) {
                     leftAlone.add(result.target());
@@ -540,43 +516,20 @@ public final class Watcher {
             return;
         }
         countNapiThreads(iface, apply(state, nic, toWrite).results());
-        listener.reapplied(iface, byWriter ? "drift" : "reset");
-        String what = rewritten.stream().map(r -> r.target().label() + " was " + shown(r) + ", plan " + r.planned())
-                .collect(Collectors.joining("; "));
-        listener.line((byWriter ? "drift " : "reset ") + iface + ": " + what
-                + (byWriter ? " (found by the drift check)" : after.isEmpty() ? " (found on a recheck after events)" : after)
-                + "; put back");
+        List<WatchEvent.Moved> putBack = rewritten.stream().map(WatchEvent.Moved::of).toList();
+        listener.heard(byWriter ? new WatchEvent.DriftPutBack(iface, putBack)
+                : new WatchEvent.ResetPutBack(iface, putBack, events));
     }
 
-    private String fightLine(InterfaceName iface, AffinityTransaction.Result result, Fight fight, Duration alone) {
-        List<String> suspects = result.target().kind() == Target.Kind.IRQ
+    /** The new round {@code fight} of the fight over {@code result}'s target, found at {@code now}. */
+    private WatchEvent.FightRound fightRound(InterfaceName iface, AffinityTransaction.Result result, Fight fight,
+            Instant now) {
+        List<Writers.Writer> suspects = result.target().kind() == Target.Kind.IRQ
                 ? Writers.suspects(paths.procRoot(), result.target().number()) : List.of();
-        String who = suspects.isEmpty() ? "an unknown writer (not irqbalance; look for tuned, a vendor's"
-                + " set_irq_affinity script or another numaspread)" : String.join(", ", suspects);
-        String fix = suspects.stream().anyMatch(s -> s.startsWith("irqbalance"))
-                ? "stop irqbalance (systemctl stop irqbalance) or ban IRQ " + result.target().number()
-                        + " (IRQBALANCE_ARGS=--banirq=" + result.target().number() + ")"
-                : "stop that writer, or stop numaspread watch if its placement is the one you want";
-        String moved = fight.round() == 1
-                ? " was moved back to " + shown(result) + " " + fight.drifts().size() + " times in "
-                        + seconds(settings.backoff().window())
-                : " was moved back again after the plan was retried";
-        return "FIGHT " + iface + ": " + result.target().label() + moved + " by " + who + "; round " + fight.round()
-                + ": leaving it alone for " + seconds(alone) + " (at most " + seconds(settings.backoff().cap())
-                + " between tries); to end it, " + fix;
-    }
-
-    /** "3 s", "0.6 s". */
-    static String seconds(Duration duration) {
-        return BigDecimal.valueOf(duration.toMillis(), 3).stripTrailingZeros().toPlainString() + " s";
-    }
-
-    private static String shown(AffinityTransaction.Result result) {
-        try {
-            return result.target().parse(result.before()).toString();
-        } catch (IllegalArgumentException e) {
-            return result.before();
-        }
+        Instant until = fight.leaveAloneUntil().orElseThrow();
+        return new WatchEvent.FightRound(iface, result.target(), result.before(), fight.round(),
+                fight.drifts().size(), settings.backoff().window(), Duration.between(now, until), until,
+                settings.backoff().cap(), suspects);
     }
 
     private NicPlacement.Outcome apply(Placed state, Nic nic, List<Setting> wanted) {
@@ -610,9 +563,7 @@ public final class Watcher {
                 throw e;
             }
             if (!state.napiProblem.equals(Optional.of(e.getMessage()))) {
-                listener.line("NAPI threads of " + nic.name() + " left as they are: " + e.getMessage()
-                        + after(nic.name(), events) + "; the IRQs are kept, the threads pinned again once they can be"
-                        + " told apart");
+                listener.heard(new WatchEvent.NapiThreadsLeft(nic.name(), e.getMessage(), after(nic.name(), events)));
             }
             state.napiProblem = Optional.of(e.getMessage());
             return wanted;
@@ -622,8 +573,8 @@ public final class Watcher {
             NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, settings.placement(nic.name(), false), paths,
                     files, napi);
             long pinned = countNapiThreads(nic.name(), outcome.results());
-            listener.line("threaded " + nic.name() + ": " + threadedFile + " was 0" + (trigger == Trigger.START ? ""
-                    : after(nic.name(), events)) + "; set to 1 and " + pinned + " NAPI threads pinned");
+            listener.heard(new WatchEvent.ThreadedTurnedOn(nic.name(), threadedFile, pinned,
+                    trigger == Trigger.START ? List.of() : after(nic.name(), events)));
         }
         NapiThreads threads = state.threads.orElseGet(() -> new NapiThreads(paths, files, napi.setter(), Map.of()));
         threads.useNetlinkPids(map);
@@ -638,37 +589,24 @@ public final class Watcher {
         long pinned = results.stream().filter(r -> r.target().kind() == Target.Kind.NAPI_THREAD
                 && r.status() == AffinityTransaction.Status.CHANGED).count();
         if (pinned > 0) {
-            listener.napiThreadsPinned(iface, (int) pinned);
+            listener.heard(new WatchEvent.NapiThreadsPinned(iface, (int) pinned));
         }
         return pinned;
     }
 
-    private static String summary(NicPlacement.Outcome outcome) {
-        Map<AffinityTransaction.Status, Integer> counts = outcome.counts();
-        return counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().label())
-                .collect(Collectors.joining(", "));
-    }
-
     /**
-     * " after EVENTS" for the line of a change: the events that triggered the check, or when a timed check found
-     * the change first, those that came meanwhile and concern the NIC (left in the queue: the check they trigger
-     * finds this change done, and anything newer); empty when none did.
+     * The events a change is put down to: those that triggered the check, or when a timed check found the change
+     * first, those that came meanwhile and concern the NIC (left in the queue: the check they trigger finds this
+     * change done, and anything newer); empty when none did.
      */
-    private String after(InterfaceName iface, List<KernelEvent> triggering) {
-        List<KernelEvent> because = triggering.isEmpty() ? pending(iface) : triggering;
-        return because.isEmpty() ? "" : " after " + describe(because);
+    private List<KernelEvent> after(InterfaceName iface, List<KernelEvent> triggering) {
+        return triggering.isEmpty() ? pending(iface) : triggering;
     }
 
     /** The kernel events waiting in the queue that concern {@code iface}. */
     private List<KernelEvent> pending(InterfaceName iface) {
         return new ArrayList<>(this.events).stream()
                 .filter(event -> event.concerns(iface.value()) && !event.source().equals("watch")).toList();
-    }
-
-    private static String describe(List<KernelEvent> events) {
-        List<String> distinct = events.stream().map(KernelEvent::toString).distinct().toList();
-        return distinct.size() <= 3 ? String.join(", ", distinct)
-                : String.join(", ", distinct.subList(0, 3)) + " and " + (distinct.size() - 3) + " more events";
     }
 
     private Path stateFile(InterfaceName iface) {
@@ -737,23 +675,22 @@ public final class Watcher {
     private void restore(InterfaceName iface) {
         Path file = stateFile(iface);
         if (!Files.exists(file)) {
-            listener.line("restore " + iface + ": nothing to put back (no state file " + file + ")");
+            listener.heard(new WatchEvent.NothingToRestore(iface, file, false));
             return;
         }
         try {
             pruneStaleState(iface);
             if (!Files.exists(file)) {
-                listener.line("restore " + iface + ": nothing to put back (the kernel discarded every recorded IRQ)");
+                listener.heard(new WatchEvent.NothingToRestore(iface, file, true));
                 return;
             }
             List<AffinityTransaction.Result> results = new AffinityTransaction(paths, files,
                     SysfsTree.at(paths.sysfsRoot()).maskBits(), threadsOf(placed.get(iface)))
                     .restore(file, Optional.of(iface));
             long restored = results.stream().filter(r -> r.status() == AffinityTransaction.Status.RESTORED).count();
-            listener.line("restored " + iface + ": " + restored + " of " + results.size() + " values put back from "
-                    + file + "; removed it");
+            listener.heard(new WatchEvent.Restored(iface, restored, results.size(), file));
         } catch (NumaspreadException e) {
-            listener.line("FAILED restore " + iface + ": " + e.getMessage());
+            listener.heard(new WatchEvent.RestoreFailed(iface, e.getMessage()));
         }
     }
 }

@@ -18,18 +18,32 @@ public final class Writers {
     private Writers() {
     }
 
-    /** "irqbalance (pid 412)", "pid 977 (bash -c while true; do echo 0 > /proc/irq/38/smp_affinity_list ...)". */
-    public static List<String> suspects(Path procRoot, int irq) {
-        List<String> suspects = new ArrayList<>();
+    /**
+     * One likely writer: a running irqbalance, or a process whose command line ({@code commandLine}, its
+     * arguments joined by spaces, escaped) names the IRQ; empty for irqbalance.
+     */
+    public record Writer(int pid, boolean irqbalance, String commandLine) {
+        public static Writer irqbalance(int pid) {
+            return new Writer(pid, true, "");
+        }
+
+        public static Writer process(int pid, String commandLine) {
+            return new Writer(pid, false, commandLine);
+        }
+    }
+
+    /** The irqbalance that does not ban {@code irq}, then the processes whose command line names it. */
+    public static List<Writer> suspects(Path procRoot, int irq) {
+        List<Writer> suspects = new ArrayList<>();
         Irqbalance.find(procRoot).stream().filter(process -> !process.bannedIrqs().contains(irq))
-                .forEach(process -> suspects.add("irqbalance (pid " + process.pid() + ")"));
+                .forEach(process -> suspects.add(Writer.irqbalance(process.pid())));
         long self = ProcessHandle.current().pid();
         try {
             for (int pid : ProcessFiles.pids(procRoot)) {
                 String cmdline = ProcessFiles.read(procRoot, pid, "cmdline");
                 String line = KernelText.escape(cmdline.replace('\0', ' ').strip());
                 if (pid != self && names(line, irq)) {
-                    suspects.add("pid " + pid + " (" + shorten(line) + ")");
+                    suspects.add(Writer.process(pid, line));
                 }
             }
         } catch (IOException e) {
@@ -40,9 +54,5 @@ public final class Writers {
 
     static boolean names(String commandLine, int irq) {
         return commandLine.contains("/irq/" + irq + "/") || commandLine.contains("smp_affinity");
-    }
-
-    private static String shorten(String line) {
-        return line.length() <= 100 ? line : line.substring(0, 97) + "...";
     }
 }

@@ -7,8 +7,8 @@
  *
  * <pre>{@code
  * Watcher watcher = new Watcher(List.of(new InterfaceName("eth0")), KernelPaths.LIVE, backend.kernelFiles(),
- *         machine, settings, listener, Clock.systemUTC());
- * watcher.start();                    // applies, then reacts to events and checks for drift
+ *         planning, settings, listener, Clock.systemUTC());
+ * watcher.start();                    // applies; the listener hears each WatchEvent from here on
  * watcher.run(true);                  // until stopped; puts the original values back on the way out
  * }</pre>
  */

@@ -2,70 +2,50 @@
 package io.numaspread.watch;
 
 import io.numaspread.CpuSet;
-import io.numaspread.nic.Nic;
 import io.numaspread.plan.Mode;
-import io.numaspread.plan.Planner;
-import io.numaspread.plan.Purpose;
-import io.numaspread.plan.SpreadPlan;
+import io.numaspread.plan.PlanFlags;
+import io.numaspread.plan.Policy;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
-import io.numaspread.topology.Topology;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 
-/** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported line. */
+/** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported event. */
 final class WatchHarness {
     private WatchHarness() {
     }
 
     /**
-     * The mana machine under {@code sys}, planned as {@code --siblings} plans it (each queue its sibling group; a
-     * NIC's IRQs are planned one CPU per queue by default, {@code Nic#planRequest}); nothing kept free.
+     * The mana machine written under {@code sys}, planned as {@code --siblings} plans it (each queue its sibling
+     * group; a NIC's IRQs are planned one CPU per queue by default, {@code Nic#planRequest}); nothing kept free.
      */
-    static Watcher.Machine mana(Path sys) {
-        return machine(() -> SysfsFixture.topology(MachineShape.mana(), sys));
+    static Watcher.Planning mana(Path sys) {
+        SysfsFixture.write(MachineShape.mana(), sys);
+        return asWritten();
     }
 
-    /** The machine as the tree under {@code sys} shows it at each read (a test takes CPUs offline and online). */
-    static Watcher.Machine asWritten(Path sys) {
-        return machine(() -> SysfsFixture.read(sys));
+    /** Planned as {@link #mana}'s, on the machine as the tree shows it at each read (a test takes CPUs offline). */
+    static Watcher.Planning asWritten() {
+        return new Watcher.Planning(new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(),
+                Optional.empty()), () -> CpuSet.EMPTY);
     }
 
-    private static Watcher.Machine machine(Supplier<Topology> topology) {
-        return new Watcher.Machine() {
-            @Override
-            public Topology topology() {
-                return topology.get();
-            }
-
-            @Override
-            public CpuSet keptFree() {
-                return CpuSet.EMPTY;
-            }
-
-            @Override
-            public SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
-                return Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(Mode.SIBLINGS));
-            }
-        };
-    }
-
-    /** The first of {@code lines} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */
-    static String awaitLine(List<String> lines, Predicate<String> wanted) throws InterruptedException {
+    /** The first of {@code events} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */
+    static WatchEvent awaitEvent(List<WatchEvent> events, Predicate<WatchEvent> wanted) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
-            synchronized (lines) {
-                for (String line : lines) {
-                    if (wanted.test(line)) {
-                        return line;
+            synchronized (events) {
+                for (WatchEvent event : events) {
+                    if (wanted.test(event)) {
+                        return event;
                     }
                 }
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("no such line in " + lines);
+        throw new AssertionError("no such event in " + events);
     }
 }

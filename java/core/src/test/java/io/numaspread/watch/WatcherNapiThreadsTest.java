@@ -2,10 +2,11 @@
 package io.numaspread.watch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.CpuSet;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.PlacementOptions;
+import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.nic.NapiInstance;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code watch --napi-threads} on a fake tree (a four-queue i40e NIC of the mana machine, threaded NAPI off, one
  * {@code napi/eth0-ID} kernel thread per queue): the start turns threaded on and pins the threads; a re-created
- * thread (new PID, allowed anywhere) is pinned again at the next check with one line and a count; threaded turned
+ * thread (new PID, allowed anywhere) is pinned again at the next check, reported and counted; threaded turned
  * off is turned on again; the restore on exit puts back threaded and the threads. {@code sched_setaffinity} is a
  * function that rewrites {@code Cpus_allowed_list}; the 6.12 guest checks the real kernel.
  */
@@ -42,8 +42,7 @@ class WatcherNapiThreadsTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
 
     private Path threaded;
-    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
-    private final AtomicInteger pinnedAgain = new AtomicInteger();
+    private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
 
     @BeforeEach
     void nic() {
@@ -70,24 +69,14 @@ class WatcherNapiThreadsTest extends StandInNicTest {
     }
 
     private Watcher watcher() {
-        Watcher.Machine machine = WatchHarness.mana(sys);
+        Watcher.Planning planning = WatchHarness.mana(sys);
         NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(this::map,
                 (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
         Watcher.Settings settings = new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
                 Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, true),
                 run.resolve("state"), Optional.of(iface -> access));
-        Watcher.Listener listener = new Watcher.Listener() {
-            @Override
-            public void line(String line) {
-                lines.add(line);
-            }
-
-            @Override
-            public void napiThreadsPinned(InterfaceName iface, int threads) {
-                pinnedAgain.addAndGet(threads);
-            }
-        };
-        return new Watcher(List.of(ETH0), paths, KernelFiles.DIRECT, machine, settings, listener, Clock.systemUTC());
+        return new Watcher(List.of(ETH0), paths, KernelFiles.DIRECT, planning, settings, events::add,
+                Clock.systemUTC());
     }
 
     private String threadAffinity(int pid) throws IOException {
@@ -99,8 +88,23 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         throw new AssertionError("no Cpus_allowed_list for " + pid);
     }
 
-    private String awaitLine(Predicate<String> wanted) throws InterruptedException {
-        return WatchHarness.awaitLine(lines, wanted);
+    private WatchEvent awaitEvent(Predicate<WatchEvent> wanted) throws InterruptedException {
+        return WatchHarness.awaitEvent(events, wanted);
+    }
+
+    /** The NAPI threads pinned again, as reported so far. */
+    private int pinnedAgain() {
+        synchronized (events) {
+            return events.stream().filter(e -> e instanceof WatchEvent.NapiThreadsPinned)
+                    .mapToInt(e -> ((WatchEvent.NapiThreadsPinned) e).threads()).sum();
+        }
+    }
+
+    /** The events of kind {@code kind} reported so far. */
+    private <T extends WatchEvent> List<T> reported(Class<T> kind) {
+        synchronized (events) {
+            return events.stream().filter(kind::isInstance).map(kind::cast).toList();
+        }
     }
 
     @Test
@@ -110,9 +114,9 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         assertEquals("1", Files.readString(threaded).strip());
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"),
                 List.of(threadAffinity(700), threadAffinity(701), threadAffinity(702), threadAffinity(703)));
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("threaded eth0: " + threaded + " was 0; set to 1 and 4"
-                + " NAPI threads pinned")), lines.toString());
-        assertEquals(4, pinnedAgain.get());
+        assertEquals(List.of(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 4, List.of())),
+                reported(WatchEvent.ThreadedTurnedOn.class));
+        assertEquals(4, pinnedAgain());
 
         Thread running = new Thread(() -> watcher.run(true));
         running.start();
@@ -122,27 +126,30 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         }
         Files.delete(proc.resolve("701"));
         NicFixture.task(proc, 901, "napi/eth0-8194", true, "0-7");
-        String repinned = awaitLine(l -> l.contains("NAPI 8194 thread (napi/eth0-8194) was 0-7, plan 2-3"));
-        assertTrue(repinned.endsWith("put back"), repinned);
+        Target thread = Target.napiThread(ETH0, 8194);
+        awaitEvent(e -> e instanceof WatchEvent.DriftPutBack drift && drift.moved().stream().anyMatch(m ->
+                m.target().equals(thread) && thread.parse(m.found()).equals(CpuSet.parse("0-7"))
+                        && m.planned().equals(CpuSet.parse("2-3"))));
         assertEquals("2-3", threadAffinity(901));
-        assertEquals(5, pinnedAgain.get());
+        assertEquals(5, pinnedAgain());
 
         NicFixture.file(threaded, "0");
-        awaitLine(l -> l.startsWith("threaded eth0: " + threaded + " was 0;") && !l.contains("and 4"));
+        awaitEvent(e -> e instanceof WatchEvent.ThreadedTurnedOn on && on.pinned() != 4);
         assertEquals("1", Files.readString(threaded).strip());
 
         // While the map cannot tell the threads apart, the IRQs are still kept, and that is said once.
         linked = false;
-        awaitLine(l -> l.startsWith("NAPI threads of eth0 left as they are: "));
+        awaitEvent(e -> e instanceof WatchEvent.NapiThreadsLeft);
         NicFixture.file(paths.smpAffinityList(50), "0-7");
-        awaitLine(l -> l.startsWith("drift eth0: IRQ 50 (i40e-eth0-TxRx-0) was 0-7, plan 0-1"));
-        assertEquals(1, lines.stream().filter(l -> l.startsWith("NAPI threads of eth0 left as they are")).count(),
-                lines.toString());
+        Target irq50 = Target.irq(50, "i40e-eth0-TxRx-0");
+        awaitEvent(e -> e instanceof WatchEvent.DriftPutBack drift && drift.moved().stream().anyMatch(m ->
+                m.target().equals(irq50) && m.found().equals("0-7") && m.planned().equals(CpuSet.parse("0-1"))));
+        assertEquals(1, reported(WatchEvent.NapiThreadsLeft.class).size(), events.toString());
         linked = true;
 
         watcher.stop(Duration.ofSeconds(20));
         running.join(TimeUnit.SECONDS.toMillis(20));
-        assertEquals("0", Files.readString(threaded).strip(), lines.toString());
+        assertEquals("0", Files.readString(threaded).strip(), events.toString());
         assertEquals(List.of("0-7", "0-7", "0-7", "0-7"),
                 List.of(threadAffinity(700), threadAffinity(901), threadAffinity(702), threadAffinity(703)));
     }

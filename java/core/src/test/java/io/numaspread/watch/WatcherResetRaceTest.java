@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
 import io.numaspread.irq.PlacementOptions;
+import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.testing.ForwardingFiles;
 import io.numaspread.testing.MachineShape;
@@ -33,16 +34,16 @@ import org.junit.jupiter.api.Timeout;
  * spread them before the CPU's uevent. A drift check that read the NIC before the change and the IRQs after the
  * reset reported a drift and then the change (two of four watch runs of a CI boot). Here the driver resets the
  * IRQs at the drift check's first read of an affinity, and the change becomes visible just after that read: the
- * listener must hear the change, once, and no drift. A move that comes alone is still a drift.
+ * listener must hear of the change, once, and of no drift. A move that comes alone is still a drift.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WatcherResetRaceTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final int CPU = 5;
 
-    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
-    private final List<String> reapplied = Collections.synchronizedList(new ArrayList<>());
-    private final List<Integer> drifted = Collections.synchronizedList(new ArrayList<>());
+    private static final Target IRQ_50 = Target.irq(50, "i40e-eth0-TxRx-0");
+
+    private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
 
     /** What the kernel does at the next read of an IRQ's affinity (before it) and just after that read. */
     private record Race(Runnable before, Runnable justAfter) {
@@ -73,91 +74,90 @@ class WatcherResetRaceTest extends StandInNicTest {
             watcher.post(queueRemoved("tx-3"));
             watcher.post(queueRemoved("tx-2"));
         }));
-        assertOnlyLine("changed eth0: active queues 4 -> 2 after uevent eth0 queue tx-3 remove, uevent eth0 queue"
-                + " tx-2 remove; planned again: ", "change");
+        WatchEvent.Changed changed = assertOnly(WatchEvent.Changed.class);
+        assertEquals(4, changed.before().orElseThrow().txQueues(), events.toString());
+        assertEquals(2, changed.now().txQueues(), events.toString());
+        assertEquals(List.of(queueRemoved("tx-3"), queueRemoved("tx-2")), changed.after());
     }
 
     @Test
     void aCpuOnlineAfterTheResetIsTheChangeNotADrift() throws Exception {
         SysfsFixture.write(MachineShape.mana().withOffline(CpuSet.of(CPU)), sys);
         deleteTree(sys.resolve("devices/system/cpu/cpu" + CPU + "/topology"));
-        watch(WatchHarness.asWritten(sys), new Race(this::resetQueueIrqs, () -> {
+        watch(WatchHarness.asWritten(), new Race(this::resetQueueIrqs, () -> {
             SysfsFixture.write(MachineShape.mana(), sys);
-            watcher.post(new KernelEvent("uevent", "cpu" + CPU + " online", Optional.empty()));
+            watcher.post(cpuOnline());
         }));
-        assertOnlyLine("changed eth0: CPUs online 0-4,6-7 -> 0-7 after uevent cpu5 online; planned again: ",
-                "change");
+        WatchEvent.Changed changed = assertOnly(WatchEvent.Changed.class);
+        assertEquals(CpuSet.parse("0-4,6-7"), changed.before().orElseThrow().online());
+        assertEquals(CpuSet.parse("0-7"), changed.now().online());
+        assertEquals(List.of(cpuOnline()), changed.after());
+    }
+
+    private static KernelEvent cpuOnline() {
+        return new KernelEvent("uevent", "cpu" + CPU + " online", Optional.empty());
     }
 
     /** A reset with an event for the NIC but no change (a driver's own reset): put back, naming the event. */
     @Test
     void aResetWithAnEventAndNoChangeIsPutBackAfterTheEvent() throws Exception {
-        watch(WatchHarness.mana(sys), new Race(this::resetQueueIrqs,
-                () -> watcher.post(new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0")))));
-        String line = assertOnlyLine("reset eth0: IRQ 50 (i40e-eth0-TxRx-0) was 0-7, plan ", "reset");
-        assertTrue(line.endsWith(" after rtnetlink eth0 RTM_NEWLINK (up); put back"), line);
+        KernelEvent up = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0"));
+        watch(WatchHarness.mana(sys), new Race(this::resetQueueIrqs, () -> watcher.post(up)));
+        WatchEvent.ResetPutBack reset = assertOnly(WatchEvent.ResetPutBack.class);
+        assertEquals(List.of(up), reset.after());
+        WatchEvent.Moved first = reset.moved().get(0);
+        assertEquals(IRQ_50, first.target(), reset.toString());
+        assertEquals(CpuSet.parse("0-7"), first.target().parse(first.found()));
     }
 
     /** The control: a move that comes alone, with no change and no event, is another writer's drift. */
     @Test
     void aMoveAloneIsStillADrift() throws Exception {
         watch(WatchHarness.mana(sys), new Race(() -> write(50, "4"), () -> { }));
-        assertOnlyLine("drift eth0: IRQ 50 (i40e-eth0-TxRx-0) was 4, plan 0-1 (found by the drift check); put back",
-                "drift");
-        assertEquals(List.of(1), drifted);
+        assertEquals(List.of(new WatchEvent.DriftFound(ETH0, List.of(IRQ_50)), new WatchEvent.DriftPutBack(ETH0,
+                List.of(new WatchEvent.Moved(IRQ_50, "4", CpuSet.parse("0-1"))))), reported().subList(1, 3));
+        assertEquals(3, reported().size(), events.toString());
         assertEquals("0-1", affinity(50));
     }
 
-    /** Applies the plan, arms {@code next} for the next check, and watches until a line comes and 0.5 s more. */
-    private void watch(Watcher.Machine machine, Race next) throws Exception {
-        watch(machine, new PlacementOptions(false, false, false), next);
+    /**
+     * Applies the plan, arms {@code next} for the next check, and watches until something is reported after the
+     * start and 0.5 s more.
+     */
+    private void watch(Watcher.Planning planning, Race next) throws Exception {
+        watch(planning, new PlacementOptions(false, false, false), next);
     }
 
-    private void watch(Watcher.Machine machine, PlacementOptions placement, Race next) throws Exception {
-        watcher = new Watcher(List.of(ETH0), paths, racingFiles(), machine,
+    private void watch(Watcher.Planning planning, PlacementOptions placement, Race next) throws Exception {
+        watcher = new Watcher(List.of(ETH0), paths, racingFiles(), planning,
                 new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(20),
                         Backoff.forInterval(Duration.ofMillis(100)), placement, run.resolve("state")),
-                listener(), Clock.systemUTC());
+                events::add, Clock.systemUTC());
         watcher.start();
         Thread running = new Thread(() -> watcher.run(false));
         race = next;
         running.start();
-        WatchHarness.awaitLine(lines, l -> !l.startsWith("applied "));
+        WatchHarness.awaitEvent(events, e -> !(e instanceof WatchEvent.Applied || e instanceof WatchEvent.Checked));
         Thread.sleep(500);
         watcher.stop(Duration.ofSeconds(20));
         running.join(TimeUnit.SECONDS.toMillis(20));
         assertEquals(null, race, "the race was not run");
     }
 
-    /** The one line after the start, which begins with {@code prefix}, and the one re-apply, for {@code reason}. */
-    private String assertOnlyLine(String prefix, String reason) {
-        List<String> after = lines.subList(1, lines.size());
-        assertEquals(1, after.size(), lines.toString());
-        assertTrue(after.get(0).startsWith(prefix), lines.toString());
-        assertEquals(List.of("start", reason), reapplied);
-        if (!reason.equals("drift")) {
-            assertEquals(List.of(), drifted);
+    /** What the watcher reported beyond each check's end ({@link WatchEvent.Checked}), the start first. */
+    private List<WatchEvent> reported() {
+        synchronized (events) {
+            return events.stream().filter(e -> !(e instanceof WatchEvent.Checked)).toList();
         }
-        return after.get(0);
     }
 
-    private Watcher.Listener listener() {
-        return new Watcher.Listener() {
-            @Override
-            public void line(String line) {
-                lines.add(line);
-            }
-
-            @Override
-            public void drifted(InterfaceName iface, int files) {
-                drifted.add(files);
-            }
-
-            @Override
-            public void reapplied(InterfaceName iface, String reason) {
-                reapplied.add(reason);
-            }
-        };
+    /** The one event reported after the start, which is a {@code kind}. */
+    private <T extends WatchEvent> T assertOnly(Class<T> kind) {
+        List<WatchEvent> reported = reported();
+        assertTrue(reported.get(0) instanceof WatchEvent.Applied, reported.toString());
+        assertEquals(2, reported.size(), reported.toString());
+        assertTrue(kind.isInstance(reported.get(1)), reported.toString());
+        return kind.cast(reported.get(1));
     }
 
     private ForwardingFiles racingFiles() {

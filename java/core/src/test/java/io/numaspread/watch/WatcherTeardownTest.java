@@ -2,7 +2,6 @@
 package io.numaspread.watch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
@@ -34,7 +33,7 @@ class WatcherTeardownTest extends StandInNicTest {
     private static final KernelEvent QUEUE_REMOVED = new KernelEvent("uevent", "eth0 queue rx-3 remove",
             Optional.of("eth0"));
 
-    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
 
     /** Set to unbind the NIC at the next read of an IRQ's affinity: its interface first, then its IRQs. */
     private volatile boolean unbindAtNextRead;
@@ -42,19 +41,19 @@ class WatcherTeardownTest extends StandInNicTest {
     @Test
     void anIrqThatVanishesWithItsInterfaceMidCheckIsTheNicGoneNotAFailure() throws Exception {
         watchOneEvent(true);
-        String gone = lines.stream().filter(l -> l.startsWith("gone eth0: ")).findFirst().orElseThrow();
-        assertTrue(gone.contains(" after uevent eth0 queue rx-3 remove"), gone);
-        assertEquals(List.of(), lines.stream().filter(l -> l.startsWith("FAILED")).toList(), lines.toString());
-        // Later checks find it still gone and say nothing more.
-        assertEquals(1, lines.stream().filter(l -> l.startsWith("gone eth0: ")).count(), lines.toString());
+        List<WatchEvent.Gone> gone = reported(WatchEvent.Gone.class);
+        assertEquals(List.of(QUEUE_REMOVED), gone.get(0).after(), events.toString());
+        assertEquals(List.of(), reported(WatchEvent.Failed.class), events.toString());
+        // Later checks find it still gone and do not report it going again.
+        assertEquals(1, gone.stream().filter(WatchEvent.Gone::justWent).count(), events.toString());
     }
 
     /** The control: without the unbind, the same event is a quiet check that keeps the plan. */
     @Test
     void withoutTheUnbindTheSameEventIsAQuietCheck() throws Exception {
         watchOneEvent(false);
-        assertEquals(List.of(), lines.stream().filter(l -> l.startsWith("FAILED") || l.startsWith("gone")).toList(),
-                lines.toString());
+        assertEquals(List.of(), reported(WatchEvent.Failed.class), events.toString());
+        assertEquals(List.of(), reported(WatchEvent.Gone.class), events.toString());
         assertEquals("0-1", affinity(50));
     }
 
@@ -64,18 +63,25 @@ class WatcherTeardownTest extends StandInNicTest {
                 new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
                         Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, false),
                         run.resolve("state")),
-                lines::add, Clock.systemUTC());
+                events::add, Clock.systemUTC());
         watcher.start();
         Thread running = new Thread(() -> watcher.run(false));
         running.start();
         unbindAtNextRead = unbind;
         watcher.post(QUEUE_REMOVED);
         if (unbind) {
-            WatchHarness.awaitLine(lines, l -> l.startsWith("gone eth0: "));
+            WatchHarness.awaitEvent(events, e -> e instanceof WatchEvent.Gone);
         }
         Thread.sleep(400);
         watcher.stop(Duration.ofSeconds(20));
         running.join(TimeUnit.SECONDS.toMillis(20));
+    }
+
+    /** The events of kind {@code kind} reported so far. */
+    private <T extends WatchEvent> List<T> reported(Class<T> kind) {
+        synchronized (events) {
+            return events.stream().filter(kind::isInstance).map(kind::cast).toList();
+        }
     }
 
     private ForwardingFiles unbindingFiles() {

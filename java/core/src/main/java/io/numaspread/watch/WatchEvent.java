@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.watch;
+
+import io.numaspread.CpuSet;
+import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.Target;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.nic.Nic;
+import io.numaspread.plan.SpreadPlan;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What a {@link Watcher} did or found, as values: the command turns them into its lines and its metrics. Each
+ * names the NIC ({@link #nic}). {@code after} is always the kernel events the finding is put down to: those that
+ * triggered the check or, when a timed check found it first, those that came meanwhile; empty when none did.
+ */
+public sealed interface WatchEvent {
+    InterfaceName nic();
+
+    /** One file of the plan found holding something else: {@code found} is the file's text. */
+    record Moved(Target target, String found, CpuSet planned) {
+        static Moved of(AffinityTransaction.Result result) {
+            return new Moved(result.target(), result.before(), result.planned());
+        }
+    }
+
+    /** The plan applied at the start; {@code counts}: how many settings ended in each status, in their order. */
+    record Applied(InterfaceName nic, Map<AffinityTransaction.Status, Integer> counts, Path stateFile)
+            implements WatchEvent {
+        public Applied {
+            counts = Collections.unmodifiableSortedMap(new TreeMap<>(counts));
+        }
+    }
+
+    /**
+     * What the plan depends on changed, and the new plan was applied. {@code before} is empty when the NIC came
+     * back after it was gone.
+     */
+    record Changed(InterfaceName nic, Optional<NicSnapshot> before, NicSnapshot now, List<KernelEvent> after,
+            Map<AffinityTransaction.Status, Integer> counts) implements WatchEvent {
+        public Changed {
+            after = List.copyOf(after);
+            counts = Collections.unmodifiableSortedMap(new TreeMap<>(counts));
+        }
+    }
+
+    /** Files found moved by another writer at a drift check, also those then left alone for a fight. */
+    record DriftFound(InterfaceName nic, List<Target> targets) implements WatchEvent {
+        public DriftFound {
+            targets = List.copyOf(targets);
+        }
+    }
+
+    /** Files another writer moved, found by the drift check and put back. */
+    record DriftPutBack(InterfaceName nic, List<Moved> moved) implements WatchEvent {
+        public DriftPutBack {
+            moved = List.copyOf(moved);
+        }
+    }
+
+    /**
+     * Files found moved at a check after kernel events (the kernel itself moved them: a reset, a link going up)
+     * and put back; {@code after} is empty when a recheck after events found them.
+     */
+    record ResetPutBack(InterfaceName nic, List<Moved> moved, List<KernelEvent> after) implements WatchEvent {
+        public ResetPutBack {
+            moved = List.copyOf(moved);
+            after = List.copyOf(after);
+        }
+    }
+
+    /**
+     * A new round of a fight: {@code target} was moved back to {@code found} by {@code writers} (the likely ones;
+     * none known when empty). Round 1 came from {@code drifts} drifts within {@code window}; the target is left
+     * alone for {@code leftAlone}, until {@code until}, rounds doubling up to {@code cap}.
+     */
+    record FightRound(InterfaceName nic, Target target, String found, int round, int drifts, Duration window,
+            Duration leftAlone, Instant until, Duration cap, List<Writers.Writer> writers) implements WatchEvent {
+        public FightRound {
+            writers = List.copyOf(writers);
+        }
+    }
+
+    /**
+     * The fight over {@code target} has ended: the plan held for {@code heldFor} (a whole window), or, when
+     * empty, a change of the NIC or the CPUs planned everything again.
+     */
+    record FightOver(InterfaceName nic, Target target, Optional<Duration> heldFor) implements WatchEvent {
+    }
+
+    /** A check failed for a reason other than the NIC going; said once while the same failure lasts. */
+    record Failed(InterfaceName nic, String cause, List<KernelEvent> after) implements WatchEvent {
+        public Failed {
+            after = List.copyOf(after);
+        }
+    }
+
+    /** The topology could not be read (the machine changing); said once while it lasts. */
+    record TopologyUnreadable(InterfaceName nic, String cause, List<KernelEvent> after) implements WatchEvent {
+        public TopologyUnreadable {
+            after = List.copyOf(after);
+        }
+    }
+
+    /**
+     * The NIC is not there (unbound, removed), at each check while it is gone; {@code justWent} at the first,
+     * with why and after what.
+     */
+    record Gone(InterfaceName nic, Instant at, boolean justWent, String cause, List<KernelEvent> after)
+            implements WatchEvent {
+        public Gone {
+            after = List.copyOf(after);
+        }
+    }
+
+    /** A check of a NIC that is present ended: what it read and planned. */
+    record Checked(InterfaceName nic, Instant at, Nic read, SpreadPlan plan) implements WatchEvent {
+    }
+
+    /** NAPI threads pinned again: re-created (threaded toggled, {@code ethtool -L}, a reset) or moved. */
+    record NapiThreadsPinned(InterfaceName nic, int threads) implements WatchEvent {
+    }
+
+    /** Threaded NAPI was off ({@code threadedFile} held 0): it was turned on and {@code pinned} threads pinned. */
+    record ThreadedTurnedOn(InterfaceName nic, Path threadedFile, long pinned, List<KernelEvent> after)
+            implements WatchEvent {
+        public ThreadedTurnedOn {
+            after = List.copyOf(after);
+        }
+    }
+
+    /** The NAPI threads cannot be planned for now ({@code cause}); the IRQs are kept. Said once while it lasts. */
+    record NapiThreadsLeft(InterfaceName nic, String cause, List<KernelEvent> after) implements WatchEvent {
+        public NapiThreadsLeft {
+            after = List.copyOf(after);
+        }
+    }
+
+    /** At the end, nothing to restore: no state file {@code stateFile}, or the kernel discarded every IRQ in it. */
+    record NothingToRestore(InterfaceName nic, Path stateFile, boolean discarded) implements WatchEvent {
+    }
+
+    /** At the end, {@code restored} of {@code recorded} values put back from {@code stateFile}, then removed. */
+    record Restored(InterfaceName nic, long restored, int recorded, Path stateFile) implements WatchEvent {
+    }
+
+    /** At the end, the restore failed. */
+    record RestoreFailed(InterfaceName nic, String cause) implements WatchEvent {
+    }
+}
