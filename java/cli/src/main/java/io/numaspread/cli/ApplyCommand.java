@@ -63,20 +63,19 @@ final class ApplyCommand implements Runnable {
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);
         out.println();
-        NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun,
-                Optional.ofNullable(stateFile));
         KernelFiles files = files(nicOptions.machine.kernelFiles());
-        NicPlacement.Outcome outcome = options.napiThreads()
-                ? NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files,
-                        nicOptions.machine.napiAccess(nic.name(), nicPlan.paths()))
-                : NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files);
+        NicPlacement placement = new NicPlacement(nicPlan.paths(), files,
+                Optional.of(iface -> nicOptions.machine.napiAccess(iface, nicPlan.paths())),
+                stateFile == null ? NicPlacement.StateLocation.DEFAULT : NicPlacement.StateLocation.file(stateFile));
+        NicPlacement.Outcome outcome = placement.apply(nic, NicPlacement.Wanted.plan(nicPlan.plan()),
+                new NicPlacement.Options(applyOptions.placement(), dryRun));
         printResults(out, outcome.results());
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
         if (dryRun) {
-            String roots = AffinityTransaction.rootOptions(nicPlan.paths());
+            String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
-                    + " (as root; undo with: " + outcome.restoreCommand() + ")");
+                    + " (as root; undo with: " + CommandLines.undo(outcome) + ")");
         } else if (outcome.changed()) {
             NicReport after = nicPlan.report();
             after.printTable(out);
@@ -84,7 +83,7 @@ final class ApplyCommand implements Runnable {
             out.println();
             out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
                     + " the previous values are in " + outcome.stateFile() + ". Undo with: "
-                    + outcome.restoreCommand());
+                    + CommandLines.undo(outcome));
         } else {
             out.println("nothing to change");
         }
