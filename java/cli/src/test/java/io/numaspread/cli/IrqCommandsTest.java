@@ -216,8 +216,8 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
-        CliRun failed = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "einval:3"),
-                withState("apply", "--nic", "eth0", "--siblings"));
+        CliRun failed = ForkedCli.run(FaultyApply.class, List.of(), List.of(), ForkedCli.classPath(),
+                Map.of(), FaultyApply.args("einval:3", withState("apply", "--nic", "eth0", "--siblings")));
         assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
         assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
@@ -227,8 +227,8 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void aKillBetweenWritesIsUndoneByRestore() throws Exception {
-        Process apply = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "halt:3"),
-                withState("apply", "--nic", "eth0", "--siblings", "--xps"));
+        Process apply = ForkedCli.start(FaultyApply.class, List.of(), List.of(), ForkedCli.classPath(), Map.of(),
+                FaultyApply.args("halt:3", withState("apply", "--nic", "eth0", "--siblings", "--xps")));
         try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);

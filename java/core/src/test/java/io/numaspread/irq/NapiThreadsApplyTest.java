@@ -173,7 +173,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
     @Test
     void noNapiLinkedToAQueueIsRefusedBeforeThreadedIsTouched() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> placement(new NicPlacement.NapiAccess(() -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS,
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> placement(new NicPlacement.NapiAccess(() -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS,
                         "no netdev family"), this::setAffinity)).apply(nic, NicPlacement.Wanted.plan(plan),
                 new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
@@ -187,7 +188,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void aMapThatLosesItsQueuesOnceThreadedIsOnIsRefusedAndThreadedIsPutBack() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         AtomicInteger calls = new AtomicInteger();
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> placement(new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> placement(new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
                         : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"), this::setAffinity))
                 .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
