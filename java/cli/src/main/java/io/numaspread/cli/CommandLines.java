@@ -2,6 +2,7 @@
 package io.numaspread.cli;
 
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.RestoreNeeded;
 import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
 
@@ -14,6 +15,11 @@ final class CommandLines {
     static String undo(NicPlacement.Outcome outcome) {
         return outcome.defaultStateFile() ? "numaspread restore --nic " + outcome.iface() + rootOptions(outcome.paths())
                 : restore(outcome.paths(), outcome.stateFile());
+    }
+
+    /** A failure whose remedy is a restore, naming the command that does it. */
+    static String remedy(RestoreNeeded failure) {
+        return failure.problem() + ": run " + restore(failure.paths(), failure.stateFile()) + failure.then();
     }
 
     /**

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.irq.StateFile;
+import io.numaspread.irq.Target;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import java.io.BufferedReader;
@@ -202,6 +205,19 @@ class IrqCommandsTest extends StandInCliTest {
         CliRun halfFake = CliRun.of("apply", "--nic", "eth0", "--sysfs-root", sys.toString());
         assertEquals(Failures.BAD_INPUT, halfFake.exitCode());
         assertTrue(halfFake.err().contains("both --proc-root and --sysfs-root or neither"), halfFake.err());
+    }
+
+    /** The refusal names the command to run first, with the stand-in roots, so that it restores the copy. */
+    @Test
+    void aStaleStateFileIsRefusedWithTheRestoreToRunFirst() throws Exception {
+        StateFile.write(state, new StateFile.State(new InterfaceName("eth0"),
+                List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.BAD_INPUT, apply.exitCode(), apply.err());
+        assertTrue(apply.err().contains("the file is stale, from before a reboot or driver reload renumbered the IRQs:"
+                + " run numaspread restore --state " + state + " --sysfs-root " + sys + " --proc-root " + proc
+                + " first (it puts back what still exists"), apply.err());
+        assertEquals("0-7", affinity(50), "nothing was changed");
     }
 
     @Test

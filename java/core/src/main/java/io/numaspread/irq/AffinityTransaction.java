@@ -104,8 +104,8 @@ public final class AffinityTransaction {
 
     /**
      * @throws NumaspreadException REFUSED (no privilege; nothing changed), BAD_INPUT (unreadable file, stale state;
-     *     nothing changed) or ROLLED_BACK (a write failed; every change was put back, or the message says which
-     *     could not be)
+     *     nothing changed; a {@link RestoreNeeded} for a stale state file) or ROLLED_BACK (a write failed; every
+     *     change was put back, or a {@link RestoreNeeded} says which could not be)
      */
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Path stateFile, boolean dryRun) {
         return apply(iface, settings, Optional.empty(), stateFile, dryRun);
@@ -225,7 +225,6 @@ public final class AffinityTransaction {
      */
     private NumaspreadException switchedBack(Run run, Path stateFile, NumaspreadException cause) {
         Path threadedFile = run.threadedSwitched().orElseThrow();
-        String outcome;
         try {
             files.write(threadedFile, "0");
             if (!files.read(threadedFile).equals("0")) {
@@ -236,12 +235,15 @@ public final class AffinityTransaction {
             } else {
                 StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
             }
-            outcome = threadedFile + " is 0 again; nothing else was changed";
+            String back = "; " + threadedFile + " is 0 again; nothing else was changed";
+            return cause instanceof RestoreNeeded stale ? stale.followedBy(back)
+                    : new NumaspreadException(cause.kind(), cause.getMessage() + back, cause);
         } catch (IOException e) {
-            outcome = "ROLLBACK FAILED for " + threadedFile + " (" + Errno.describe(e) + "): run "
-                    + restoreCommand(paths, stateFile);
+            RestoreNeeded failed = new RestoreNeeded(cause.kind(), cause.getMessage() + "; ROLLBACK FAILED for "
+                    + threadedFile + " (" + Errno.describe(e) + ")", stateFile, paths, "");
+            failed.initCause(cause);
+            return failed;
         }
-        return new NumaspreadException(cause.kind(), cause.getMessage() + "; " + outcome, cause);
     }
 
     /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */
@@ -613,9 +615,9 @@ public final class AffinityTransaction {
             throw NumaspreadException.badInput("state file " + stateFile + " is for " + existing.get().iface() + ", not "
                     + iface + ": choose another with --state FILE");
         }
-        String whatToDo = ": the file is stale, from before a reboot or driver reload renumbered the IRQs. Run "
-                + restoreCommand(paths, stateFile) + " first (it puts back what still exists and reports the IRQs that"
-                + " are gone), then apply again; nothing was changed";
+        String stale = ": the file is stale, from before a reboot or driver reload renumbered the IRQs";
+        String then = " first (it puts back what still exists and reports the IRQs that are gone), then apply again;"
+                + " nothing was changed";
         for (StateFile.Saved saved : existing.get().saved()) {
             Target recorded = saved.target();
             if (recorded.kind() != Target.Kind.IRQ) {
@@ -627,35 +629,17 @@ public final class AffinityTransaction {
                     continue;
                 }
                 if (now.number() == recorded.number() && !now.name().equals(recorded.name())) {
-                    throw NumaspreadException.badInput("state file " + stateFile + " records IRQ " + recorded.number()
-                            + " as \"" + recorded.name() + "\" but it is now \"" + now.name() + "\"" + whatToDo);
+                    throw new RestoreNeeded(NumaspreadException.Kind.BAD_INPUT, "state file " + stateFile
+                            + " records IRQ " + recorded.number() + " as \"" + recorded.name() + "\" but it is now \""
+                            + now.name() + "\"" + stale, stateFile, paths, then);
                 }
                 if (now.name().equals(recorded.name()) && now.number() != recorded.number()) {
-                    throw NumaspreadException.badInput("state file " + stateFile + " records \"" + recorded.name()
-                            + "\" as IRQ " + recorded.number() + " but it is now IRQ " + now.number() + whatToDo);
+                    throw new RestoreNeeded(NumaspreadException.Kind.BAD_INPUT, "state file " + stateFile
+                            + " records \"" + recorded.name() + "\" as IRQ " + recorded.number() + " but it is now IRQ "
+                            + now.number() + stale, stateFile, paths, then);
                 }
             }
         }
-    }
-
-    /**
-     * The command that restores {@code stateFile}, repeating the stand-in roots when they are not the live
-     * kernel's, so that running it as printed never writes a copy's values to the live {@code /proc/irq}.
-     */
-    public static String restoreCommand(KernelPaths paths, Path stateFile) {
-        return "numaspread restore --state " + shellWord(stateFile.toString()) + rootOptions(paths);
-    }
-
-    /** {@code " --sysfs-root S --proc-root P"}, or nothing for the live kernel. */
-    public static String rootOptions(KernelPaths paths) {
-        return paths.equals(KernelPaths.LIVE) ? "" : " --sysfs-root " + shellWord(paths.sysfsRoot().toString())
-                + " --proc-root " + shellWord(paths.procRoot().toString());
-    }
-
-    /** {@code word} as one shell word: as it is when it is plain, else in single quotes. */
-    public static String shellWord(String word) {
-        return !word.isEmpty() && word.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || "_./:=@%+,-".indexOf(c) >= 0)
-                ? word : "'" + word.replace("'", "'\\''") + "'";
     }
 
     /**
@@ -703,11 +687,13 @@ public final class AffinityTransaction {
         Target target = failed.setting().target();
         String value = target.format(failed.setting().cpus(), maskBits);
         int undone = applied.size() - stuck.size();
-        String outcome = stuck.isEmpty()
-                ? "rolled back: " + undone + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched"
-                : "ROLLBACK FAILED for " + String.join(", ", stuck) + ": run " + restoreCommand(paths, stateFile);
-        return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, target.label() + ": writing \"" + value + "\" to "
-                + where(target) + " failed: " + why + "; " + outcome);
+        String failure = target.label() + ": writing \"" + value + "\" to " + where(target) + " failed: " + why + "; ";
+        if (!stuck.isEmpty()) {
+            return new RestoreNeeded(NumaspreadException.Kind.ROLLED_BACK, failure + "ROLLBACK FAILED for "
+                    + String.join(", ", stuck), stateFile, paths, "");
+        }
+        return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, failure + "rolled back: " + undone
+                + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched");
     }
 
     /** Writes back what each applied change replaced; returns the labels of those that could not be. */
