@@ -175,13 +175,15 @@ public final class NumaspreadAgent {
         static void apply(Nic nic, Topology topology, AgentOptions options) {
             try {
                 SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
-                NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, NicPlacement.Options.defaults(),
-                        KernelPaths.LIVE, NativeAgent.kernelFiles());
+                NicPlacement.Outcome outcome = new NicPlacement(KernelPaths.LIVE, NativeAgent.kernelFiles(),
+                        Optional.empty(), NicPlacement.StateLocation.DEFAULT)
+                        .apply(nic, NicPlacement.Wanted.plan(plan), NicPlacement.Options.defaults());
                 StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
                 outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
                         .append(status.label()));
+                // The live kernel and the default state file: restore finds it by the interface's name.
                 System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
-                        + outcome.restoreCommand() + ")");
+                        + "numaspread restore --nic " + nic.name() + ")");
             } catch (NumaspreadException e) {
                 if (options.strict()) {
                     throw NumaspreadException.badInput("IRQs of " + nic.name() + " not applied: " + e.getMessage());

@@ -5,16 +5,15 @@ import io.numaspread.CpuSet;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Target;
-import io.numaspread.kernel.Errno;
-import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.Nic;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,9 +34,6 @@ import picocli.CommandLine.Spec;
                 + " without threaded NAPI); nothing was changed",
             "4:a write failed part way; every change was rolled back"})
 final class ApplyCommand implements Runnable {
-    /** Test hook: a fault at the Nth write (see {@link #files()}), so that a forked test can crash or fail an apply. */
-    static final String TEST_FAULT = "NUMASPREAD_TEST_FAULT";
-
     @Spec
     CommandSpec spec;
 
@@ -53,6 +49,17 @@ final class ApplyCommand implements Runnable {
     @Mixin
     StateFileOption stateFile = new StateFileOption();
 
+    /** The kernel's files as the writes see them: as they are, but in tests that fail or stop a write on purpose. */
+    private final UnaryOperator<KernelFiles> kernelFiles;
+
+    ApplyCommand() {
+        this(UnaryOperator.identity());
+    }
+
+    ApplyCommand(UnaryOperator<KernelFiles> kernelFiles) {
+        this.kernelFiles = kernelFiles;
+    }
+
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
@@ -60,20 +67,19 @@ final class ApplyCommand implements Runnable {
         Nic nic = nicPlan.nic();
         nicPlan.report().printHeader(out);
         out.println();
-        NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun,
-                stateFile.given());
-        KernelFiles files = files(nicOptions.machine.kernelFiles());
-        NicPlacement.Outcome outcome = options.napiThreads()
-                ? NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files,
-                        nicOptions.machine.napiAccess(nic.name(), nicPlan.paths()))
-                : NicPlacement.apply(nic, nicPlan.plan(), options, nicPlan.paths(), files);
+        KernelFiles files = kernelFiles.apply(nicOptions.machine.kernelFiles());
+        NicPlacement placement = new NicPlacement(nicPlan.paths(), files,
+                Optional.of(iface -> nicOptions.machine.napiAccess(iface, nicPlan.paths())),
+                stateFile.given().map(NicPlacement.StateLocation::file).orElse(NicPlacement.StateLocation.DEFAULT));
+        NicPlacement.Outcome outcome = placement.apply(nic, NicPlacement.Wanted.plan(nicPlan.plan()),
+                new NicPlacement.Options(applyOptions.placement(), dryRun));
         printResults(out, outcome.results());
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
         if (dryRun) {
-            String roots = AffinityTransaction.rootOptions(nicPlan.paths());
+            String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
-                    + " (as root; undo with: " + outcome.restoreCommand() + ")");
+                    + " (as root; undo with: " + CommandLines.undo(outcome) + ")");
         } else if (outcome.changed()) {
             NicReport after = nicPlan.report();
             after.printTable(out);
@@ -81,7 +87,7 @@ final class ApplyCommand implements Runnable {
             out.println();
             out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
                     + " the previous values are in " + outcome.stateFile() + ". Undo with: "
-                    + outcome.restoreCommand());
+                    + CommandLines.undo(outcome));
         } else {
             out.println("nothing to change");
         }
@@ -110,64 +116,6 @@ final class ApplyCommand implements Runnable {
             return target.kind() == Target.Kind.XPS ? cpus.toString() + " (" + raw + ")" : cpus.toString();
         } catch (IllegalArgumentException e) {
             return KernelText.escape(raw);
-        }
-    }
-
-    /**
-     * The real files; under the test hook {@value #TEST_FAULT}, files that misbehave at write N: "halt:N" does
-     * write N and then stops dead (a test kills the process there), "einval:N" fails write N with EINVAL, and
-     * "eio:N" makes write N to {@code /proc/self/mem} at offset 0, which is never mapped, so that the kernel
-     * itself fails it with EIO, as it does for a managed IRQ, and the files report it as they would.
-     */
-    private KernelFiles files(KernelFiles real) {
-        String fault = System.getenv(TEST_FAULT);
-        if (fault == null) {
-            return real;
-        }
-        String[] modeAndWrite = fault.split(":", 2);
-        int at = Integer.parseInt(modeAndWrite[1]);
-        String mode = modeAndWrite[0];
-        PrintWriter err = spec.commandLine().getErr();
-        return new KernelFiles() {
-            private int writes;
-
-            @Override
-            public String read(Path file) throws IOException {
-                return real.read(file);
-            }
-
-            @Override
-            public void write(Path file, String value) throws IOException {
-                if (++writes == at && mode.equals("einval")) {
-                    throw new ErrnoException("write", file, Errno.EINVAL.number());
-                }
-                if (writes == at && mode.equals("eio")) {
-                    real.write(Path.of("/proc/self/mem"), value);
-                    throw new IllegalStateException("writing /proc/self/mem at offset 0 did not fail");
-                }
-                real.write(file, value);
-                if (writes == at && mode.equals("halt")) {
-                    err.println("numaspread: test hook: halted after write " + writes);
-                    err.flush();
-                    haltForever();
-                }
-            }
-
-            @Override
-            public void probeWritable(Path file) throws IOException {
-                real.probeWritable(file);
-            }
-        };
-    }
-
-    private static void haltForever() {
-        while (true) {
-            try {
-                Thread.sleep(Long.MAX_VALUE);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
         }
     }
 }

@@ -29,7 +29,12 @@ public final class Main implements Runnable {
 
     /** Runs the CLI with the given streams and returns its exit code; the tests call this. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine commandLine = new CommandLine(new Main());
+        return run(args, out, err, CommandLine.defaultFactory());
+    }
+
+    /** As {@link #run(String[], PrintWriter, PrintWriter)}, with the commands {@code factory} makes (tests' faults). */
+    static int run(String[] args, PrintWriter out, PrintWriter err, CommandLine.IFactory factory) {
+        CommandLine commandLine = new CommandLine(new Main(), factory);
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(new Failures());

@@ -35,11 +35,17 @@ final class ForkedCli {
     /** As {@link #start(List, String, Map, String...)}, with {@code jvmOptions} ({@code -Dname=value}) for java. */
     static Process start(List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env,
             String... args) throws IOException {
+        return start(Main.class, prefix, jvmOptions, classPath, env, args);
+    }
+
+    /** As {@link #start(List, List, String, Map, String...)}, with another main class ({@link FaultyApply}). */
+    static Process start(Class<?> main, List<String> prefix, List<String> jvmOptions, String classPath,
+            Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         // No perf data: a JVM run as another user would leave /tmp/hsperfdata_USER behind.
         command.addAll(List.of(java().toString(), "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", classPath, Main.class.getName()));
+        command.addAll(List.of("-cp", classPath, main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(env);
@@ -55,7 +61,13 @@ final class ForkedCli {
     /** Runs to the end with {@code jvmOptions} and returns exit code and output. */
     static CliRun run(List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env,
             String... args) throws IOException, InterruptedException {
-        Process process = start(prefix, jvmOptions, classPath, env, args);
+        return run(Main.class, prefix, jvmOptions, classPath, env, args);
+    }
+
+    /** As {@link #run(List, List, String, Map, String...)}, with another main class ({@link FaultyApply}). */
+    static CliRun run(Class<?> main, List<String> prefix, List<String> jvmOptions, String classPath,
+            Map<String, String> env, String... args) throws IOException, InterruptedException {
+        Process process = start(main, prefix, jvmOptions, classPath, env, args);
         process.getOutputStream().close();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

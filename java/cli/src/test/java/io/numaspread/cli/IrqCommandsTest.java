@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.irq.StateFile;
+import io.numaspread.irq.Target;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import java.io.BufferedReader;
@@ -204,6 +207,19 @@ class IrqCommandsTest extends StandInCliTest {
         assertTrue(halfFake.err().contains("both --proc-root and --sysfs-root or neither"), halfFake.err());
     }
 
+    /** The refusal names the command to run first, with the stand-in roots, so that it restores the copy. */
+    @Test
+    void aStaleStateFileIsRefusedWithTheRestoreToRunFirst() throws Exception {
+        StateFile.write(state, new StateFile.State(new InterfaceName("eth0"),
+                List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.BAD_INPUT, apply.exitCode(), apply.err());
+        assertTrue(apply.err().contains("the file is stale, from before a reboot or driver reload renumbered the IRQs:"
+                + " run numaspread restore --state " + state + " --sysfs-root " + sys + " --proc-root " + proc
+                + " first (it puts back what still exists"), apply.err());
+        assertEquals("0-7", affinity(50), "nothing was changed");
+    }
+
     @Test
     void helpDocumentsTheExitCodes() {
         CliRun help = CliRun.of("apply", "--help");
@@ -216,8 +232,8 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
-        CliRun failed = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "einval:3"),
-                withState("apply", "--nic", "eth0", "--siblings"));
+        CliRun failed = ForkedCli.run(FaultyApply.class, List.of(), List.of(), ForkedCli.classPath(),
+                Map.of(), FaultyApply.args("einval:3", withState("apply", "--nic", "eth0", "--siblings")));
         assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
         assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
@@ -227,8 +243,8 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void aKillBetweenWritesIsUndoneByRestore() throws Exception {
-        Process apply = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(ApplyCommand.TEST_FAULT, "halt:3"),
-                withState("apply", "--nic", "eth0", "--siblings", "--xps"));
+        Process apply = ForkedCli.start(FaultyApply.class, List.of(), List.of(), ForkedCli.classPath(), Map.of(),
+                FaultyApply.args("halt:3", withState("apply", "--nic", "eth0", "--siblings", "--xps")));
         try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);

@@ -37,34 +37,43 @@ class LocaleCliTest extends StandInCliTest {
         }
     }
 
-    private static CliRun in(String locale, List<String> jvmOptions, Map<String, String> env, String... args)
+    private static CliRun in(String locale, List<String> jvmOptions, String... args)
             throws IOException, InterruptedException {
-        Map<String, String> environment = new java.util.HashMap<>(env);
-        environment.put("LANG", locale);
-        environment.put("LC_ALL", locale);
-        return ForkedCli.run(List.of(), jvmOptions, ForkedCli.classPath(), environment, args);
+        return in(Main.class, locale, jvmOptions, args);
+    }
+
+    /** As {@link #in(String, List, String...)}, with apply's write {@code fault} ({@link FaultyApply}). */
+    private static CliRun faulty(String fault, String locale, List<String> jvmOptions, String... args)
+            throws IOException, InterruptedException {
+        return in(FaultyApply.class, locale, jvmOptions, FaultyApply.args(fault, args));
+    }
+
+    private static CliRun in(Class<?> main, String locale, List<String> jvmOptions, String... args)
+            throws IOException, InterruptedException {
+        return ForkedCli.run(main, List.of(), jvmOptions, ForkedCli.classPath(),
+                Map.of("LANG", locale, "LC_ALL", locale), args);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {TURKISH, GERMAN})
     void applyAndRestoreRoundTripWithAsciiOutput(String locale) throws Exception {
-        CliRun apply = in(locale, List.of(), Map.of(), withState("apply", "--nic", "eth0", "--siblings", "--xps"));
+        CliRun apply = in(locale, List.of(), withState("apply", "--nic", "eth0", "--siblings", "--xps"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0-1  changed"), apply.out());
         String recorded = Files.readString(state);
         assertTrue(recorded.contains("\"irq\"") && recorded.contains("\"xps\""), recorded);
         assertFalse(recorded.contains("ı") || recorded.contains("İ"), recorded);
 
-        CliRun irqs = in(locale, List.of(), Map.of(), "irqs", "--nic", "eth0", "--json", "--sysfs-root",
+        CliRun irqs = in(locale, List.of(), "irqs", "--nic", "eth0", "--json", "--sysfs-root",
                 sys.toString(), "--proc-root", proc.toString());
         assertEquals(0, irqs.exitCode(), irqs.err());
         assertTrue(irqs.out().replace(" ", "").contains("\"role\":\"queue\""), irqs.out());
-        CliRun plan = in(locale, List.of(), Map.of(), "plan", "--node", "0,1", "--count", "2", "--sysfs-root",
+        CliRun plan = in(locale, List.of(), "plan", "--node", "0,1", "--count", "2", "--sysfs-root",
                 sys.toString());
         assertEquals(0, plan.exitCode(), plan.err());
         assertTrue((irqs.out() + plan.out() + apply.out()).chars().allMatch(c -> c < 0x80), "digits and names are ASCII");
 
-        CliRun restore = in(locale, List.of(), Map.of(), withState("restore"));
+        CliRun restore = in(locale, List.of(), withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -72,26 +81,26 @@ class LocaleCliTest extends StandInCliTest {
     /** A state file written under another locale is read under Turkish rules too. */
     @Test
     void aStateFileFromElsewhereIsReadUnderTurkish() throws Exception {
-        CliRun apply = in("C.UTF-8", List.of(), Map.of(), withState("apply", "--nic", "eth0"));
+        CliRun apply = in("C.UTF-8", List.of(), withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
-        CliRun restore = in(TURKISH, List.of(), Map.of(), withState("restore"));
+        CliRun restore = in(TURKISH, List.of(), withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
     /**
-     * A managed IRQ's EIO, made by the real kernel (the test hook sends the write to {@code /proc/self/mem} at an
-     * unmapped offset), is reported as managed under German: the errno is captured by the native backend.
+     * A managed IRQ's EIO, made by the real kernel ({@link FaultyApply} sends the write to {@code /proc/self/mem}
+     * at an unmapped offset), is reported as managed under German: the errno is captured by the native backend.
      */
     @Test
     void aManagedIrqsEioIsManagedUnderGerman() throws Exception {
-        CliRun apply = in(GERMAN, List.of(), Map.of(ApplyCommand.TEST_FAULT, "eio:2"),
+        CliRun apply = faulty("eio:2", GERMAN, List.of(),
                 withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
         assertTrue(apply.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2-3  managed (managed by the kernel: EIO"
                 + " (Input/output error))"), apply.out());
         assertEquals(List.of("0-1", "0-7", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
-        assertEquals(0, in(GERMAN, List.of(), Map.of(), withState("restore")).exitCode());
+        assertEquals(0, in(GERMAN, List.of(), withState("restore")).exitCode());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
@@ -101,7 +110,7 @@ class LocaleCliTest extends StandInCliTest {
      */
     @Test
     void withoutANativeBackendTheGermanTextIsNotParsedAndTheApplyRollsBack() throws Exception {
-        CliRun apply = in(GERMAN, List.of("-Dnumaspread.backend=sysfs"), Map.of(ApplyCommand.TEST_FAULT, "eio:2"),
+        CliRun apply = faulty("eio:2", GERMAN, List.of("-Dnumaspread.backend=sysfs"),
                 withState("apply", "--nic", "eth0"));
         assertEquals(Failures.ROLLED_BACK, apply.exitCode(), apply.err());
         assertTrue(apply.err().contains("Eingabe-/Ausgabefehler") && apply.err().contains("rolled back"), apply.err());

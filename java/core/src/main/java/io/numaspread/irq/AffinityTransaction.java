@@ -11,7 +11,6 @@ import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,14 +19,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.Supplier;
 
 /**
  * Applies and restores a NIC's settings all or nothing. Before the first change it records, in a write-ahead
  * state file, what every file it will touch held; it verifies each write by reading it back; when a write or a
  * verification fails it puts back every change it made. IRQs the kernel manages (EIO, or EPERM while others
- * succeed) are reported and left alone.
+ * succeed) are reported and left alone. What it changes is read and written by kind: IRQ affinity ({@link
+ * IrqAffinity}), XPS masks ({@link XpsMasks}), NAPI threads' affinity ({@link NapiThreadAffinity}) and the threaded
+ * NAPI switch ({@link ThreadedNapi}); this class keeps the state file, the order and the roll back.
  */
 public final class AffinityTransaction {
     /** What happened to one setting. */
@@ -81,9 +81,11 @@ public final class AffinityTransaction {
     }
 
     private final KernelPaths paths;
-    private final KernelFiles files;
     private final int maskBits;
-    private final NapiThreads threads;
+    private final IrqAffinity irqs;
+    private final XpsMasks xps;
+    private final NapiThreadAffinity napiThreads;
+    private final ThreadedNapi threaded;
 
     /**
      * @param maskBits the number of CPUs the machine can have (cpu/possible), which sizes hex masks
@@ -97,15 +99,17 @@ public final class AffinityTransaction {
      */
     public AffinityTransaction(KernelPaths paths, KernelFiles files, int maskBits, NapiThreads threads) {
         this.paths = paths;
-        this.files = files;
         this.maskBits = maskBits;
-        this.threads = threads;
+        this.irqs = new IrqAffinity(paths, files);
+        this.xps = new XpsMasks(paths, files);
+        this.napiThreads = new NapiThreadAffinity(paths, threads);
+        this.threaded = new ThreadedNapi(paths, files);
     }
 
     /**
      * @throws NumaspreadException REFUSED (no privilege; nothing changed), BAD_INPUT (unreadable file, stale state;
-     *     nothing changed) or ROLLED_BACK (a write failed; every change was put back, or the message says which
-     *     could not be)
+     *     nothing changed; a {@link RestoreNeeded} for a stale state file) or ROLLED_BACK (a write failed; every
+     *     change was put back, or a {@link RestoreNeeded} says which could not be)
      */
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Path stateFile, boolean dryRun) {
         return apply(iface, settings, Optional.empty(), stateFile, dryRun);
@@ -121,11 +125,11 @@ public final class AffinityTransaction {
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Optional<Threading> threading,
             Path stateFile, boolean dryRun) {
         StateFile.checkPath(stateFile);
-        if (threading.isPresent() && threaded(threading.get().threadedFile()) == 0) {
+        if (threading.isPresent() && threaded.read(threading.get().threadedFile()) == 0) {
             if (dryRun) {
                 return apply(iface, settings, Optional.empty(), stateFile, true);
             }
-            probeThreaded(threading.get().threadedFile());
+            threaded.probe(threading.get().threadedFile());
             settings.forEach(setting -> probe(setting.target()));
             try (StateFile.Lock lock = StateFile.lock(stateFile)) {
                 Run run = switchThreadedOn(iface, threading.get().threadedFile(), stateFile, settings);
@@ -167,32 +171,6 @@ public final class AffinityTransaction {
         }
     }
 
-    /** {@code threaded} as 0 or 1. */
-    private int threaded(Path threadedFile) {
-        String text;
-        try {
-            text = files.read(threadedFile);
-        } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + threadedFile + ": " + Errno.describe(e));
-        }
-        return switch (text) {
-            case "0" -> 0;
-            case "1" -> 1;
-            default -> throw NumaspreadException.badInput(threadedFile + " holds \"" + KernelText.escape(text)
-                    + "\", neither 0 nor 1");
-        };
-    }
-
-    private void probeThreaded(Path threadedFile) {
-        try {
-            files.probeWritable(threadedFile);
-        } catch (IOException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + threadedFile + ": "
-                    + Errno.describe(e) + ": turning threaded NAPI on needs CAP_NET_ADMIN and root's write access to"
-                    + " /sys/class/net; nothing was changed");
-        }
-    }
-
     /**
      * Records {@code threaded} = 0 in the state file, then writes 1 and reads it back: the kernel starts the
      * {@code napi/IFACE-ID} threads as it takes the write.
@@ -202,21 +180,12 @@ public final class AffinityTransaction {
         checkState(iface, existing, stateFile, settings);
         StateFile.write(stateFile, existing.orElseGet(() -> new StateFile.State(iface, List.of())).withThreadedBefore(0));
         Run run = new Run(existing.isEmpty(), Optional.of(threadedFile));
-        String failure;
-        try {
-            files.write(threadedFile, "1");
-            String back = files.read(threadedFile);
-            if (back.equals("1")) {
-                return run;
-            }
-            failure = "it reads back as \"" + KernelText.escape(back) + "\"";
-        } catch (IOException e) {
-            failure = Errno.describe(e);
+        Optional<String> failure = threaded.switchOn(threadedFile);
+        if (failure.isPresent()) {
+            throw switchedBack(run, stateFile, new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK,
+                    failure.get()));
         }
-        throw switchedBack(run, stateFile, new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK,
-                "writing \"1\" to " + threadedFile + " failed: " + failure
-                        + (failure.contains("EOPNOTSUPP") || failure.contains("Operation not supported")
-                                ? " (the driver does not support threaded NAPI)" : "")));
+        return run;
     }
 
     /**
@@ -225,10 +194,8 @@ public final class AffinityTransaction {
      */
     private NumaspreadException switchedBack(Run run, Path stateFile, NumaspreadException cause) {
         Path threadedFile = run.threadedSwitched().orElseThrow();
-        String outcome;
         try {
-            files.write(threadedFile, "0");
-            if (!files.read(threadedFile).equals("0")) {
+            if (!threaded.switchOff(threadedFile)) {
                 throw new IOException("it does not read back as 0");
             }
             if (run.createdState()) {
@@ -236,12 +203,15 @@ public final class AffinityTransaction {
             } else {
                 StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
             }
-            outcome = threadedFile + " is 0 again; nothing else was changed";
+            String back = "; " + threadedFile + " is 0 again; nothing else was changed";
+            return cause instanceof RestoreNeeded stale ? stale.followedBy(back)
+                    : new NumaspreadException(cause.kind(), cause.getMessage() + back, cause);
         } catch (IOException e) {
-            outcome = "ROLLBACK FAILED for " + threadedFile + " (" + Errno.describe(e) + "): run "
-                    + restoreCommand(paths, stateFile);
+            RestoreNeeded failed = new RestoreNeeded(cause.kind(), cause.getMessage() + "; ROLLBACK FAILED for "
+                    + threadedFile + " (" + Errno.describe(e) + ")", stateFile, paths, "");
+            failed.initCause(cause);
+            return failed;
         }
-        return new NumaspreadException(cause.kind(), cause.getMessage() + "; " + outcome, cause);
     }
 
     /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */
@@ -340,9 +310,10 @@ public final class AffinityTransaction {
     public List<Result> restore(Path stateFile, Optional<InterfaceName> expected) {
         // As apply does: without privilege, refuse before the lock file or any IRQ is touched.
         StateFile.State unlocked = stateOf(stateFile, expected);
-        unlocked.saved().stream().filter(saved -> exists(saved.target())).forEach(saved -> probe(saved.target()));
-        if (unlocked.threadedBefore().isPresent() && Files.exists(threadedFile(unlocked.iface()))) {
-            probeThreaded(threadedFile(unlocked.iface()));
+        unlocked.saved().stream().filter(saved -> writer(saved.target()).exists(saved.target()))
+                .forEach(saved -> probe(saved.target()));
+        if (unlocked.threadedBefore().isPresent() && Files.exists(threaded.file(unlocked.iface()))) {
+            threaded.probe(threaded.file(unlocked.iface()));
         }
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             return restoreHoldingLock(stateOf(stateFile, expected), stateFile);
@@ -375,7 +346,7 @@ public final class AffinityTransaction {
                         + " CPUs of " + paths.cpuPossible());
                 continue;
             }
-            Optional<String> gone = goneReason(target, interrupts);
+            Optional<String> gone = writer(target).goneReason(target, interrupts);
             if (gone.isPresent()) {
                 results.add(new Result(target, recorded, "", Status.GONE, gone.get()));
                 continue;
@@ -415,7 +386,7 @@ public final class AffinityTransaction {
             }
         }
         // After the threads' affinity: turning threaded NAPI off stops the threads.
-        state.threadedBefore().ifPresent(before -> restoreThreaded(state.iface(), before).ifPresent(failures::add));
+        state.threadedBefore().ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
         if (!failures.isEmpty()) {
             throw new NumaspreadException(NumaspreadException.Kind.INCOMPLETE, "could not restore everything: "
                     + String.join("; ", failures) + "; the state file " + stateFile + " is kept");
@@ -423,34 +394,6 @@ public final class AffinityTransaction {
         StateFile.delete(stateFile);
         List<Target> order = state.saved().stream().map(StateFile.Saved::target).toList();
         return results.stream().sorted(Comparator.comparingInt(r -> order.indexOf(r.target()))).toList();
-    }
-
-    /**
-     * Why the recorded IRQ or transmit queue no longer exists, or empty when it does. An IRQ whose number now
-     * carries another name (or none) is gone: its number was freed and maybe given to another device, which is
-     * left alone. When the recorded name now lives at another number, the driver was reloaded and renumbered its
-     * IRQs; the message says so.
-     */
-    private Optional<String> goneReason(Target target, InterruptTable interrupts) {
-        if (target.kind() == Target.Kind.NAPI_THREAD) {
-            return exists(target) ? Optional.empty() : Optional.of("no kernel thread " + target.name()
-                    + " now (threaded NAPI was turned off, or the queue or device removed)");
-        }
-        if (target.kind() == Target.Kind.XPS) {
-            Path queue = target.file(paths).getParent();
-            return Files.isDirectory(queue) ? Optional.empty()
-                    : Optional.of(queue + " no longer exists (the transmit queues were reduced, or the device removed)");
-        }
-        String now = interrupts.name(target.number());
-        if (now.equals(target.name())) {
-            return Optional.empty();
-        }
-        String was = now.isEmpty() ? "IRQ " + target.number() + " no longer exists"
-                : "IRQ " + target.number() + " is now \"" + now + "\", another IRQ, left alone";
-        Optional<Integer> renumbered = interrupts.numberOf(target.name());
-        return Optional.of(renumbered.map(irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver"
-                + " was reloaded and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
-                .orElse(was));
     }
 
     private static boolean readsAs(Target target, String text, CpuSet expected) {
@@ -470,77 +413,37 @@ public final class AffinityTransaction {
         return results.stream().sorted(Comparator.comparingInt(r -> order.indexOf(r.target()))).toList();
     }
 
-    /** Empty when an XPS file exists but the kernel reports ENOENT on reading it (single-queue device). */
+    /** Empty when the device has no such value (an XPS file of a single-queue device). */
     private Optional<String> readCurrent(Target target) {
         try {
             return Optional.of(readValue(target));
         } catch (IOException e) {
-            if (target.kind() == Target.Kind.XPS && Errno.of(e) == Errno.ENOENT
-                    && Files.exists(target.file(paths))) {
+            if (writer(target).lacks(target, e)) {
                 return Optional.empty();
             }
             throw NumaspreadException.badInput("cannot read " + where(target) + ": " + Errno.describe(e));
         }
     }
 
-    /** The value as the kernel shows it now: the file's text, or a NAPI thread's {@code Cpus_allowed_list}. */
+    /** Who reads and writes {@code target}'s kind of value. */
+    private SettingWriter writer(Target target) {
+        return switch (target.kind()) {
+            case IRQ -> irqs;
+            case XPS -> xps;
+            case NAPI_THREAD -> napiThreads;
+        };
+    }
+
     private String readValue(Target target) throws IOException {
-        return target.kind() == Target.Kind.NAPI_THREAD ? threads.affinity(pidOf(target)) : files.read(target.file(paths));
+        return writer(target).read(target);
     }
 
-    /** Writes the file, or sets the NAPI thread's affinity with {@code sched_setaffinity}. */
     private void writeValue(Target target, String value) throws IOException {
-        if (target.kind() == Target.Kind.NAPI_THREAD) {
-            threads.setAffinity(pidOf(target), target.parse(value));
-        } else {
-            files.write(target.file(paths), value);
-        }
+        writer(target).write(target, value);
     }
 
-    private int pidOf(Target target) throws IOException {
-        OptionalInt pid = threads.find(target);
-        if (pid.isEmpty()) {
-            throw new NoSuchFileException(paths.procRoot().toString(), null, "no kernel thread " + target.name()
-                    + " (is threaded NAPI on?)");
-        }
-        return pid.getAsInt();
-    }
-
-    private boolean exists(Target target) {
-        return target.kind() != Target.Kind.NAPI_THREAD || threads.find(target).isPresent();
-    }
-
-    /** The file, or for a NAPI thread where its affinity shows, for messages. */
     private String where(Target target) {
-        if (target.kind() != Target.Kind.NAPI_THREAD) {
-            return target.file(paths).toString();
-        }
-        OptionalInt pid = threads.find(target);
-        return pid.isPresent() ? "the affinity of " + target.name() + " (" + threads.statusFile(pid.getAsInt()) + ")"
-                : "the affinity of " + target.name();
-    }
-
-    private Path threadedFile(InterfaceName iface) {
-        return paths.netDevice(iface).resolve("threaded");
-    }
-
-    /** Puts {@code threaded} back as recorded; a failure, or empty when it is back or the device is gone. */
-    private Optional<String> restoreThreaded(InterfaceName iface, int before) {
-        Path file = threadedFile(iface);
-        if (!Files.exists(file)) {
-            return Optional.empty(); // the device is gone, and its threads with it
-        }
-        try {
-            if (threaded(file) != before) {
-                files.write(file, Integer.toString(before));
-                if (threaded(file) != before) {
-                    return Optional.of(file + ": wrote \"" + before + "\" but it reads back otherwise");
-                }
-            }
-            return Optional.empty();
-        } catch (IOException e) {
-            return Optional.of(file + ": writing \"" + before + "\" failed: " + Errno.describe(e));
-        }
+        return writer(target).where(target);
     }
 
     private CpuSet parse(Target target, String text) {
@@ -551,51 +454,9 @@ public final class AffinityTransaction {
         }
     }
 
-    /**
-     * Refuses before any change when a file cannot be opened for writing for want of privilege; a NAPI thread is
-     * probed by setting the affinity it has, which changes nothing.
-     */
+    /** Refuses before any change when a value cannot be written for want of privilege. */
     private void probe(Target target) {
-        if (target.kind() == Target.Kind.NAPI_THREAD) {
-            probeThread(target);
-            return;
-        }
-        Path file = target.file(paths);
-        try {
-            files.probeWritable(file);
-        } catch (IOException e) {
-            Errno errno = Errno.of(e);
-            if (errno == Errno.EROFS) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": EROFS (" + errno.text()
-                        + "): " + file.getParent() + " is mounted read-only, as in an unprivileged container; run"
-                        + " on the host or in a privileged container (--privileged, or CAP_SYS_ADMIN with /proc/irq"
-                        + " writable); nothing was changed");
-            }
-            if (errno == Errno.EACCES || errno == Errno.EPERM) {
-                String needs = target.kind() == Target.Kind.IRQ
-                        ? "IRQ affinity needs root: the files under /proc/irq are root's, mode 0644 (uid 0, or"
-                                + " CAP_DAC_OVERRIDE, in the host's user namespace)"
-                        : "XPS needs CAP_NET_ADMIN and root's write access to /sys/class/net";
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": " + errno.name() + " ("
-                        + errno.text() + "): changing " + needs + "; nothing was changed");
-            }
-            // Anything else is the write's to report, and to roll back.
-        }
-    }
-
-    private void probeThread(Target target) {
-        try {
-            int pid = pidOf(target);
-            threads.setAffinity(pid, target.parse(threads.affinity(pid)));
-        } catch (IOException | IllegalArgumentException e) {
-            Errno errno = e instanceof IOException io ? Errno.of(io) : Errno.UNKNOWN;
-            if (errno == Errno.EPERM || errno == Errno.EACCES) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot pin " + target.label() + ": "
-                        + errno.name() + " (" + errno.text() + "): changing another task's affinity needs"
-                        + " CAP_SYS_NICE (root); nothing was changed");
-            }
-            // Anything else is the write's to report, and to roll back.
-        }
+        writer(target).probe(target);
     }
 
     /**
@@ -613,9 +474,9 @@ public final class AffinityTransaction {
             throw NumaspreadException.badInput("state file " + stateFile + " is for " + existing.get().iface() + ", not "
                     + iface + ": choose another with --state FILE");
         }
-        String whatToDo = ": the file is stale, from before a reboot or driver reload renumbered the IRQs. Run "
-                + restoreCommand(paths, stateFile) + " first (it puts back what still exists and reports the IRQs that"
-                + " are gone), then apply again; nothing was changed";
+        String stale = ": the file is stale, from before a reboot or driver reload renumbered the IRQs";
+        String then = " first (it puts back what still exists and reports the IRQs that are gone), then apply again;"
+                + " nothing was changed";
         for (StateFile.Saved saved : existing.get().saved()) {
             Target recorded = saved.target();
             if (recorded.kind() != Target.Kind.IRQ) {
@@ -627,35 +488,17 @@ public final class AffinityTransaction {
                     continue;
                 }
                 if (now.number() == recorded.number() && !now.name().equals(recorded.name())) {
-                    throw NumaspreadException.badInput("state file " + stateFile + " records IRQ " + recorded.number()
-                            + " as \"" + recorded.name() + "\" but it is now \"" + now.name() + "\"" + whatToDo);
+                    throw new RestoreNeeded(NumaspreadException.Kind.BAD_INPUT, "state file " + stateFile
+                            + " records IRQ " + recorded.number() + " as \"" + recorded.name() + "\" but it is now \""
+                            + now.name() + "\"" + stale, stateFile, paths, then);
                 }
                 if (now.name().equals(recorded.name()) && now.number() != recorded.number()) {
-                    throw NumaspreadException.badInput("state file " + stateFile + " records \"" + recorded.name()
-                            + "\" as IRQ " + recorded.number() + " but it is now IRQ " + now.number() + whatToDo);
+                    throw new RestoreNeeded(NumaspreadException.Kind.BAD_INPUT, "state file " + stateFile
+                            + " records \"" + recorded.name() + "\" as IRQ " + recorded.number() + " but it is now IRQ "
+                            + now.number() + stale, stateFile, paths, then);
                 }
             }
         }
-    }
-
-    /**
-     * The command that restores {@code stateFile}, repeating the stand-in roots when they are not the live
-     * kernel's, so that running it as printed never writes a copy's values to the live {@code /proc/irq}.
-     */
-    public static String restoreCommand(KernelPaths paths, Path stateFile) {
-        return "numaspread restore --state " + shellWord(stateFile.toString()) + rootOptions(paths);
-    }
-
-    /** {@code " --sysfs-root S --proc-root P"}, or nothing for the live kernel. */
-    public static String rootOptions(KernelPaths paths) {
-        return paths.equals(KernelPaths.LIVE) ? "" : " --sysfs-root " + shellWord(paths.sysfsRoot().toString())
-                + " --proc-root " + shellWord(paths.procRoot().toString());
-    }
-
-    /** {@code word} as one shell word: as it is when it is plain, else in single quotes. */
-    public static String shellWord(String word) {
-        return !word.isEmpty() && word.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || "_./:=@%+,-".indexOf(c) >= 0)
-                ? word : "'" + word.replace("'", "'\\''") + "'";
     }
 
     /**
@@ -703,11 +546,13 @@ public final class AffinityTransaction {
         Target target = failed.setting().target();
         String value = target.format(failed.setting().cpus(), maskBits);
         int undone = applied.size() - stuck.size();
-        String outcome = stuck.isEmpty()
-                ? "rolled back: " + undone + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched"
-                : "ROLLBACK FAILED for " + String.join(", ", stuck) + ": run " + restoreCommand(paths, stateFile);
-        return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, target.label() + ": writing \"" + value + "\" to "
-                + where(target) + " failed: " + why + "; " + outcome);
+        String failure = target.label() + ": writing \"" + value + "\" to " + where(target) + " failed: " + why + "; ";
+        if (!stuck.isEmpty()) {
+            return new RestoreNeeded(NumaspreadException.Kind.ROLLED_BACK, failure + "ROLLBACK FAILED for "
+                    + String.join(", ", stuck), stateFile, paths, "");
+        }
+        return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, failure + "rolled back: " + undone
+                + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched");
     }
 
     /** Writes back what each applied change replaced; returns the labels of those that could not be. */
@@ -730,8 +575,7 @@ public final class AffinityTransaction {
         if (run.threadedSwitched().isPresent()) {
             Path threadedFile = run.threadedSwitched().get();
             try {
-                files.write(threadedFile, "0");
-                if (!files.read(threadedFile).equals("0")) {
+                if (!threaded.switchOff(threadedFile)) {
                     stuck.add(threadedFile + " (reads back differently)");
                 }
             } catch (IOException e) {

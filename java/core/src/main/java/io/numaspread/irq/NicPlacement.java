@@ -18,23 +18,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Writes a NIC's queue plan as {@code numaspread apply} and the agent's {@code irqs=apply} both do: irqbalance
- * refused first, the previous values saved to the state file before the first change, every write read back,
- * all or nothing (see {@link AffinityTransaction}). Callers render the {@link Outcome}.
+ * Writes a NIC's queue plan as {@code numaspread apply}, {@code watch} and the agent's {@code irqs=apply} all do:
+ * irqbalance refused first, the previous values saved to the state file before the first change, every write read
+ * back, all or nothing (see {@link AffinityTransaction}). One object per set of trees, backend and state location;
+ * callers render the {@link Outcome}.
  */
 public final class NicPlacement {
     /**
      * @param placement what {@code apply} and {@code watch} share: force, XPS, NAPI threads
      * @param dryRun read and compare only; nothing is written, not even the state file
-     * @param stateFile where the previous values go; empty for {@link StateFile#defaultPath}, which follows the roots
      */
-    public record Options(PlacementOptions placement, boolean dryRun, Optional<Path> stateFile) {
-        /** {@link PlacementOptions#DEFAULTS}, a real apply, the default state file. */
+    public record Options(PlacementOptions placement, boolean dryRun) {
+        /** {@link PlacementOptions#DEFAULTS}, a real apply. */
         public static Options defaults() {
-            return new Options(PlacementOptions.DEFAULTS, false, Optional.empty());
+            return new Options(PlacementOptions.DEFAULTS, false);
         }
 
         public boolean force() {
@@ -50,6 +51,49 @@ public final class NicPlacement {
         }
     }
 
+    /** Where each interface's previous values go. */
+    public sealed interface StateLocation {
+        /** {@link StateFile#defaultPath}, which follows the roots and which {@code restore --nic} finds. */
+        StateLocation DEFAULT = new Default();
+
+        /** One file, whatever the interface ({@code apply --state FILE}). */
+        static StateLocation file(Path file) {
+            return new Fixed(file);
+        }
+
+        /** {@code DIRECTORY/IFACE.json} ({@code watch}). */
+        static StateLocation directory(Path directory) {
+            return new Directory(directory);
+        }
+
+        /** The state file of {@code iface}. */
+        Path of(KernelPaths paths, InterfaceName iface);
+
+        /** The default location. */
+        record Default() implements StateLocation {
+            @Override
+            public Path of(KernelPaths paths, InterfaceName iface) {
+                return StateFile.defaultPath(paths, iface);
+            }
+        }
+
+        /** One given file. */
+        record Fixed(Path file) implements StateLocation {
+            @Override
+            public Path of(KernelPaths paths, InterfaceName iface) {
+                return file;
+            }
+        }
+
+        /** {@code IFACE.json} in a given directory. */
+        record Directory(Path directory) implements StateLocation {
+            @Override
+            public Path of(KernelPaths paths, InterfaceName iface) {
+                return directory.resolve(iface.value() + ".json");
+            }
+        }
+    }
+
     /**
      * How {@code --napi-threads} reaches the NAPI threads.
      *
@@ -59,9 +103,46 @@ public final class NicPlacement {
     public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter) {
     }
 
+    /** What one apply writes. */
+    public sealed interface Wanted {
+        /**
+         * Everything the plan places: each queue's IRQ, with {@link Options#xps} its XPS mask, and with {@link
+         * Options#napiThreads} its NAPI thread, in the same transaction ({@code threaded} is set to 1 when it is 0,
+         * recorded so that restore puts back 0).
+         *
+         * @param plan one assignment per queue of the NIC, as planned from {@link Nic#planRequest}
+         */
+        static Wanted plan(SpreadPlan plan) {
+            return new Plan(plan);
+        }
+
+        /**
+         * These settings and no others ({@code watch} leaves IRQs that another writer fights over alone for a
+         * while), with threaded NAPI as it is.
+         *
+         * @param settings from {@link IrqPlan#settings}, or some of them, maybe with settings of NAPI threads
+         * @param threads how the NAPI threads of {@code settings} are found and pinned
+         */
+        static Wanted only(List<Setting> settings, NapiThreads threads) {
+            return new Only(settings, threads);
+        }
+
+        /** The whole plan. */
+        record Plan(SpreadPlan plan) implements Wanted {
+        }
+
+        /** Some settings. */
+        record Only(List<Setting> settings, NapiThreads threads) implements Wanted {
+            public Only {
+                settings = List.copyOf(settings);
+            }
+        }
+    }
+
     /**
      * @param stateFile the state file used
      * @param defaultStateFile whether it is the interface's default, which {@code restore --nic} finds
+     * @param paths the trees written, which a command that undoes the apply must name when they are not live
      * @param results one per setting, in plan order
      * @param notes what the caller should know that did not stop the apply (an irqbalance that could not be seen)
      */
@@ -82,43 +163,52 @@ public final class NicPlacement {
             results.forEach(result -> counts.merge(result.status(), 1, Integer::sum));
             return counts;
         }
-
-        /** The command that puts the previous values back, with the stand-in roots when the tree is not live. */
-        public String restoreCommand() {
-            return defaultStateFile ? "numaspread restore --nic " + iface + AffinityTransaction.rootOptions(paths)
-                    : AffinityTransaction.restoreCommand(paths, stateFile);
-        }
     }
 
-    private NicPlacement() {
-    }
+    private final KernelPaths paths;
+    private final KernelFiles files;
+    private final Optional<Function<InterfaceName, NapiAccess>> napi;
+    private final StateLocation state;
 
     /**
-     * @param plan one assignment per queue of {@code nic}, as planned from {@link Nic#planRequest}
+     * @param paths the trees to write (sysfs and proc roots)
      * @param files the kernel's files ({@link KernelFiles#DIRECT} but in fault tests)
-     * @throws io.numaspread.NumaspreadException REFUSED (irqbalance, no privilege), BAD_INPUT or ROLLED_BACK, as
-     *     {@link AffinityTransaction#apply} says; only ROLLED_BACK can follow a change, and it was put back
+     * @param napi how each interface's NAPI threads are reached, needed for {@link Options#napiThreads}
+     * @param state where each interface's previous values go
      */
-    public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files) {
-        return apply(nic, IrqPlan.settings(nic, plan, options.xps()), options, paths, files);
+    public NicPlacement(KernelPaths paths, KernelFiles files, Optional<Function<InterfaceName, NapiAccess>> napi,
+            StateLocation state) {
+        this.paths = paths;
+        this.files = files;
+        this.napi = napi;
+        this.state = state;
     }
 
     /**
-     * As {@link #apply(Nic, SpreadPlan, Options, KernelPaths, KernelFiles)}, and with {@link Options#napiThreads}
-     * each queue's NAPI thread too, in the same transaction: {@code threaded} is set to 1 when it is 0 (recorded,
-     * so that restore puts back 0), and every thread is pinned to its queue's planned CPUs.
-     *
-     * @throws io.numaspread.NumaspreadException REFUSED also when the interface has no {@code threaded} file
-     *     (Linux before 5.12) or its NAPI threads cannot be told apart by queue
+     * @throws io.numaspread.NumaspreadException REFUSED (irqbalance, no privilege, and with {@link
+     *     Options#napiThreads} an interface without a {@code threaded} file (Linux before 5.12) or whose NAPI
+     *     threads cannot be told apart by queue), BAD_INPUT or ROLLED_BACK, as {@link AffinityTransaction#apply}
+     *     says; only ROLLED_BACK can follow a change, and it was put back
+     * @throws IllegalArgumentException when a plan is not one assignment per queue of {@code nic}
      */
-    public static Outcome apply(Nic nic, SpreadPlan plan, Options options, KernelPaths paths, KernelFiles files,
-            NapiAccess napi) {
-        if (!options.napiThreads()) {
-            return apply(nic, plan, options, paths, files);
+    public Outcome apply(Nic nic, Wanted wanted, Options options) {
+        Path stateFile = state.of(paths, nic.name());
+        if (wanted instanceof Wanted.Only some) {
+            return apply(nic, some.settings(), some.threads(), options, stateFile);
         }
+        SpreadPlan plan = ((Wanted.Plan) wanted).plan();
+        if (!options.napiThreads()) {
+            return apply(nic, IrqPlan.settings(nic, plan, options.xps()), NapiThreads.NONE, options, stateFile);
+        }
+        NapiAccess access = napi.orElseThrow(() -> new IllegalStateException("NAPI threads without NAPI access"))
+                .apply(nic.name());
+        return applyWithThreads(nic, plan, access, options, stateFile);
+    }
+
+    private Outcome applyWithThreads(Nic nic, SpreadPlan plan, NapiAccess napi, Options options, Path stateFile) {
         Path threadedFile = threadedFile(paths, nic.name());
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
-        refuseIfIrqbalance(settings, options, paths);
+        refuseIfIrqbalance(settings, options);
         // NAPI IDs exist before their threads: a kernel that cannot link them to queues is refused before any change.
         NapiThreadPlan.settings(nic, plan, napi.discover().get());
         NapiThreads threads = new NapiThreads(paths, files, napi.setter(), Map.of());
@@ -128,17 +218,14 @@ public final class NicPlacement {
             return NapiThreadPlan.settings(nic, plan, map);
         });
         boolean wasOff = threadedIsOff(threadedFile);
-        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
-        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(),
-                threads);
-        List<AffinityTransaction.Result> results = applier.apply(nic.name(), settings, Optional.of(threading), state,
-                options.dryRun());
+        List<AffinityTransaction.Result> results = transaction(threads).apply(nic.name(), settings,
+                Optional.of(threading), stateFile, options.dryRun());
         List<String> notes = new ArrayList<>(Irqbalance.blindSpot(paths.procRoot()).stream().toList());
         if (wasOff) {
             notes.add(options.dryRun() ? threadedFile + " is 0: apply would set it to 1 and pin the NAPI threads the"
                     + " kernel then starts" : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
         }
-        return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(), results, notes);
+        return outcome(nic, stateFile, results, notes);
     }
 
     /**
@@ -160,35 +247,21 @@ public final class NicPlacement {
         return KernelText.readOptional(threadedFile).map("0"::equals).orElse(false);
     }
 
-    /**
-     * As {@link #apply(Nic, SpreadPlan, Options, KernelPaths, KernelFiles)}, for some of the plan's settings
-     * ({@code watch} leaves IRQs that another writer fights over alone for a while).
-     *
-     * @param settings from {@link IrqPlan#settings}, or some of them
-     */
-    public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
-            KernelFiles files) {
-        return apply(nic, settings, options, paths, files, NapiThreads.NONE);
-    }
-
-    /**
-     * As {@link #apply(Nic, List, Options, KernelPaths, KernelFiles)}, with settings of NAPI threads among them
-     * ({@code watch --napi-threads}, with threaded NAPI on).
-     *
-     * @param threads how the NAPI threads of {@code settings} are found and pinned
-     */
-    public static Outcome apply(Nic nic, List<Setting> settings, Options options, KernelPaths paths,
-            KernelFiles files, NapiThreads threads) {
-        refuseIfIrqbalance(settings, options, paths);
-        Path state = options.stateFile().orElseGet(() -> StateFile.defaultPath(paths, nic.name()));
-        AffinityTransaction applier = new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(),
-                threads);
-        return new Outcome(nic.name(), paths, state, options.stateFile().isEmpty(),
-                applier.apply(nic.name(), settings, state, options.dryRun()),
+    private Outcome apply(Nic nic, List<Setting> settings, NapiThreads threads, Options options, Path stateFile) {
+        refuseIfIrqbalance(settings, options);
+        return outcome(nic, stateFile, transaction(threads).apply(nic.name(), settings, stateFile, options.dryRun()),
                 Irqbalance.blindSpot(paths.procRoot()).stream().toList());
     }
 
-    private static void refuseIfIrqbalance(List<Setting> settings, Options options, KernelPaths paths) {
+    private AffinityTransaction transaction(NapiThreads threads) {
+        return new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
+    }
+
+    private Outcome outcome(Nic nic, Path stateFile, List<AffinityTransaction.Result> results, List<String> notes) {
+        return new Outcome(nic.name(), paths, stateFile, state instanceof StateLocation.Default, results, notes);
+    }
+
+    private void refuseIfIrqbalance(List<Setting> settings, Options options) {
         if (!options.dryRun() && !options.force()) {
             Map<Integer, CpuSet> planned = new TreeMap<>();
             settings.stream().filter(setting -> setting.target().kind() == Target.Kind.IRQ)

@@ -6,8 +6,10 @@
  * {@link io.numaspread.irq.NicPlacement} turns a NIC and its plan into that transaction's settings.
  *
  * <pre>{@code
- * NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, NicPlacement.Options.defaults(),
- *         KernelPaths.LIVE, KernelFiles.DIRECT);               // needs root; refuses while irqbalance runs
+ * NicPlacement placement = new NicPlacement(KernelPaths.LIVE, KernelFiles.DIRECT, Optional.empty(),
+ *         NicPlacement.StateLocation.DEFAULT);
+ * NicPlacement.Outcome outcome = placement.apply(nic, NicPlacement.Wanted.plan(plan),
+ *         NicPlacement.Options.defaults());                      // needs root; refuses while irqbalance runs
  * new AffinityTransaction(KernelPaths.LIVE, KernelFiles.DIRECT, sysfs.maskBits())
  *         .restore(outcome.stateFile(), Optional.of(nic.name()));   // puts every value back
  * }</pre>

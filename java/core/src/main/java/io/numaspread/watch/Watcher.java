@@ -111,9 +111,8 @@ public final class Watcher {
             return placement.xps();
         }
 
-        NicPlacement.Options placement(InterfaceName iface, boolean dryRun) {
-            return new NicPlacement.Options(placement, dryRun, Optional.of(stateDirectory.resolve(iface.value()
-                    + ".json")));
+        NicPlacement.Options placement(boolean dryRun) {
+            return new NicPlacement.Options(placement, dryRun);
         }
     }
 
@@ -396,7 +395,7 @@ public final class Watcher {
     /** What each file of the plan holds now, as a dry run of the apply reads it. */
     private List<AffinityTransaction.Result> readBack(InterfaceName iface, Placed state, Nic nic,
             List<Setting> wanted) {
-        return NicPlacement.apply(nic, wanted, settings.placement(iface, true), paths, files, threadsOf(state))
+        return placement().apply(nic, NicPlacement.Wanted.only(wanted, threadsOf(state)), settings.placement(true))
                 .results();
     }
 
@@ -533,7 +532,13 @@ public final class Watcher {
     }
 
     private NicPlacement.Outcome apply(Placed state, Nic nic, List<Setting> wanted) {
-        return NicPlacement.apply(nic, wanted, settings.placement(nic.name(), false), paths, files, threadsOf(state));
+        return placement().apply(nic, NicPlacement.Wanted.only(wanted, threadsOf(state)), settings.placement(false));
+    }
+
+    /** Every apply's: the watched trees, the NICs' NAPI access, a state file per NIC in the state directory. */
+    private NicPlacement placement() {
+        return new NicPlacement(paths, files, settings.napi(),
+                NicPlacement.StateLocation.directory(settings.stateDirectory()));
     }
 
     private static NapiThreads threadsOf(Placed state) {
@@ -570,8 +575,8 @@ public final class Watcher {
         }
         state.napiProblem = Optional.empty();
         if (KernelText.readOptional(threadedFile).map("0"::equals).orElse(false)) {
-            NicPlacement.Outcome outcome = NicPlacement.apply(nic, plan, settings.placement(nic.name(), false), paths,
-                    files, napi);
+            NicPlacement.Outcome outcome = placement().apply(nic, NicPlacement.Wanted.plan(plan),
+                    settings.placement(false));
             long pinned = countNapiThreads(nic.name(), outcome.results());
             listener.heard(new WatchEvent.ThreadedTurnedOn(nic.name(), threadedFile, pinned,
                     trigger == Trigger.START ? List.of() : after(nic.name(), events)));

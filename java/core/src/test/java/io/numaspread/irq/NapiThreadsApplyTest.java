@@ -94,8 +94,13 @@ class NapiThreadsApplyTest extends StandInNicTest {
     }
 
     private NicPlacement.Outcome apply(boolean dryRun) {
-        return NicPlacement.apply(nic, plan, new NicPlacement.Options(NAPI_THREADS, dryRun, Optional.of(state)),
-                paths, KernelFiles.DIRECT, new NicPlacement.NapiAccess(this::map, this::setAffinity));
+        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity)).apply(nic,
+                NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
+    }
+
+    private NicPlacement placement(NicPlacement.NapiAccess access) {
+        return new NicPlacement(paths, KernelFiles.DIRECT, Optional.of(iface -> access),
+                NicPlacement.StateLocation.file(state));
     }
 
     private AffinityTransaction restorer() {
@@ -168,10 +173,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
     @Test
     void noNapiLinkedToAQueueIsRefusedBeforeThreadedIsTouched() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> NicPlacement.apply(nic, plan,
-                new NicPlacement.Options(NAPI_THREADS, false, Optional.of(state)), paths, KernelFiles.DIRECT,
-                new NicPlacement.NapiAccess(() -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS,
-                        "no netdev family"), this::setAffinity)));
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> placement(new NicPlacement.NapiAccess(() -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS,
+                        "no netdev family"), this::setAffinity)).apply(nic, NicPlacement.Wanted.plan(plan),
+                new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("napi-get (Linux 6.8 or later)")
                 && e.getMessage().endsWith("nothing was changed"), e.getMessage());
@@ -183,10 +188,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void aMapThatLosesItsQueuesOnceThreadedIsOnIsRefusedAndThreadedIsPutBack() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         AtomicInteger calls = new AtomicInteger();
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> NicPlacement.apply(nic, plan,
-                new NicPlacement.Options(NAPI_THREADS, false, Optional.of(state)), paths, KernelFiles.DIRECT,
-                new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
-                        : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"), this::setAffinity)));
+        NumaspreadException e = assertThrows(NumaspreadException.class,
+                () -> placement(new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
+                        : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"), this::setAffinity))
+                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));

@@ -48,13 +48,19 @@ class NicPlacementTest extends StandInNicTest {
         plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS));
     }
 
-    private NicPlacement.Outcome apply(NicPlacement.Options options) {
-        return NicPlacement.apply(nic, plan, options, paths, KernelFiles.DIRECT);
+    private NicPlacement.Outcome apply(PlacementOptions placement, boolean dryRun, NicPlacement.StateLocation state) {
+        return apply(plan, placement, dryRun, state);
+    }
+
+    private NicPlacement.Outcome apply(SpreadPlan plan, PlacementOptions placement, boolean dryRun,
+            NicPlacement.StateLocation state) {
+        return new NicPlacement(paths, KernelFiles.DIRECT, Optional.empty(), state).apply(nic,
+                NicPlacement.Wanted.plan(plan), new NicPlacement.Options(placement, dryRun));
     }
 
     @Test
     void writesTheNicsPlanRecordsTheStateAndSaysHowToUndo() throws IOException {
-        NicPlacement.Outcome outcome = apply(new NicPlacement.Options(WITH_XPS, false, Optional.of(state)));
+        NicPlacement.Outcome outcome = apply(WITH_XPS, false, NicPlacement.StateLocation.file(state));
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         for (NicVector vector : nic.queueVectors()) {
             assertEquals(plan.get(nic.planIndex(vector.queue())).cpus().toString(), affinity(vector.irq()));
@@ -65,11 +71,10 @@ class NicPlacementTest extends StandInNicTest {
         assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 8), outcome.counts());
         assertEquals(state, outcome.stateFile());
         assertFalse(outcome.defaultStateFile());
-        assertEquals("numaspread restore --state " + state + " --sysfs-root " + sys + " --proc-root " + proc,
-                outcome.restoreCommand(), "the stand-in roots are repeated, so the command never restores live IRQs");
+        assertEquals(paths, outcome.paths(), "the stand-in roots, which the command that undoes it must repeat");
         assertEquals(nic.name(), StateFile.read(state).orElseThrow().iface());
 
-        NicPlacement.Outcome again = apply(new NicPlacement.Options(WITH_XPS, false, Optional.of(state)));
+        NicPlacement.Outcome again = apply(WITH_XPS, false, NicPlacement.StateLocation.file(state));
         assertFalse(again.changed());
         assertEquals(Map.of(AffinityTransaction.Status.UNCHANGED, 8), again.counts());
     }
@@ -79,26 +84,26 @@ class NicPlacementTest extends StandInNicTest {
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         before = NicFixture.snapshot(proc, sys);
         NumaspreadException refused = assertThrows(NumaspreadException.class,
-                () -> apply(new NicPlacement.Options(PLAIN, false, Optional.of(state))));
+                () -> apply(PLAIN, false, NicPlacement.StateLocation.file(state)));
         assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
         assertTrue(refused.getMessage().startsWith("irqbalance is running (pid 700)"), refused.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
 
-        NicPlacement.Outcome dry = apply(new NicPlacement.Options(PLAIN, true, Optional.of(state)));
+        NicPlacement.Outcome dry = apply(PLAIN, true, NicPlacement.StateLocation.file(state));
         assertEquals(Map.of(AffinityTransaction.Status.WOULD_CHANGE, 4), dry.counts());
         assertFalse(dry.changed());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
 
-        NicPlacement.Outcome forced = apply(new NicPlacement.Options(FORCED, false, Optional.of(state)));
+        NicPlacement.Outcome forced = apply(FORCED, false, NicPlacement.StateLocation.file(state));
         assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 4), forced.counts());
         assertEquals("2-3", affinity(51));
     }
 
     @Test
     void withoutAStateFileItUsesTheInterfacesWhichRestoreFindsByName() {
-        NicPlacement.Outcome dry = apply(new NicPlacement.Options(PLAIN, true, Optional.empty()));
+        NicPlacement.Outcome dry = apply(PLAIN, true, NicPlacement.StateLocation.DEFAULT);
         assertEquals(StateFile.defaultPath(paths, nic.name()), dry.stateFile());
         assertTrue(dry.defaultStateFile());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -107,22 +112,22 @@ class NicPlacementTest extends StandInNicTest {
 
     @Test
     void aStandInTreesDefaultStateFollowsItsRootsNeverTheLiveOne() throws IOException {
-        NicPlacement.Outcome applied = apply(NicPlacement.Options.defaults());
+        NicPlacement.Outcome applied = apply(PlacementOptions.DEFAULTS, false, NicPlacement.StateLocation.DEFAULT);
         assertTrue(applied.changed());
         // The defaults are apply's and watch's (PlacementOptions.DEFAULTS), which the agent's irqs=apply uses: XPS too.
         assertEquals("0c", Files.readString(paths.xpsCpus(nic.name(), 1)).strip());
         assertEquals(proc.resolve("numaspread/eth0.json"), applied.stateFile());
         assertTrue(Files.isRegularFile(proc.resolve("numaspread/eth0.json")));
-        assertEquals("numaspread restore --nic eth0 --sysfs-root " + sys + " --proc-root " + proc,
-                applied.restoreCommand());
+        assertTrue(applied.defaultStateFile());
+        assertEquals(paths, applied.paths());
     }
 
     @Test
     void aPlanThatIsNotOnePerQueueIsRefusedBeforeAnyChange() {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         SpreadPlan two = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withCount(2));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> NicPlacement.apply(nic, two,
-                new NicPlacement.Options(PLAIN, false, Optional.of(state)), paths, KernelFiles.DIRECT));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> apply(two, PLAIN, false, NicPlacement.StateLocation.file(state)));
         assertEquals("the plan has 2 assignments for 4 queues of eth0", e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));

@@ -147,12 +147,14 @@ class RestoreTest extends StandInNicTest {
         Map<Path, String> afterReload = NicFixture.snapshot(proc, sys);
 
         List<Setting> renumbered = List.of(new Setting(Target.irq(60, "i40e-eth0-TxRx-0"), CpuSet.of(4)));
-        NumaspreadException refused = assertThrows(NumaspreadException.class,
+        RestoreNeeded refused = assertThrows(RestoreNeeded.class,
                 () -> transaction(KernelFiles.DIRECT).apply(ETH0, renumbered, state, false));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, refused.kind());
         assertTrue(refused.getMessage().contains("records \"i40e-eth0-TxRx-0\" as IRQ 50 but it is now IRQ 60"),
                 refused.getMessage());
-        assertTrue(refused.getMessage().contains("Run numaspread restore --state " + state), refused.getMessage());
+        assertEquals(state, refused.stateFile(), "the remedy: restore this file first");
+        assertEquals(paths, refused.paths());
+        assertTrue(refused.getMessage().contains("restore " + state + " first"), refused.getMessage());
         assertEquals(afterReload, NicFixture.snapshot(proc, sys), "nothing merged, nothing written");
 
         List<AffinityTransaction.Result> results = transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
@@ -217,15 +219,6 @@ class RestoreTest extends StandInNicTest {
         assertTrue(Files.exists(state), "kept for another try");
         transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
         assertEquals(before, NicFixture.snapshot(proc, sys));
-    }
-
-    @Test
-    void theUndoCommandRepeatsStandInRootsAsShellWords() {
-        KernelPaths odd = new KernelPaths(Path.of("/tmp/fake proc"), Path.of("/tmp/it's/sys"));
-        assertEquals("numaspread restore --state '/run/a b.json' --sysfs-root '/tmp/it'\\''s/sys' --proc-root"
-                + " '/tmp/fake proc'", AffinityTransaction.restoreCommand(odd, Path.of("/run/a b.json")));
-        assertEquals("numaspread restore --state /run/numaspread/eth0.json",
-                AffinityTransaction.restoreCommand(KernelPaths.LIVE, Path.of("/run/numaspread/eth0.json")));
     }
 
     @Test

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.irq;
+
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.InterruptTable;
+import java.io.IOException;
+import java.util.Optional;
+
+/** IRQ affinity: {@code /proc/irq/N/smp_affinity_list}, root's to write. */
+final class IrqAffinity implements SettingWriter {
+    private final KernelPaths paths;
+    private final KernelFiles files;
+
+    IrqAffinity(KernelPaths paths, KernelFiles files) {
+        this.paths = paths;
+        this.files = files;
+    }
+
+    @Override
+    public String read(Target target) throws IOException {
+        return files.read(target.file(paths));
+    }
+
+    @Override
+    public void write(Target target, String value) throws IOException {
+        files.write(target.file(paths), value);
+    }
+
+    @Override
+    public void probe(Target target) {
+        SysfsProbe.probe(files, target.file(paths), "IRQ affinity needs root: the files under /proc/irq are root's,"
+                + " mode 0644 (uid 0, or CAP_DAC_OVERRIDE, in the host's user namespace)");
+    }
+
+    @Override
+    public String where(Target target) {
+        return target.file(paths).toString();
+    }
+
+    /**
+     * An IRQ whose number now carries another name (or none) is gone: its number was freed and maybe given to
+     * another device, which is left alone. When the recorded name now lives at another number, the driver was
+     * reloaded and renumbered its IRQs; the message says so.
+     */
+    @Override
+    public Optional<String> goneReason(Target target, InterruptTable interrupts) {
+        String now = interrupts.name(target.number());
+        if (now.equals(target.name())) {
+            return Optional.empty();
+        }
+        String was = now.isEmpty() ? "IRQ " + target.number() + " no longer exists"
+                : "IRQ " + target.number() + " is now \"" + now + "\", another IRQ, left alone";
+        Optional<Integer> renumbered = interrupts.numberOf(target.name());
+        return Optional.of(renumbered.map(irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver"
+                + " was reloaded and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
+                .orElse(was));
+    }
+}

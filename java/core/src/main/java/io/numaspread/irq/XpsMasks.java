@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.irq;
+
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.InterruptTable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** XPS: each transmit queue's {@code /sys/class/net/IFACE/queues/tx-N/xps_cpus}, a hex mask. */
+final class XpsMasks implements SettingWriter {
+    private final KernelPaths paths;
+    private final KernelFiles files;
+
+    XpsMasks(KernelPaths paths, KernelFiles files) {
+        this.paths = paths;
+        this.files = files;
+    }
+
+    @Override
+    public String read(Target target) throws IOException {
+        return files.read(target.file(paths));
+    }
+
+    @Override
+    public void write(Target target, String value) throws IOException {
+        files.write(target.file(paths), value);
+    }
+
+    /** The file exists but the kernel reports ENOENT on reading it: a single-queue device. */
+    @Override
+    public boolean lacks(Target target, IOException failure) {
+        return Errno.of(failure) == Errno.ENOENT && Files.exists(target.file(paths));
+    }
+
+    @Override
+    public void probe(Target target) {
+        SysfsProbe.probe(files, target.file(paths), "XPS needs CAP_NET_ADMIN and root's write access to"
+                + " /sys/class/net");
+    }
+
+    @Override
+    public String where(Target target) {
+        return target.file(paths).toString();
+    }
+
+    @Override
+    public Optional<String> goneReason(Target target, InterruptTable interrupts) {
+        Path queue = target.file(paths).getParent();
+        return Files.isDirectory(queue) ? Optional.empty()
+                : Optional.of(queue + " no longer exists (the transmit queues were reduced, or the device removed)");
+    }
+}
