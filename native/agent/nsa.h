@@ -42,7 +42,6 @@ struct nsa_rules {
 /* The current rule set with a reference taken, or NULL when there is none; give it back with nsa_rules_release. */
 struct nsa_rules *nsa_rules_acquire(void);
 void nsa_rules_release(struct nsa_rules *rules);
-/* The first rule any of whose globs matches the name, or NULL. */
 struct nsa_rule *nsa_rule_for(struct nsa_rules *rules, const char *name);
 
 /* ---- glob matching (glob.c) --------------------------------------------------------------------------- */
@@ -55,7 +54,6 @@ int nsa_glob_matches(const char *glob, const char *name);
 /* ---- pinning (pin.c) ---------------------------------------------------------------------------------- */
 
 pid_t nsa_gettid(void);
-/* Matches and pins the starting thread by name, and tracks it for a dynamic attach when it matched. */
 void nsa_pin_started(JNIEnv *jni, struct nsa_rules *rules, const char *name);
 
 /* ---- reports (reports.c) ------------------------------------------------------------------------------ */
@@ -73,7 +71,6 @@ int nsa_hook_enable(JavaVM *vm, JNIEnv *env);
 /* ---- JNI helpers (agent.c) ---------------------------------------------------------------------------- */
 
 void nsa_throw(JNIEnv *env, const char *class_name, const char *message);
-/* Copies a Java string to a malloc'd modified-UTF-8 C string; NULL with an exception pending on failure. */
 char *nsa_utf(JNIEnv *env, jstring text);
 
 /* ---- cpulists and CPU masks (cpulist.c) --------------------------------------------------------------- */
