@@ -28,6 +28,7 @@ public final class CpuSet implements Iterable<Integer> {
      * {@code (base + j) * 64 ..}. Storing only that span keeps CPU 8000's sibling pair at one word, not 126.
      */
     private final long[] words;
+
     private final int base;
 
     private CpuSet(long[] words, int base) {
@@ -48,7 +49,8 @@ public final class CpuSet implements Iterable<Integer> {
         if (low == high) {
             return EMPTY;
         }
-        return low == 0 && high == words.length ? new CpuSet(words, base)
+        return low == 0 && high == words.length
+                ? new CpuSet(words, base)
                 : new CpuSet(Arrays.copyOfRange(words, low, high), base + low);
     }
 
@@ -139,8 +141,10 @@ public final class CpuSet implements Iterable<Integer> {
         // Digits only, so a long holds any 18 of them; beyond that it is past MAX_CPUS anyway.
         long cpu = number.length() > 18 ? Long.MAX_VALUE : Long.parseLong(number);
         if (cpu >= MAX_CPUS) {
-            throw malformed(cpulist, "CPU " + shortened(number) + " is beyond the " + MAX_CPUS + " CPUs any Linux"
-                    + " machine can have");
+            throw malformed(
+                    cpulist,
+                    "CPU " + shortened(number) + " is beyond the " + MAX_CPUS + " CPUs any Linux"
+                            + " machine can have");
         }
         return (int) cpu;
     }
@@ -165,8 +169,9 @@ public final class CpuSet implements Iterable<Integer> {
     public static CpuSet parseHexMask(String hexMask) {
         String[] groups = hexMask.strip().split(",", -1);
         if (groups.length > MAX_CPUS / 32) {
-            throw new IllegalArgumentException("malformed hex mask \"" + shortened(hexMask.strip()) + "\": "
-                    + groups.length + " groups of 32 CPUs, beyond the " + MAX_CPUS + " CPUs any Linux machine can have");
+            throw new IllegalArgumentException(
+                    "malformed hex mask \"" + shortened(hexMask.strip()) + "\": " + groups.length
+                            + " groups of 32 CPUs, beyond the " + MAX_CPUS + " CPUs any Linux machine can have");
         }
         Builder builder = builder();
         for (int g = 0; g < groups.length; g++) {
@@ -308,7 +313,8 @@ public final class CpuSet implements Iterable<Integer> {
      */
     public long[] toMask(int bits) {
         if (!isEmpty() && last() >= bits) {
-            throw new IllegalArgumentException("CPU " + last() + " is beyond the " + bits + " CPUs this machine can have");
+            throw new IllegalArgumentException(
+                    "CPU " + last() + " is beyond the " + bits + " CPUs this machine can have");
         }
         long[] mask = new long[(bits + 63) / 64];
         System.arraycopy(words, 0, mask, base, words.length);
@@ -423,15 +429,15 @@ public final class CpuSet implements Iterable<Integer> {
     public static final class Builder {
         private long[] words = new long[1];
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder add(int cpu) {
             if (cpu < 0) {
                 throw new IllegalArgumentException("negative CPU number " + cpu);
             }
             if (cpu >= MAX_CPUS) {
-                throw new IllegalArgumentException("CPU " + cpu + " is beyond the " + MAX_CPUS + " CPUs any Linux machine can have");
+                throw new IllegalArgumentException(
+                        "CPU " + cpu + " is beyond the " + MAX_CPUS + " CPUs any Linux machine can have");
             }
             int word = cpu >>> 6;
             if (word >= words.length) {

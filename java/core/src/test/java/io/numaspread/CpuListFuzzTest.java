@@ -20,24 +20,55 @@ import org.junit.jupiter.api.Timeout;
 class CpuListFuzzTest {
     private static final long SEED = Long.getLong("numaspread.fuzz.seed", 0xc0ffeeL);
     private static final int CASES = 50_000;
-    private static final List<String> PIECES = List.of("0", "1", "3", "63", "64", "127", "4095", "65535", "65536",
-            "2147483646", "2147483647", "2147483648", "4294967296", "99999999999999999999", "-", ",", ":", "/", " ", "\n",
-            "+", "x", "ff", "F", "00000000", "\u0000", "\u0661");
+    private static final List<String> PIECES = List.of(
+            "0",
+            "1",
+            "3",
+            "63",
+            "64",
+            "127",
+            "4095",
+            "65535",
+            "65536",
+            "2147483646",
+            "2147483647",
+            "2147483648",
+            "4294967296",
+            "99999999999999999999",
+            "-",
+            ",",
+            ":",
+            "/",
+            " ",
+            "\n",
+            "+",
+            "x",
+            "ff",
+            "F",
+            "00000000",
+            "\u0000",
+            "\u0661");
 
     @Test
     void everyListParsesBackToItselfOrIsRefusedInItsOwnWords() {
         Random random = new Random(SEED);
         int parsed = 0;
         for (int n = 0; n < CASES; n++) {
-            String text = n % 2 == 0 ? randomList(random) : mutate(CpuSet.of(random.ints(1 + random.nextInt(5), 0, 300)
-                    .toArray()).toString(), random);
+            String text = n % 2 == 0
+                    ? randomList(random)
+                    : mutate(
+                            CpuSet.of(random.ints(1 + random.nextInt(5), 0, 300).toArray())
+                                    .toString(),
+                            random);
             try {
                 CpuSet cpus = CpuSet.parse(text);
                 assertEquals(cpus, CpuSet.parse(cpus.toString()), text);
                 assertTrue(cpus.isEmpty() || cpus.last() < CpuSet.MAX_CPUS, text);
                 parsed++;
             } catch (IllegalArgumentException e) {
-                assertTrue(e.getMessage().startsWith("malformed cpulist") || e.getMessage().contains("CPU"),
+                assertTrue(
+                        e.getMessage().startsWith("malformed cpulist")
+                                || e.getMessage().contains("CPU"),
                         text + " -> " + e.getMessage());
             }
             String mask = mutate(CpuSet.of(random.nextInt(128)).toHexMask(128), random);
@@ -53,8 +84,14 @@ class CpuListFuzzTest {
 
     @Test
     void numbersNearTheIntLimitAreRefusedBeforeAnyBitIsSet() {
-        for (String huge : List.of("0-2147483647", "2147483647", "2147483646-2147483647", "0-65536", "65536",
-                "0-2147483647:1/2", "1-3:1/2147483647")) {
+        for (String huge : List.of(
+                "0-2147483647",
+                "2147483647",
+                "2147483646-2147483647",
+                "0-65536",
+                "65536",
+                "0-2147483647:1/2",
+                "1-3:1/2147483647")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuSet.parse(huge), huge);
             assertTrue(e.getMessage().contains("is beyond the 65536 CPUs"), huge + " -> " + e.getMessage());
         }

@@ -9,20 +9,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.BitSet;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class CpuSetTest {
     @ParameterizedTest
-    @CsvSource(delimiter = ';', value = {
-        "0-3,8,10-11; 0-3,8,10-11",
-        "3,2,1,0; 0-3",
-        "0,1-2,2; 0-2",
-        "' 0-1 '; 0-1",
-        "0-7:2/4; 0-1,4-5",
-        "4095; 4095"})
+    @CsvSource(
+            delimiter = ';',
+            value = {
+                "0-3,8,10-11; 0-3,8,10-11",
+                "3,2,1,0; 0-3",
+                "0,1-2,2; 0-2",
+                "' 0-1 '; 0-1",
+                "0-7:2/4; 0-1,4-5",
+                "4095; 4095"
+            })
     void parsesAndPrintsKernelCpulists(String input, String printed) {
         assertEquals(printed, CpuSet.parse(input).toString());
     }
@@ -55,7 +58,8 @@ class CpuSetTest {
         assertEquals("00000000,0000000f", CpuSet.range(0, 3).toHexMask(64));
         assertEquals("00000001,00000000", CpuSet.of(32).toHexMask(40));
         assertEquals("03", CpuSet.range(0, 1).toHexMask(2).substring(6));
-        assertEquals(CpuSet.of(0, 33, 70), CpuSet.parseHexMask(CpuSet.of(0, 33, 70).toHexMask(96)));
+        assertEquals(
+                CpuSet.of(0, 33, 70), CpuSet.parseHexMask(CpuSet.of(0, 33, 70).toHexMask(96)));
         assertThrows(IllegalArgumentException.class, () -> CpuSet.parseHexMask("zz"));
     }
 
@@ -94,7 +98,9 @@ class CpuSetTest {
     @Test
     void equalityIgnoresHowTheSetWasBuilt() {
         assertEquals(CpuSet.of(1, 2), CpuSet.range(0, 200).intersect(CpuSet.of(1, 2)));
-        assertEquals(CpuSet.of(1, 2).hashCode(), CpuSet.range(0, 200).intersect(CpuSet.of(1, 2)).hashCode());
+        assertEquals(
+                CpuSet.of(1, 2).hashCode(),
+                CpuSet.range(0, 200).intersect(CpuSet.of(1, 2)).hashCode());
         assertFalse(CpuSet.of(1).contains(-1));
     }
 

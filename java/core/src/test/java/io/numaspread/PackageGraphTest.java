@@ -50,8 +50,8 @@ class PackageGraphTest {
     @Test
     void layeringIsLayers() {
         Map<String, Set<String>> rules = Layering.read().rules();
-        rules.forEach((pkg, uses) -> uses.forEach(used -> assertTrue(rules.containsKey(used),
-                pkg + " may use " + used + ", which has no row in " + Layering.FILE)));
+        rules.forEach((pkg, uses) -> uses.forEach(used -> assertTrue(
+                rules.containsKey(used), pkg + " may use " + used + ", which has no row in " + Layering.FILE)));
         List<String> cycle = findCycle(rules.keySet(), p -> rules.getOrDefault(p, Set.of()));
         assertTrue(cycle.isEmpty(), "the layering of " + Layering.FILE + " has a cycle: " + String.join(" -> ", cycle));
     }
@@ -75,20 +75,23 @@ class PackageGraphTest {
     @Test
     void netlinkSitsBetweenTheBackendsAndItsUsers() {
         Set<String> netlink = graph.uses(ROOT + ".netlink");
-        assertTrue(netlink.contains(ROOT + ".nativeaccess")
-                && Set.of(ROOT, ROOT + ".kernel", ROOT + ".nativeaccess").containsAll(netlink),
+        assertTrue(
+                netlink.contains(ROOT + ".nativeaccess")
+                        && Set.of(ROOT, ROOT + ".kernel", ROOT + ".nativeaccess")
+                                .containsAll(netlink),
                 "io.numaspread.netlink depends on " + netlink);
-        assertTrue(!graph.uses(ROOT + ".nativeaccess").contains(ROOT + ".netlink"),
+        assertTrue(
+                !graph.uses(ROOT + ".nativeaccess").contains(ROOT + ".netlink"),
                 "io.numaspread.nativeaccess depends on " + graph.uses(ROOT + ".nativeaccess"));
         for (String user : List.of(ROOT + ".nic", ROOT + ".watch")) {
-            assertTrue(graph.uses(user).contains(ROOT + ".netlink"),
-                    user + " depends on " + graph.uses(user));
+            assertTrue(graph.uses(user).contains(ROOT + ".netlink"), user + " depends on " + graph.uses(user));
         }
     }
 
     @Test
     void nicDiscoveryDoesNotReachTheWriteTransaction() {
-        assertTrue(!graph.uses(ROOT + ".nic").contains(ROOT + ".irq"),
+        assertTrue(
+                !graph.uses(ROOT + ".nic").contains(ROOT + ".irq"),
                 "io.numaspread.nic depends on " + graph.uses(ROOT + ".nic"));
     }
 
@@ -104,8 +107,8 @@ class PackageGraphTest {
         return List.of();
     }
 
-    private static boolean visit(String node, Function<String, Set<String>> uses, Map<String, Integer> state,
-            List<String> path) {
+    private static boolean visit(
+            String node, Function<String, Set<String>> uses, Map<String, Integer> state, List<String> path) {
         Integer seen = state.get(node);
         if (seen != null && seen == DONE) {
             return false;
@@ -127,7 +130,8 @@ class PackageGraphTest {
     }
 
     private static Path coreJar() throws URISyntaxException {
-        Path location = Path.of(CpuSet.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path location = Path.of(
+                CpuSet.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         assertTrue(Files.isRegularFile(location), "the tests run against the core jar, not " + location);
         return location;
     }

@@ -29,8 +29,7 @@ final class NativeAgent {
 
     private static boolean loaded;
 
-    private NativeAgent() {
-    }
+    private NativeAgent() {}
 
     /**
      * Extracts the library into a fresh owner-only directory, loads it, and deletes it again: once mapped, the
@@ -65,8 +64,8 @@ final class NativeAgent {
             throw unavailable("cannot extract the native library to " + System.getProperty("java.io.tmpdir") + ": "
                     + e.getMessage());
         } catch (UnsatisfiedLinkError e) {
-            throw unavailable("cannot load the native library (is java.io.tmpdir on a noexec mount?): "
-                    + e.getMessage());
+            throw unavailable(
+                    "cannot load the native library (is java.io.tmpdir on a noexec mount?): " + e.getMessage());
         }
         loaded = true;
     }
@@ -100,7 +99,11 @@ final class NativeAgent {
     static byte[] readFromAgentJar(String resource) throws IOException {
         File jarFile;
         try {
-            jarFile = new File(NativeAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            jarFile = new File(NativeAgent.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException | IllegalArgumentException e) {
             throw unavailable("cannot find the agent's jar: " + e.getMessage());
         }
@@ -129,11 +132,12 @@ final class NativeAgent {
      * GCC's targets use (Java says amd64 for x86_64), or linux-{@code osArch} for any other, which the jar lacks.
      */
     static String platform(String osArch) {
-        return "linux-" + switch (osArch) {
-            case "amd64", "x86_64" -> "x86_64";
-            case "aarch64", "arm64" -> "aarch64";
-            default -> osArch;
-        };
+        return "linux-"
+                + switch (osArch) {
+                    case "amd64", "x86_64" -> "x86_64";
+                    case "aarch64", "arm64" -> "aarch64";
+                    default -> osArch;
+                };
     }
 
     /**
@@ -158,8 +162,13 @@ final class NativeAgent {
      * @param reportPins report every pin, not only those that fail
      * @param trackStarts keep the threads pinned at start until {@link #pinRunning}, which then skips them
      */
-    static native void install(String[][] globs, long[][] masks, String[][] cpulists, int maskWords,
-            boolean reportPins, boolean trackStarts);
+    static native void install(
+            String[][] globs,
+            long[][] masks,
+            String[][] cpulists,
+            int maskWords,
+            boolean reportPins,
+            boolean trackStarts);
 
     /**
      * Pins already-running threads by the current rules, except those pinned at start; returns how many matched,

@@ -42,8 +42,7 @@ import java.util.Optional;
 public final class NumaspreadAgent {
     static final String PREFIX = "numaspread agent: ";
 
-    private NumaspreadAgent() {
-    }
+    private NumaspreadAgent() {}
 
     public static void premain(String options) {
         start(options, false);
@@ -84,8 +83,8 @@ public final class NumaspreadAgent {
             }
         }
         long[] masks = options.nic().isEmpty()
-                ? NativeAgent.planThreads("/sys", null, options.node().getAsInt(),
-                        options.count().getAsInt(), options.mode() == Mode.CPU)
+                ? NativeAgent.planThreads(
+                        "/sys", null, options.node().getAsInt(), options.count().getAsInt(), options.mode() == Mode.CPU)
                 : null;
         int words = masks == null ? 0 : masks.length / options.count().getAsInt();
         if (masks == null) {
@@ -96,13 +95,21 @@ public final class NumaspreadAgent {
         int count = masks.length / words;
         String[] cpulists = new String[count];
         for (int index = 0; index < count; index++) {
-            cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words)).toString();
+            cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words))
+                    .toString();
         }
         PinReports.start(options.verbose());
-        NativeAgent.install(new String[][] {globs}, new long[][] {masks}, new String[][] {cpulists}, words,
-                options.verbose(), attached);
+        NativeAgent.install(
+                new String[][] {globs},
+                new long[][] {masks},
+                new String[][] {cpulists},
+                words,
+                options.verbose(),
+                attached);
         if (options.verbose()) {
-            StringBuilder line = new StringBuilder(PREFIX).append("threads ").append(String.join("|", globs))
+            StringBuilder line = new StringBuilder(PREFIX)
+                    .append("threads ")
+                    .append(String.join("|", globs))
                     .append(" rotate over CPUs");
             for (String cpus : cpulists) {
                 line.append(" [").append(cpus).append(']');
@@ -127,7 +134,9 @@ public final class NumaspreadAgent {
         JavaPlan(AgentOptions options) {
             SysfsTree sysfs = SysfsTree.live();
             Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
-            Nic nic = options.nic().isPresent() ? NicDiscovery.discover(options.nic().get(), KernelPaths.LIVE) : null;
+            Nic nic = options.nic().isPresent()
+                    ? NicDiscovery.discover(options.nic().get(), KernelPaths.LIVE)
+                    : null;
             SpreadPlan plan = Planner.plan(topology, threadRequest(options, topology, nic));
             if (options.applyIrqs()) {
                 IrqPlacement.apply(nic, topology, options);
@@ -143,11 +152,16 @@ public final class NumaspreadAgent {
 
         private static PlanRequest threadRequest(AgentOptions options, Topology topology, Nic nic) {
             if (nic == null) {
-                return PlanRequest.threads(options.node().getAsInt(), options.count().getAsInt())
+                return PlanRequest.threads(
+                                options.node().getAsInt(), options.count().getAsInt())
                         .withMode(options.mode());
             }
-            return nic.planRequest(topology, Purpose.THREADS).withMode(options.mode())
-                    .withCount(options.count().isPresent() ? options.count().getAsInt() : nic.queues().size());
+            return nic.planRequest(topology, Purpose.THREADS)
+                    .withMode(options.mode())
+                    .withCount(
+                            options.count().isPresent()
+                                    ? options.count().getAsInt()
+                                    : nic.queues().size());
         }
 
         /**
@@ -174,13 +188,18 @@ public final class NumaspreadAgent {
     private static final class IrqPlacement {
         static void apply(Nic nic, Topology topology, AgentOptions options) {
             try {
-                SpreadPlan plan = Planner.plan(topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
-                NicPlacement.Outcome outcome = new NicPlacement(KernelPaths.LIVE, NativeAgent.kernelFiles(),
-                        Optional.empty(), NicPlacement.StateLocation.DEFAULT)
+                SpreadPlan plan = Planner.plan(
+                        topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
+                NicPlacement.Outcome outcome = new NicPlacement(
+                                KernelPaths.LIVE,
+                                NativeAgent.kernelFiles(),
+                                Optional.empty(),
+                                NicPlacement.StateLocation.DEFAULT)
                         .apply(nic, NicPlacement.Wanted.plan(plan), NicPlacement.Options.defaults());
                 StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
-                outcome.counts().forEach((status, count) -> line.append(' ').append(count).append(' ')
-                        .append(status.label()));
+                outcome.counts()
+                        .forEach((status, count) ->
+                                line.append(' ').append(count).append(' ').append(status.label()));
                 // The live kernel and the default state file: restore finds it by the interface's name.
                 System.err.println(line + " (previous values in " + outcome.stateFile() + "; undo: "
                         + "numaspread restore --nic " + nic.name() + ")");

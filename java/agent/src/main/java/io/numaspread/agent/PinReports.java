@@ -14,8 +14,7 @@ final class PinReports {
     private static volatile boolean verbose;
     private static volatile Thread reader;
 
-    private PinReports() {
-    }
+    private PinReports() {}
 
     static synchronized void start(boolean printPins) {
         verbose = printPins;

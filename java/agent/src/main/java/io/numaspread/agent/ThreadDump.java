@@ -20,23 +20,24 @@ import javax.management.ObjectName;
  * refuses a TID that is no thread of this process.
  */
 final class ThreadDump {
-    private ThreadDump() {
-    }
+    private ThreadDump() {}
 
     /** A running Java thread: its Linux TID and its name. */
-    record RunningThread(int tid, String name) {
-    }
+    record RunningThread(int tid, String name) {}
 
     /** The TIDs of {@code threads}, now; a thread not found once in the dump (ended, renamed) is left out. */
     static List<RunningThread> running(Thread[] threads) {
         String dump;
         try {
-            dump = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "threadPrint",
-                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            dump = (String) ManagementFactory.getPlatformMBeanServer()
+                    .invoke(
+                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                            "threadPrint",
+                            new Object[] {new String[0]},
+                            new String[] {String[].class.getName()});
         } catch (JMException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE,
-                    "cannot take this JVM's thread dump: " + e);
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.UNAVAILABLE, "cannot take this JVM's thread dump: " + e);
         }
         List<RunningThread> running = new ArrayList<>();
         for (Thread thread : threads) {

@@ -73,8 +73,12 @@ class AgentForkTest {
     void everyMatchingThreadIsPinnedAtItsFirstLine(Path jdk, Mode mode) throws Exception {
         SpreadPlan plan = plan(2, mode);
         assertNotEquals(plan.get(0).cpus(), plan.get(1).cpus(), "two sets are needed to see the rotation");
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,mode=" + (mode == Mode.CPU ? "cpu" : "siblings"),
-                "sequential", "io:8", "other:4");
+        ForkedJvm.Result result = ForkedJvm.run(
+                jdk,
+                "threads=io-*,node=0,count=2,mode=" + (mode == Mode.CPU ? "cpu" : "siblings"),
+                "sequential",
+                "io:8",
+                "other:4");
         assertEquals(0, result.exitCode(), result.describe());
         assertEquals(List.of(), result.stderr(), result.describe());
         for (int k = 0; k < 8; k++) {
@@ -102,7 +106,8 @@ class AgentForkTest {
         ForkedJvm.Result result;
         try (ForkedJvm jvm = ForkedJvm.start(jdk, "threads=io-*,node=0,count=2,mode=cpu", "gated", "io:2")) {
             jvm.readUntil("ready");
-            try (CpusetCgroup container = CpusetCgroup.holding(ProcessHandle.of(jvm.pid()).orElseThrow(), first)) {
+            try (CpusetCgroup container =
+                    CpusetCgroup.holding(ProcessHandle.of(jvm.pid()).orElseThrow(), first)) {
                 jvm.sendLine();
                 result = jvm.finish();
             }
@@ -112,16 +117,23 @@ class AgentForkTest {
         for (String name : List.of("io-0", "io-1")) {
             assertEquals(first.toString(), result.cpusOf("", name), result.describe());
         }
-        String tid = result.stdout().stream().filter(line -> line.startsWith("io-1 ")).findFirst().orElseThrow()
+        String tid = result.stdout().stream()
+                .filter(line -> line.startsWith("io-1 "))
+                .findFirst()
+                .orElseThrow()
                 .split(" ")[1];
-        assertEquals(List.of(NumaspreadAgent.PREFIX + "cannot pin thread \"io-1\" (tid " + tid + ") to CPUs "
-                + second + ": Invalid argument (errno 22)"), result.stderr(), result.describe());
+        assertEquals(
+                List.of(NumaspreadAgent.PREFIX + "cannot pin thread \"io-1\" (tid " + tid + ") to CPUs " + second
+                        + ": Invalid argument (errno 22)"),
+                result.stderr(),
+                result.describe());
     }
 
     /** The threads' plan for this host's eth0, as the CLI makes it: near its node, one per queue. */
     private static SpreadPlan ethPlan(Mode mode) throws Exception {
         Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
-        return Planner.plan(topology(), nic.planRequest(topology(), Purpose.THREADS).withMode(mode));
+        return Planner.plan(
+                topology(), nic.planRequest(topology(), Purpose.THREADS).withMode(mode));
     }
 
     @ParameterizedTest
@@ -129,7 +141,8 @@ class AgentForkTest {
     @NeedsLiveNic
     void nicPlansNearTheNicWithOneAssignmentPerQueue(Path jdk) throws Exception {
         SpreadPlan plan = ethPlan(Mode.CPU);
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,nic=" + LIVE_NIC + ",mode=cpu", "sequential", "io:4");
+        ForkedJvm.Result result =
+                ForkedJvm.run(jdk, "threads=io-*,nic=" + LIVE_NIC + ",mode=cpu", "sequential", "io:4");
         assertEquals(List.of(), result.stderr(), result.describe());
         for (int k = 0; k < 4; k++) {
             assertEquals(plan.get(k % plan.size()).cpus().toString(), result.cpusOf("", "io-" + k), result.describe());
@@ -144,26 +157,45 @@ class AgentForkTest {
         Nic nic = NicDiscovery.discover(new InterfaceName(LIVE_NIC), KernelPaths.LIVE);
         Map<Integer, String> before = new TreeMap<>();
         for (NicVector vector : nic.queueVectors()) {
-            before.put(vector.irq(), Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip());
+            before.put(
+                    vector.irq(),
+                    Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq()))
+                            .strip());
         }
-        SpreadPlan irqPlan = Planner.plan(topology(), nic.planRequest(topology(), Purpose.IRQS).withMode(Mode.CPU));
+        SpreadPlan irqPlan = Planner.plan(
+                topology(), nic.planRequest(topology(), Purpose.IRQS).withMode(Mode.CPU));
         try {
-            ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.JDK_25, "threads=io-*,nic=" + LIVE_NIC
-                    + ",mode=cpu,irqs=apply,strict=true", "sequential", "io:1");
+            ForkedJvm.Result result = ForkedJvm.run(
+                    ForkedJvm.JDK_25,
+                    "threads=io-*,nic=" + LIVE_NIC + ",mode=cpu,irqs=apply,strict=true",
+                    "sequential",
+                    "io:1");
             assertEquals(0, result.exitCode(), result.describe());
-            assertTrue(result.stderr().get(0).startsWith("numaspread agent: applied the IRQ plan of " + LIVE_NIC),
+            assertTrue(
+                    result.stderr().get(0).startsWith("numaspread agent: applied the IRQ plan of " + LIVE_NIC),
                     result.describe());
             for (NicVector vector : nic.queueVectors()) {
-                assertEquals(irqPlan.get(nic.planIndex(vector.queue())).cpus().toString(),
-                        Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq())).strip(), "IRQ " + vector.irq());
+                assertEquals(
+                        irqPlan.get(nic.planIndex(vector.queue())).cpus().toString(),
+                        Files.readString(KernelPaths.LIVE.smpAffinityList(vector.irq()))
+                                .strip(),
+                        "IRQ " + vector.irq());
             }
         } finally {
             StringWriter err = new StringWriter();
-            assertEquals(0, Main.run(new String[] {"restore", "--nic", LIVE_NIC}, new PrintWriter(new StringWriter()),
-                    new PrintWriter(err)), err.toString());
+            assertEquals(
+                    0,
+                    Main.run(
+                            new String[] {"restore", "--nic", LIVE_NIC},
+                            new PrintWriter(new StringWriter()),
+                            new PrintWriter(err)),
+                    err.toString());
         }
         for (Map.Entry<Integer, String> irq : before.entrySet()) {
-            assertEquals(irq.getValue(), Files.readString(KernelPaths.LIVE.smpAffinityList(irq.getKey())).strip());
+            assertEquals(
+                    irq.getValue(),
+                    Files.readString(KernelPaths.LIVE.smpAffinityList(irq.getKey()))
+                            .strip());
         }
     }
 
@@ -176,16 +208,16 @@ class AgentForkTest {
     @ParameterizedTest
     @MethodSource("jdks")
     void theAgentsKernelFilesCarryTheKernelsErrno(Path jdk) throws Exception {
-        ProcessBuilder probe = ForkedJvm.command(jdk, "threads=none-*,node=0,count=1", List.of(), KernelFilesProbe.class,
-                "/proc/self/mem", "0");
+        ProcessBuilder probe = ForkedJvm.command(
+                jdk, "threads=none-*,node=0,count=1", List.of(), KernelFilesProbe.class, "/proc/self/mem", "0");
         probe.environment().put("LC_ALL", "de_DE.UTF-8");
         ForkedJvm.Result eio = ForkedJvm.run(probe);
         assertEquals(0, eio.exitCode(), eio.describe());
         assertEquals(List.of("ErrnoException errno 5"), eio.stdout(), eio.describe());
         Path file = Files.createTempFile("numaspread-agent", ".txt");
         try {
-            ForkedJvm.Result written = ForkedJvm.run(ForkedJvm.command(jdk, "threads=none-*,node=0,count=1", List.of(),
-                    KernelFilesProbe.class, file.toString(), "0-1"));
+            ForkedJvm.Result written = ForkedJvm.run(ForkedJvm.command(
+                    jdk, "threads=none-*,node=0,count=1", List.of(), KernelFilesProbe.class, file.toString(), "0-1"));
             assertEquals(List.of("written"), written.stdout(), written.describe());
             assertEquals("0-1\n", Files.readString(file));
         } finally {
@@ -202,8 +234,8 @@ class AgentForkTest {
         Map<String, Long> threadsPerCpuSet = IntStream.range(0, 500)
                 .mapToObj(i -> result.cpusOf("", "burst-" + i))
                 .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
-        assertEquals(Map.of(plan.get(0).cpus().toString(), 250L, plan.get(1).cpus().toString(), 250L),
-                threadsPerCpuSet);
+        assertEquals(
+                Map.of(plan.get(0).cpus().toString(), 250L, plan.get(1).cpus().toString(), 250L), threadsPerCpuSet);
     }
 
     @ParameterizedTest
@@ -215,7 +247,9 @@ class AgentForkTest {
         String names = Stream.concat(matching.stream(), other.stream())
                 .map(name -> URLEncoder.encode(name, StandardCharsets.UTF_8))
                 .collect(Collectors.joining(" "));
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=a*z|b?c|[x-z]q|[!0-9]n|lit\\*|x[-]y,node=0,count=1,mode=cpu",
+        ForkedJvm.Result result = ForkedJvm.run(
+                jdk,
+                "threads=a*z|b?c|[x-z]q|[!0-9]n|lit\\*|x[-]y,node=0,count=1,mode=cpu",
                 ("named " + names).split(" "));
         assertEquals(0, result.exitCode(), result.describe());
         for (String name : matching) {
@@ -234,8 +268,10 @@ class AgentForkTest {
             jvm.readUntil("ready");
             StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();
-            int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()), "threads=io-*,node=0,count=2,mode=cpu"},
-                    new PrintWriter(out), new PrintWriter(err));
+            int exit = Main.run(
+                    new String[] {"attach", Long.toString(jvm.pid()), "threads=io-*,node=0,count=2,mode=cpu"},
+                    new PrintWriter(out),
+                    new PrintWriter(err));
             assertEquals(0, exit, out + " / " + err);
             jvm.sendLine();
             ForkedJvm.Result result = jvm.finish();
@@ -243,9 +279,12 @@ class AgentForkTest {
             for (int k = 0; k < 4; k++) {
                 assertEquals(unpinned(), result.cpusOf("", "io-" + k), "before attach: " + result.describe());
             }
-            Map<String, Long> ioPerCpuSet = IntStream.range(0, 4).mapToObj(k -> result.cpusOf("after ", "io-" + k))
+            Map<String, Long> ioPerCpuSet = IntStream.range(0, 4)
+                    .mapToObj(k -> result.cpusOf("after ", "io-" + k))
                     .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
-            assertEquals(Map.of(plan.get(0).cpus().toString(), 2L, plan.get(1).cpus().toString(), 2L), ioPerCpuSet,
+            assertEquals(
+                    Map.of(plan.get(0).cpus().toString(), 2L, plan.get(1).cpus().toString(), 2L),
+                    ioPerCpuSet,
                     result.describe());
             assertEquals(unpinned(), result.cpusOf("after ", "other-0"), result.describe());
         }
@@ -257,17 +296,23 @@ class AgentForkTest {
         try (ForkedJvm jvm = ForkedJvm.start(jdk, null, "attach", "io:2")) {
             jvm.readUntil("ready");
             StringWriter err = new StringWriter();
-            int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()), "threads=io-[,node=0,count=2"},
-                    new PrintWriter(new StringWriter()), new PrintWriter(err));
+            int exit = Main.run(
+                    new String[] {"attach", Long.toString(jvm.pid()), "threads=io-[,node=0,count=2"},
+                    new PrintWriter(new StringWriter()),
+                    new PrintWriter(err));
             assertEquals(2, exit, err.toString());
-            assertTrue(err.toString().startsWith("numaspread: the agent in JVM " + jvm.pid() + " refused the options"),
+            assertTrue(
+                    err.toString().startsWith("numaspread: the agent in JVM " + jvm.pid() + " refused the options"),
                     err.toString());
             jvm.sendLine();
             ForkedJvm.Result result = jvm.finish();
             assertEquals(0, result.exitCode(), result.describe());
             assertEquals(unpinned(), result.cpusOf("after ", "io-0"), result.describe());
-            assertTrue(result.stderr().contains("numaspread agent: bad glob \"io-[\" in threads=: it has a '[' without"
-                    + " its ']'"), result.describe());
+            assertTrue(
+                    result.stderr()
+                            .contains("numaspread agent: bad glob \"io-[\" in threads=: it has a '[' without"
+                                    + " its ']'"),
+                    result.describe());
         }
     }
 
@@ -288,13 +333,20 @@ class AgentForkTest {
             String forger = "evil\n\"io-forged\" #1 [" + pid + "] daemon prio=5 os_prio=0 cpu=0.10ms elapsed=0.01s"
                     + " tid=0x00007f3c2c1d8000 nid=" + pid + " runnable";
             List<String> names = List.of(forger, "io-0", "io-two\nlines");
-            List<String> encoded = names.stream().map(name -> URLEncoder.encode(name, StandardCharsets.UTF_8)).toList();
-            try (ForkedJvm jvm = ForkedJvm.start(jdk, null, Stream.concat(Stream.of("attach-named"), encoded.stream())
-                    .toArray(String[]::new))) {
+            List<String> encoded = names.stream()
+                    .map(name -> URLEncoder.encode(name, StandardCharsets.UTF_8))
+                    .toList();
+            try (ForkedJvm jvm = ForkedJvm.start(
+                    jdk,
+                    null,
+                    Stream.concat(Stream.of("attach-named"), encoded.stream()).toArray(String[]::new))) {
                 jvm.readUntil("ready");
                 StringWriter err = new StringWriter();
-                int exit = Main.run(new String[] {"attach", Long.toString(jvm.pid()),
-                    "threads=io-*,node=0,count=1,mode=cpu,verbose=true"}, new PrintWriter(new StringWriter()),
+                int exit = Main.run(
+                        new String[] {
+                            "attach", Long.toString(jvm.pid()), "threads=io-*,node=0,count=1,mode=cpu,verbose=true"
+                        },
+                        new PrintWriter(new StringWriter()),
                         new PrintWriter(err));
                 assertEquals(0, exit, err.toString());
                 jvm.sendLine();
@@ -305,12 +357,20 @@ class AgentForkTest {
                 assertEquals(pinned, result.cpusOf("after ", encoded.get(2)), result.describe());
                 assertEquals(unpinned(), result.cpusOf("after ", encoded.get(0)), result.describe());
                 assertEquals(sleeperCpus, cpusAllowed(pid), "the sleep process was pinned: " + result.describe());
-                String tid = result.stdout().stream().filter(line -> line.startsWith(encoded.get(2) + " ")).findFirst()
-                        .orElseThrow().split(" ")[1];
-                assertTrue(result.stderr().contains(NumaspreadAgent.PREFIX + "pinned thread \"io-two\\nlines\" (tid "
-                        + tid + ") to CPUs " + pinned), result.describe());
-                assertTrue(result.stderr().stream().noneMatch(line -> line.equals("lines\" (tid " + tid + ") to CPUs "
-                        + pinned)), result.describe());
+                String tid = result.stdout().stream()
+                        .filter(line -> line.startsWith(encoded.get(2) + " "))
+                        .findFirst()
+                        .orElseThrow()
+                        .split(" ")[1];
+                assertTrue(
+                        result.stderr()
+                                .contains(NumaspreadAgent.PREFIX + "pinned thread \"io-two\\nlines\" (tid " + tid
+                                        + ") to CPUs " + pinned),
+                        result.describe());
+                assertTrue(
+                        result.stderr().stream()
+                                .noneMatch(line -> line.equals("lines\" (tid " + tid + ") to CPUs " + pinned)),
+                        result.describe());
             }
         } finally {
             sleeper.destroyForcibly();
@@ -325,8 +385,8 @@ class AgentForkTest {
         Process sleeper = new ProcessBuilder("sleep", "120").start();
         try {
             String before = cpusAllowed(sleeper.pid());
-            ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=1,mode=cpu", "pin-tid",
-                    Long.toString(sleeper.pid()), "io-0");
+            ForkedJvm.Result result = ForkedJvm.run(
+                    jdk, "threads=io-*,node=0,count=1,mode=cpu", "pin-tid", Long.toString(sleeper.pid()), "io-0");
             assertEquals(0, result.exitCode(), result.describe());
             assertEquals(List.of("pinRunning -1", "done"), result.stdout(), result.describe());
             assertEquals(before, cpusAllowed(sleeper.pid()), result.describe());
@@ -350,12 +410,18 @@ class AgentForkTest {
     @Timeout(120)
     void reportsCutLongNamesOnlyBetweenCharacters(Path jdk) throws Exception {
         String name = "long-" + "\u65e5".repeat(300);
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=long-*,node=0,count=1,mode=cpu,verbose=true",
-                "named", URLEncoder.encode(name, StandardCharsets.UTF_8));
+        ForkedJvm.Result result = ForkedJvm.run(
+                jdk,
+                "threads=long-*,node=0,count=1,mode=cpu,verbose=true",
+                "named",
+                URLEncoder.encode(name, StandardCharsets.UTF_8));
         assertEquals(0, result.exitCode(), result.describe());
         String kept = "long-" + "\u65e5".repeat((256 - 5) / 3);
-        assertTrue(result.stderr().stream().anyMatch(line -> line.startsWith(NumaspreadAgent.PREFIX + "pinned thread \""
-                + kept + "\" (tid ")), result.describe());
+        assertTrue(
+                result.stderr().stream()
+                        .anyMatch(line ->
+                                line.startsWith(NumaspreadAgent.PREFIX + "pinned thread \"" + kept + "\" (tid ")),
+                result.describe());
     }
 
     @Test
@@ -363,8 +429,10 @@ class AgentForkTest {
         Process sleeper = new ProcessBuilder("sleep", "60").start();
         try {
             StringWriter err = new StringWriter();
-            int exit = Main.run(new String[] {"attach", Long.toString(sleeper.pid()), "threads=io-*,node=0,count=1"},
-                    new PrintWriter(new StringWriter()), new PrintWriter(err));
+            int exit = Main.run(
+                    new String[] {"attach", Long.toString(sleeper.pid()), "threads=io-*,node=0,count=1"},
+                    new PrintWriter(new StringWriter()),
+                    new PrintWriter(err));
             assertEquals(2, exit, err.toString());
             assertTrue(err.toString().startsWith("numaspread: cannot attach to JVM " + sleeper.pid()), err.toString());
             assertTrue(sleeper.isAlive(), "attach must not signal a process that is no JVM");
@@ -387,8 +455,11 @@ class AgentForkTest {
             assertEquals(0, result.exitCode(), result.describe());
             assertEquals(1, result.stderr().size(), result.describe());
             String line = result.stderr().get(0);
-            assertTrue(line.startsWith("numaspread agent: ") && line.contains(problem.getValue())
-                    && line.endsWith("; running without pinning"), line);
+            assertTrue(
+                    line.startsWith("numaspread agent: ")
+                            && line.contains(problem.getValue())
+                            && line.endsWith("; running without pinning"),
+                    line);
             assertEquals(unpinned(), result.cpusOf("", "io-1"), result.describe());
         }
     }
@@ -396,18 +467,24 @@ class AgentForkTest {
     @ParameterizedTest
     @MethodSource("jdks")
     void strictBadOptionsStopTheJvm(Path jdk) throws Exception {
-        ForkedJvm.Result result = ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,colour=red,strict=true",
-                "sequential", "io:2");
+        ForkedJvm.Result result =
+                ForkedJvm.run(jdk, "threads=io-*,node=0,count=2,colour=red,strict=true", "sequential", "io:2");
         assertEquals(1, result.exitCode(), result.describe());
         assertEquals(List.of(), result.stdout(), result.describe());
-        assertEquals(List.of("numaspread agent: unknown option \"colour\"; the options are "
-                + "[threads, nic, node, count, mode, irqs, strict, verbose]"), result.stderr(), result.describe());
+        assertEquals(
+                List.of("numaspread agent: unknown option \"colour\"; the options are "
+                        + "[threads, nic, node, count, mode, irqs, strict, verbose]"),
+                result.stderr(),
+                result.describe());
     }
 
     @Test
     void agentPathNamesTheBuiltJar() throws Exception {
         StringWriter out = new StringWriter();
-        assertEquals(0, Main.run(new String[] {"agent-path"}, new PrintWriter(out), new PrintWriter(new StringWriter())));
-        assertEquals(ForkedJvm.AGENT_JAR.toRealPath(), Path.of(out.toString().strip()).toRealPath());
+        assertEquals(
+                0, Main.run(new String[] {"agent-path"}, new PrintWriter(out), new PrintWriter(new StringWriter())));
+        assertEquals(
+                ForkedJvm.AGENT_JAR.toRealPath(),
+                Path.of(out.toString().strip()).toRealPath());
     }
 }

@@ -24,13 +24,18 @@ class AgentJarTest {
         List<String> classes = new ArrayList<>();
         List<String> foreign = new ArrayList<>();
         try (JarFile jar = new JarFile(ForkedJvm.AGENT_JAR.toFile())) {
-            jar.stream().map(entry -> entry.getName()).filter(name -> name.endsWith(".class")).forEach(name -> {
-                classes.add(name);
-                if (!name.startsWith("io/numaspread/agent/")) {
-                    foreign.add(name);
-                }
-            });
-            assertEquals(null, jar.getManifest().getMainAttributes().getValue("Multi-Release"),
+            jar.stream()
+                    .map(entry -> entry.getName())
+                    .filter(name -> name.endsWith(".class"))
+                    .forEach(name -> {
+                        classes.add(name);
+                        if (!name.startsWith("io/numaspread/agent/")) {
+                            foreign.add(name);
+                        }
+                    });
+            assertEquals(
+                    null,
+                    jar.getManifest().getMainAttributes().getValue("Multi-Release"),
                     "a multi-release overlay would hold unrelocated classes");
         }
         assertEquals(List.of(), foreign, "classes outside io/numaspread/agent (JNA, unrelocated core)");
@@ -47,22 +52,37 @@ class AgentJarTest {
         Path libraries = Path.of(System.getProperty("numaspread.test.application.libraries"));
         List<Path> jars;
         try (Stream<Path> files = Files.list(libraries)) {
-            jars = files.filter(file -> file.toString().endsWith(".jar")).sorted().toList();
+            jars = files.filter(file -> file.toString().endsWith(".jar"))
+                    .sorted()
+                    .toList();
         }
         assertEquals(3, jars.size(), jars.toString());
         for (Path jdk : AgentForkTest.jdks().toList()) {
             ForkedJvm.Result result;
             long pid;
-            try (ForkedJvm jvm = ForkedJvm.start(jdk, "threads=io-*,node=0,count=1,mode=cpu", jars,
-                    ForeignLibrariesApp.class, "sequential", "io:1")) {
+            try (ForkedJvm jvm = ForkedJvm.start(
+                    jdk,
+                    "threads=io-*,node=0,count=1,mode=cpu",
+                    jars,
+                    ForeignLibrariesApp.class,
+                    "sequential",
+                    "io:1")) {
                 pid = jvm.pid();
                 result = jvm.finish();
             }
             assertEquals(0, result.exitCode(), result.describe());
             assertEquals("jna 5.13.0 getpid " + pid, result.stdout().get(0), result.describe());
-            assertEquals("netty 4.1.118.Final buffer 42 released true", result.stdout().get(1), result.describe());
-            assertEquals(AgentForkTest.plan(1, io.numaspread.plan.Mode.CPU).get(0).cpus().toString(),
-                    result.cpusOf("", "io-0"), result.describe());
+            assertEquals(
+                    "netty 4.1.118.Final buffer 42 released true",
+                    result.stdout().get(1),
+                    result.describe());
+            assertEquals(
+                    AgentForkTest.plan(1, io.numaspread.plan.Mode.CPU)
+                            .get(0)
+                            .cpus()
+                            .toString(),
+                    result.cpusOf("", "io-0"),
+                    result.describe());
             assertEquals(List.of(), result.stderr(), result.describe());
         }
     }

@@ -18,11 +18,27 @@ import org.junit.jupiter.api.Test;
 class AgentOptionsTest {
     @Test
     void parsesEveryOption() {
-        assertEquals(new AgentOptions(List.of("epoll-*", "nio-?"), Optional.empty(), OptionalInt.of(1), OptionalInt.of(4),
-                        Mode.CPU, false, true, true),
+        assertEquals(
+                new AgentOptions(
+                        List.of("epoll-*", "nio-?"),
+                        Optional.empty(),
+                        OptionalInt.of(1),
+                        OptionalInt.of(4),
+                        Mode.CPU,
+                        false,
+                        true,
+                        true),
                 AgentOptions.parse("threads=epoll-*|nio-?,node=1,count=4,mode=cpu,strict=true,verbose=true"));
-        assertEquals(new AgentOptions(List.of("io-*"), Optional.of(new InterfaceName("eth0")), OptionalInt.empty(), OptionalInt.empty(),
-                        Mode.SIBLINGS, true, false, false),
+        assertEquals(
+                new AgentOptions(
+                        List.of("io-*"),
+                        Optional.of(new InterfaceName("eth0")),
+                        OptionalInt.empty(),
+                        OptionalInt.empty(),
+                        Mode.SIBLINGS,
+                        true,
+                        false,
+                        false),
                 AgentOptions.parse("threads=io-*,nic=eth0,irqs=apply"));
     }
 
@@ -46,7 +62,8 @@ class AgentOptionsTest {
                 List.of("threads=a,node=0,count=1,", "option \"\" is not KEY=VALUE"),
                 List.of("threads=a,node=0,count=1,strict", "option \"strict\" is not KEY=VALUE"));
         for (List<String> c : cases) {
-            NumaspreadException e = assertThrows(NumaspreadException.class, () -> AgentOptions.parse(c.get(0)), c.get(0));
+            NumaspreadException e =
+                    assertThrows(NumaspreadException.class, () -> AgentOptions.parse(c.get(0)), c.get(0));
             assertTrue(e.getMessage().startsWith(c.get(1)), c.get(0) + " -> " + e.getMessage());
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind(), c.get(0));
         }
@@ -63,7 +80,8 @@ class AgentOptionsTest {
     @Test
     void attachAddsStrictUnlessGiven() {
         assertEquals("threads=a,node=0,count=1,strict=true", AgentOptions.strictByDefault("threads=a,node=0,count=1"));
-        assertEquals("threads=a,node=0,count=1, strict =false",
+        assertEquals(
+                "threads=a,node=0,count=1, strict =false",
                 AgentOptions.strictByDefault("threads=a,node=0,count=1, strict =false"));
         assertEquals("threads=a,strict=true,node=0", AgentOptions.strictByDefault("threads=a,strict=true,node=0"));
     }

@@ -11,23 +11,28 @@ import java.util.Map;
  * Reflection keeps it independent of the versions the tests compile against.
  */
 public final class ForeignLibrariesApp {
-    private ForeignLibrariesApp() {
-    }
+    private ForeignLibrariesApp() {}
 
     public static void main(String[] args) throws Exception {
         Class<?> nativeClass = Class.forName("com.sun.jna.Native");
-        Object function = Class.forName("com.sun.jna.Function").getMethod("getFunction", String.class, String.class)
+        Object function = Class.forName("com.sun.jna.Function")
+                .getMethod("getFunction", String.class, String.class)
                 .invoke(null, "c", "getpid");
-        Object pid = function.getClass().getMethod("invokeInt", Object[].class).invoke(function, (Object) new Object[0]);
+        Object pid =
+                function.getClass().getMethod("invokeInt", Object[].class).invoke(function, (Object) new Object[0]);
         Field version = nativeClass.getField("VERSION"); // declared by a package-private interface
         version.setAccessible(true);
         System.out.println("jna " + version.get(null) + " getpid " + pid);
 
-        Map<?, ?> versions = (Map<?, ?>) Class.forName("io.netty.util.Version").getMethod("identify").invoke(null);
+        Map<?, ?> versions = (Map<?, ?>)
+                Class.forName("io.netty.util.Version").getMethod("identify").invoke(null);
         Object common = versions.get("netty-common");
         Object nettyVersion = common.getClass().getMethod("artifactVersion").invoke(common);
-        Object allocator = Class.forName("io.netty.buffer.PooledByteBufAllocator").getField("DEFAULT").get(null);
-        Object buffer = allocator.getClass().getMethod("directBuffer", int.class).invoke(allocator, 16);
+        Object allocator = Class.forName("io.netty.buffer.PooledByteBufAllocator")
+                .getField("DEFAULT")
+                .get(null);
+        Object buffer =
+                allocator.getClass().getMethod("directBuffer", int.class).invoke(allocator, 16);
         Class<?> byteBuf = Class.forName("io.netty.buffer.ByteBuf");
         byteBuf.getMethod("writeInt", int.class).invoke(buffer, 42);
         Object read = byteBuf.getMethod("readInt").invoke(buffer);

@@ -29,7 +29,8 @@ final class ForkedJvm implements AutoCloseable {
     private ForkedJvm(Process process) {
         this.process = process;
         this.stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        BufferedReader errors = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
+        BufferedReader errors =
+                new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
         this.stderr = CompletableFuture.supplyAsync(() -> errors.lines().toList());
     }
 
@@ -56,16 +57,16 @@ final class ForkedJvm implements AutoCloseable {
     }
 
     /** The command that {@link #start(Path, String, List, Class, String...)} runs, for a caller to adjust. */
-    static ProcessBuilder command(Path jdk, String agentOptions, List<Path> libraries, Class<?> mainClass,
-            String... args) {
+    static ProcessBuilder command(
+            Path jdk, String agentOptions, List<Path> libraries, Class<?> mainClass, String... args) {
         if (!Files.isExecutable(jdk.resolve("bin/java"))) {
             throw new IllegalStateException("the agent tests need a JDK at " + jdk + " (scripts/test installs it)");
         }
         if (!Files.isRegularFile(AGENT_JAR)) {
             throw new IllegalStateException("no agent jar at " + AGENT_JAR.toAbsolutePath());
         }
-        List<String> command = new ArrayList<>(List.of(jdk.resolve("bin/java").toString(),
-                "--enable-native-access=ALL-UNNAMED"));
+        List<String> command =
+                new ArrayList<>(List.of(jdk.resolve("bin/java").toString(), "--enable-native-access=ALL-UNNAMED"));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + "=" + agentOptions);
         }
@@ -143,7 +144,12 @@ final class ForkedJvm implements AutoCloseable {
 
     private static String testClasses() {
         try {
-            return Path.of(PinProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Path.of(PinProbe.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -152,14 +158,19 @@ final class ForkedJvm implements AutoCloseable {
     /** What the probe printed; {@code stderr} without the JVM's own WARNING lines. */
     record Result(int exitCode, List<String> stdout, List<String> allStderr) {
         List<String> stderr() {
-            return allStderr.stream().filter(line -> !line.startsWith("WARNING:") && !line.isBlank()).toList();
+            return allStderr.stream()
+                    .filter(line -> !line.startsWith("WARNING:") && !line.isBlank())
+                    .toList();
         }
 
         /** The CPUs that thread {@code name} reported in its line starting with {@code prefix + name + " "}. */
         String cpusOf(String prefix, String name) {
             String start = prefix + name + " ";
-            return stdout.stream().filter(line -> line.startsWith(start)).map(line -> line.substring(line.lastIndexOf(' ') + 1))
-                    .findFirst().orElseThrow(() -> new AssertionError("no line for " + name + " in " + stdout));
+            return stdout.stream()
+                    .filter(line -> line.startsWith(start))
+                    .map(line -> line.substring(line.lastIndexOf(' ') + 1))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no line for " + name + " in " + stdout));
         }
 
         String describe() {

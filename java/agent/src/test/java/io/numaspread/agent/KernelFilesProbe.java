@@ -11,8 +11,7 @@ import java.nio.file.Path;
  * agent jar relocates core's classes, so the test classes cannot name their types.
  */
 public final class KernelFilesProbe {
-    private KernelFilesProbe() {
-    }
+    private KernelFilesProbe() {}
 
     public static void main(String[] args) throws Exception {
         Method kernelFiles = Class.forName("io.numaspread.agent.NativeAgent").getDeclaredMethod("kernelFiles");

@@ -37,8 +37,8 @@ class NativeLibraryTest {
      */
     @ParameterizedTest
     @CsvSource({"x86_64, 62, x86_64-linux-gnu-objdump, 2.14", "aarch64, 183, aarch64-linux-gnu-objdump, 2.17"})
-    void theJarCarriesALibraryPerArchitectureThatNeedsNoNewerGlibcThanTheFloor(String arch, int machine,
-            String objdump, String floor, @TempDir Path directory) throws Exception {
+    void theJarCarriesALibraryPerArchitectureThatNeedsNoNewerGlibcThanTheFloor(
+            String arch, int machine, String objdump, String floor, @TempDir Path directory) throws Exception {
         byte[] library = libraryInJar("linux-" + arch);
         ByteBuffer header = ByteBuffer.wrap(library).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(0x464c457f, header.getInt(0), "ELF magic");
@@ -57,8 +57,10 @@ class NativeLibraryTest {
         assertTrue(count > 0, "objdump -T shows no GLIBC_ version needs:\n" + symbols);
         String[] parts = floor.split("\\.");
         int limit = Integer.parseInt(parts[0]) * 1000 + Integer.parseInt(parts[1]);
-        assertTrue(newest <= limit, "linux-" + arch + " needs glibc " + newest / 1000 + "." + newest % 1000
-                + ", newer than " + floor + ":\n" + symbols);
+        assertTrue(
+                newest <= limit,
+                "linux-" + arch + " needs glibc " + newest / 1000 + "." + newest % 1000 + ", newer than " + floor
+                        + ":\n" + symbols);
     }
 
     /** -ffile-prefix-map: neither the source tree nor the build JDK's directory is recorded (debug info, __FILE__). */
@@ -67,7 +69,9 @@ class NativeLibraryTest {
     void theLibraryRecordsNoBuildPaths(String arch) throws Exception {
         String bytes = new String(libraryInJar("linux-" + arch), StandardCharsets.ISO_8859_1);
         Path sourceTree = Path.of("../..").toRealPath();
-        for (String path : List.of(sourceTree.toString(), Path.of(System.getProperty("java.home")).toRealPath().toString())) {
+        for (String path : List.of(
+                sourceTree.toString(),
+                Path.of(System.getProperty("java.home")).toRealPath().toString())) {
             assertFalse(bytes.contains(path), "linux-" + arch + " records the build path " + path);
         }
         assertTrue(bytes.contains("native/agent"), "the debug info names the source relative to the repository");

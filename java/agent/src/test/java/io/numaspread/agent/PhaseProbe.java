@@ -25,8 +25,7 @@ public final class PhaseProbe {
     private static long wall;
     private static long cpu;
 
-    private PhaseProbe() {
-    }
+    private PhaseProbe() {}
 
     public static void premain(String text) throws IOException {
         mark();
@@ -56,8 +55,8 @@ public final class PhaseProbe {
             }
         }
         int count = options.count().getAsInt();
-        long[] masks = NativeAgent.planThreads("/sys", null, options.node().getAsInt(), count,
-                options.mode() == Mode.CPU);
+        long[] masks =
+                NativeAgent.planThreads("/sys", null, options.node().getAsInt(), count, options.mode() == Mode.CPU);
         if (masks == null) {
             throw new IllegalStateException("the library declined to plan " + text);
         }
@@ -66,13 +65,19 @@ public final class PhaseProbe {
         int words = masks.length / count;
         String[] cpulists = new String[count];
         for (int index = 0; index < count; index++) {
-            cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words)).toString();
+            cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words))
+                    .toString();
         }
         phase("cpulists");
         PinReports.start(options.verbose());
         phase("reports");
-        NativeAgent.install(new String[][] {globs}, new long[][] {masks}, new String[][] {cpulists}, words,
-                options.verbose(), false);
+        NativeAgent.install(
+                new String[][] {globs},
+                new long[][] {masks},
+                new String[][] {cpulists},
+                words,
+                options.verbose(),
+                false);
         phase("install");
     }
 

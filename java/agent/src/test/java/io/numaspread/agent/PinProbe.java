@@ -48,14 +48,15 @@ public final class PinProbe {
     /** Whether the threads print their names URL-encoded. */
     private static boolean encodeNames;
 
-    private PinProbe() {
-    }
+    private PinProbe() {}
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "sequential" -> sequential(names(List.of(args).subList(1, args.length)));
-            case "named" -> sequential(List.of(args).subList(1, args.length).stream()
-                    .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
+            case "named" ->
+                sequential(List.of(args).subList(1, args.length).stream()
+                        .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8))
+                        .toList());
             case "idle" -> idle(names(List.of(args).subList(1, args.length)));
             case "time" -> time(args[1], Integer.parseInt(args[2]), null);
             case "time-self" -> time(args[1], Integer.parseInt(args[2]), SelfPinning.pins());
@@ -64,13 +65,15 @@ public final class PinProbe {
                 awaitGo();
                 sequential(names(List.of(args).subList(1, args.length)));
             }
-            case "pin-tid" -> System.out.println("pinRunning "
-                    + NativeAgent.pinRunning(new int[] {Integer.parseInt(args[1])}, new String[] {args[2]}));
+            case "pin-tid" ->
+                System.out.println("pinRunning "
+                        + NativeAgent.pinRunning(new int[] {Integer.parseInt(args[1])}, new String[] {args[2]}));
             case "attach" -> attach(names(List.of(args).subList(1, args.length)));
             case "attach-named" -> {
                 encodeNames = true;
                 attach(List.of(args).subList(1, args.length).stream()
-                        .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8)).toList());
+                        .map(name -> URLDecoder.decode(name, StandardCharsets.UTF_8))
+                        .toList());
             }
             default -> throw new IllegalArgumentException(args[0]);
         }
@@ -87,7 +90,7 @@ public final class PinProbe {
 
     private static void idle(List<String> names) throws InterruptedException {
         for (String name : names) {
-            Thread thread = new Thread(() -> { }, name);
+            Thread thread = new Thread(() -> {}, name);
             thread.start();
             thread.join();
         }
@@ -97,7 +100,7 @@ public final class PinProbe {
         long[] nanos = new long[count];
         long cpuBefore = processCpuTicks();
         for (int i = 0; i < count; i++) {
-            Runnable action = firstAction == null ? () -> { } : firstAction.apply(i);
+            Runnable action = firstAction == null ? () -> {} : firstAction.apply(i);
             long start = System.nanoTime();
             Thread thread = new Thread(action, prefix + "-" + i);
             thread.start();
@@ -106,7 +109,8 @@ public final class PinProbe {
         }
         long cpuTicks = processCpuTicks() - cpuBefore;
         java.util.Arrays.sort(nanos);
-        System.out.printf("start+join median %.1f us, p90 %.1f us, process CPU %.2f us per thread%n",
+        System.out.printf(
+                "start+join median %.1f us, p90 %.1f us, process CPU %.2f us per thread%n",
                 nanos[count / 2] / 1e3, nanos[count * 9 / 10] / 1e3, cpuTicks * 1e6 / CLOCK_TICKS / count);
     }
 
@@ -127,10 +131,12 @@ public final class PinProbe {
     /** Thread k pins itself to CPU k mod 2 (of those it may use) with one call, as the agent would pin it. */
     private static final class SelfPinning {
         static IntFunction<Runnable> pins() throws Exception {
-            io.numaspread.nativeaccess.NativeBackend backend = io.numaspread.nativeaccess.Backends.live().backend();
+            io.numaspread.nativeaccess.NativeBackend backend =
+                    io.numaspread.nativeaccess.Backends.live().backend();
             int[] allowed = backend.affinity(0).toArray();
-            io.numaspread.CpuSet[] sets = {io.numaspread.CpuSet.of(allowed[0]),
-                io.numaspread.CpuSet.of(allowed[allowed.length > 1 ? 1 : 0])};
+            io.numaspread.CpuSet[] sets = {
+                io.numaspread.CpuSet.of(allowed[0]), io.numaspread.CpuSet.of(allowed[allowed.length > 1 ? 1 : 0])
+            };
             System.err.println("self-pinning through the " + backend.kind() + " backend");
             return k -> () -> backend.setAffinity(0, sets[k % 2]);
         }
@@ -145,16 +151,18 @@ public final class PinProbe {
         List<Thread> starterThreads = new ArrayList<>();
         for (int s = 0; s < starters; s++) {
             int first = s;
-            Thread starter = new Thread(() -> {
-                try {
-                    go.await();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-                for (int i = first; i < count; i += starters) {
-                    threads.get(i).start();
-                }
-            }, "starter-" + s);
+            Thread starter = new Thread(
+                    () -> {
+                        try {
+                            go.await();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        for (int i = first; i < count; i += starters) {
+                            threads.get(i).start();
+                        }
+                    },
+                    "starter-" + s);
             starterThreads.add(starter);
             starter.start();
         }
@@ -171,16 +179,18 @@ public final class PinProbe {
         CountDownLatch started = new CountDownLatch(names.size());
         List<Thread> threads = new ArrayList<>();
         for (String name : names) {
-            Thread thread = new Thread(() -> {
-                report("");
-                started.countDown();
-                try {
-                    check.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                report("after ");
-            }, name);
+            Thread thread = new Thread(
+                    () -> {
+                        report("");
+                        started.countDown();
+                        try {
+                            check.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        report("after ");
+                    },
+                    name);
             threads.add(thread);
             thread.start();
         }
@@ -228,8 +238,8 @@ public final class PinProbe {
         }
         synchronized (System.out) {
             String name = Thread.currentThread().getName();
-            System.out.println(prefix + (encodeNames ? URLEncoder.encode(name, StandardCharsets.UTF_8) : name) + " " + tid
-                    + " " + cpus);
+            System.out.println(prefix + (encodeNames ? URLEncoder.encode(name, StandardCharsets.UTF_8) : name) + " "
+                    + tid + " " + cpus);
         }
     }
 }

@@ -34,11 +34,9 @@ import java.util.Random;
  * PlanDifferentialTest runs it on the build machine; scripts/vm-checks-agent-plan in the arm64 guest.
  */
 public final class PlanDifferential {
-    private record Case(Path root, Topology topology, String allowed) {
-    }
+    private record Case(Path root, Topology topology, String allowed) {}
 
-    private PlanDifferential() {
-    }
+    private PlanDifferential() {}
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
@@ -47,41 +45,59 @@ public final class PlanDifferential {
         int differ = 0;
         for (Case c : cases(dir)) {
             // The first two nodes, the last, and one past it (no such node); enough for 16 nodes too.
-            List<Integer> nodes = c.topology().nodes().stream().map(NumaNode::id).toList();
+            List<Integer> nodes =
+                    c.topology().nodes().stream().map(NumaNode::id).toList();
             List<Integer> origins = new ArrayList<>(nodes.subList(0, Math.min(2, nodes.size())));
             if (nodes.size() > 2) {
                 origins.add(nodes.get(nodes.size() - 1));
             }
             origins.add(nodes.get(nodes.size() - 1) + 1);
-            int candidates = c.topology().online().intersect(c.topology().allowed()).size();
+            int candidates =
+                    c.topology().online().intersect(c.topology().allowed()).size();
             for (int origin : origins) {
                 for (int count : new int[] {1, 2, 3, candidates + 1, 2 * candidates + 3}) {
                     for (Mode mode : Mode.values()) {
                         String expected = javaPlan(c.topology(), origin, count, mode);
-                        String actual = cpulists(NativeAgent.planThreads(c.root().toString(), c.allowed(), origin,
-                                count, mode == Mode.CPU), count);
+                        String actual = cpulists(
+                                NativeAgent.planThreads(
+                                        c.root().toString(), c.allowed(), origin, count, mode == Mode.CPU),
+                                count);
                         queries++;
                         planned += expected.equals("none") ? 0 : 1;
                         if (!expected.equals(actual)) {
                             differ++;
-                            System.out.printf("differs: %s allowed %s node %d count %d mode %s: Java %s, library %s%n",
-                                    c.root(), c.allowed() == null ? "-" : c.allowed(), origin, count, mode, expected,
+                            System.out.printf(
+                                    "differs: %s allowed %s node %d count %d mode %s: Java %s, library %s%n",
+                                    c.root(),
+                                    c.allowed() == null ? "-" : c.allowed(),
+                                    origin,
+                                    count,
+                                    mode,
+                                    expected,
                                     actual);
                         }
                     }
                 }
             }
         }
-        System.out.printf("plan-differential %s: %d queries, %d planned in Java, %d differ%n",
+        System.out.printf(
+                "plan-differential %s: %d queries, %d planned in Java, %d differ%n",
                 System.getProperty("os.arch"), queries, planned, differ);
         System.exit(differ == 0 && planned > queries / 2 ? 0 : 1);
     }
 
     private static List<Case> cases(Path dir) throws Exception {
-        List<MachineShape> shapes = new ArrayList<>(List.of(MachineShape.mana(), MachineShape.kunpeng920(),
-                MachineShape.kunpeng920Sockets(), MachineShape.armWithoutPackage(), MachineShape.armInterleaved(),
-                MachineShape.singleNodeVm(), MachineShape.noNumaKernel(), MachineShape.intelNumbering(),
-                MachineShape.huge4096(), MachineShape.mana().withOffline(CpuSet.of(1, 6)),
+        List<MachineShape> shapes = new ArrayList<>(List.of(
+                MachineShape.mana(),
+                MachineShape.kunpeng920(),
+                MachineShape.kunpeng920Sockets(),
+                MachineShape.armWithoutPackage(),
+                MachineShape.armInterleaved(),
+                MachineShape.singleNodeVm(),
+                MachineShape.noNumaKernel(),
+                MachineShape.intelNumbering(),
+                MachineShape.huge4096(),
+                MachineShape.mana().withOffline(CpuSet.of(1, 6)),
                 MachineShape.kunpeng920().withOffline(CpuSet.range(0, 3)),
                 MachineShape.mana().withCpulessNode(2, new int[] {20, 30, 10}),
                 MachineShape.mana().withIsolation(CpuSet.of(2, 3), CpuSet.of(3)),
@@ -89,10 +105,13 @@ public final class PlanDifferential {
         Random random = new Random(17);
         for (int i = 0; i < 24; i++) {
             int nodes = 1 + random.nextInt(5);
-            MachineShape shape = Topologies.irregular(random, "irregular-" + i, nodes, 6, 4,
-                    Topologies.randomDistances(random, nodes, i % 2 == 1));
-            shapes.add(i % 3 == 0 ? shape.withOffline(Topologies.randomSubset(random, shape.online(), 0.3)
-                    .minus(CpuSet.of(0))) : shape);
+            MachineShape shape = Topologies.irregular(
+                    random, "irregular-" + i, nodes, 6, 4, Topologies.randomDistances(random, nodes, i % 2 == 1));
+            shapes.add(
+                    i % 3 == 0
+                            ? shape.withOffline(Topologies.randomSubset(random, shape.online(), 0.3)
+                                    .minus(CpuSet.of(0)))
+                            : shape);
         }
         List<Case> cases = new ArrayList<>();
         for (int i = 0; i < shapes.size(); i++) {
@@ -108,20 +127,30 @@ public final class PlanDifferential {
             }
         }
         SysfsTree live = SysfsTree.live();
-        cases.add(new Case(live.root(), TopologyDiscovery.discover(Backends.live().backend(), live), null));
+        cases.add(
+                new Case(live.root(), TopologyDiscovery.discover(Backends.live().backend(), live), null));
         return cases;
     }
 
     private static Topology restrictedTo(Topology topology, CpuSet allowed) {
-        return new Topology(topology.backend(), topology.possible(), topology.online(), allowed, topology.isolated(),
-                topology.nohzFull(), topology.nodes(), topology.cpus());
+        return new Topology(
+                topology.backend(),
+                topology.possible(),
+                topology.online(),
+                allowed,
+                topology.isolated(),
+                topology.nohzFull(),
+                topology.nodes(),
+                topology.cpus());
     }
 
     /** The Java plan's CPU sets, space-separated, or "none" where the planner refuses. */
     private static String javaPlan(Topology topology, int origin, int count, Mode mode) {
         List<Assignment> assignments;
         try {
-            assignments = Planner.plan(topology, PlanRequest.threads(origin, count).withMode(mode)).assignments();
+            assignments = Planner.plan(
+                            topology, PlanRequest.threads(origin, count).withMode(mode))
+                    .assignments();
         } catch (IllegalArgumentException e) {
             return "none";
         }

@@ -23,12 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
 class PlanDifferentialTest {
     @Test
     void theLibrarysPlanIsTheJavaPlannersOnEveryFixtureTopology(@TempDir Path temp) throws Exception {
-        ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.command(ForkedJvm.JDK_25, "threads=none-*,node=0,count=1",
-                List.of(codeSource(Planner.class), codeSource(SysfsFixture.class)), PlanDifferential.class,
+        ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.command(
+                ForkedJvm.JDK_25,
+                "threads=none-*,node=0,count=1",
+                List.of(codeSource(Planner.class), codeSource(SysfsFixture.class)),
+                PlanDifferential.class,
                 temp.toString()));
         assertEquals(0, result.exitCode(), result.describe());
         String summary = result.stdout().get(result.stdout().size() - 1);
-        assertTrue(summary.matches("plan-differential \\S+: \\d+ queries, \\d+ planned in Java, 0 differ"),
+        assertTrue(
+                summary.matches("plan-differential \\S+: \\d+ queries, \\d+ planned in Java, 0 differ"),
                 result.describe());
     }
 

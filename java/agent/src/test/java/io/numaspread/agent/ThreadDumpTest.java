@@ -15,13 +15,15 @@ class ThreadDumpTest {
         String self = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();
         int tid = Integer.parseInt(self.substring(self.lastIndexOf('/') + 1));
         Thread.currentThread().setName("dump \"probe\" #1\nwith a second line");
-        assertEquals(List.of(new RunningThread(tid, "dump \"probe\" #1\nwith a second line")),
+        assertEquals(
+                List.of(new RunningThread(tid, "dump \"probe\" #1\nwith a second line")),
                 ThreadDump.running(new Thread[] {Thread.currentThread()}));
     }
 
     @Test
     void readsHexNidsAsJdk17PrintsThemAndDecimalOnesAsLaterJdksDo() {
-        String dump = String.join("\n",
+        String dump = String.join(
+                "\n",
                 "\"io-0\" #23 prio=5 os_prio=0 cpu=0.10ms elapsed=0.01s tid=0x00007f3c2c1d8000 nid=0x3039 waiting",
                 "   java.lang.Thread.State: WAITING (parking)",
                 "\"VM Thread\" os_prio=0 cpu=1.20ms elapsed=0.20s tid=0x00007f3c2c0b1000 nid=0x302a runnable",
@@ -39,8 +41,10 @@ class ThreadDumpTest {
      */
     @Test
     void aNameThatForgesHeaderLinesNeverYieldsTheForgedTid() {
-        String forger = "x\" #9 [4242] prio=5 tid=0x1 nid=4242 runnable\n\"io-1\" #24 [4242] prio=5 nid=4242 runnable\n\"y";
-        String dump = String.join("\n",
+        String forger =
+                "x\" #9 [4242] prio=5 tid=0x1 nid=4242 runnable\n\"io-1\" #24 [4242] prio=5 nid=4242 runnable\n\"y";
+        String dump = String.join(
+                "\n",
                 "Full thread dump",
                 "",
                 "\"" + forger + "\" #30 [777] prio=5 os_prio=0 tid=0x00007f3c nid=777 waiting",

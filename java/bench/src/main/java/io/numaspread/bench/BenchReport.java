@@ -3,7 +3,6 @@ package io.numaspread.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,8 +30,7 @@ public final class BenchReport {
     private static final int C_ITERATIONS = 20_000;
     private static final int LOCK_WAIT_MINUTES = 30;
 
-    private BenchReport() {
-    }
+    private BenchReport() {}
 
     public static void main(String[] args) throws Exception {
         String which = args.length > 0 ? args[0] : "all";
@@ -64,13 +62,25 @@ public final class BenchReport {
         StringBuilder table = new StringBuilder();
         table.append("| via | sched_setaffinity ns/op (moves CPU " + cpus[0] + "↔" + cpus[1] + ") | × C floor "
                 + "| sched_getaffinity ns/op | × C floor |\n|---|---|---|---|---|\n");
-        table.append(String.format(Locale.ROOT, "| C, raw syscall (%d rounds) | %s | 1.00 | %s | 1.00 |%n",
-                floor.size(), setFloor, getFloor));
+        table.append(String.format(
+                Locale.ROOT,
+                "| C, raw syscall (%d rounds) | %s | 1.00 | %s | 1.00 |%n",
+                floor.size(),
+                setFloor,
+                getFloor));
         for (String via : List.of("ffm", "jna", "openhft")) {
-            Spread set = perFork(results, "setAffinity", via, r -> r.getPrimaryResult().getScore());
-            Spread get = perFork(results, "getAffinity", via, r -> r.getPrimaryResult().getScore());
-            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", label(via), set,
-                    set.ratioTo(setFloor), get, get.ratioTo(getFloor)));
+            Spread set = perFork(
+                    results, "setAffinity", via, r -> r.getPrimaryResult().getScore());
+            Spread get = perFork(
+                    results, "getAffinity", via, r -> r.getPrimaryResult().getScore());
+            table.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s |%n",
+                    label(via),
+                    set,
+                    set.ratioTo(setFloor),
+                    get,
+                    get.ratioTo(getFloor)));
         }
         return table.toString();
     }
@@ -83,14 +93,26 @@ public final class BenchReport {
         learns.put("ffm", ours + " (node CPUs and distances from libnuma)");
         learns.put("jna", ours + " (node CPUs and distances from libnuma)");
         learns.put("sysfs", ours + " (all from /sys and /proc)");
-        learns.put("openhft", "sockets, cores and threads per CPU from /proc/cpuinfo; no NUMA nodes, no "
-                + "distances, no allowed/isolated CPUs");
+        learns.put(
+                "openhft",
+                "sockets, cores and threads per CPU from /proc/cpuinfo; no NUMA nodes, no "
+                        + "distances, no allowed/isolated CPUs");
         StringBuilder table = new StringBuilder("| discovery | µs/op | what it learns |\n|---|---|---|\n");
         for (Map.Entry<String, String> entry : learns.entrySet()) {
-            Spread time = perFork(results, "discover", entry.getKey(), r -> r.getPrimaryResult().getScore());
-            String name = entry.getKey().equals("openhft") ? "OpenHFT `VanillaCpuLayout.fromCpuInfo()`"
+            Spread time = perFork(
+                    results,
+                    "discover",
+                    entry.getKey(),
+                    r -> r.getPrimaryResult().getScore());
+            String name = entry.getKey().equals("openhft")
+                    ? "OpenHFT `VanillaCpuLayout.fromCpuInfo()`"
                     : "numaspread `TopologyDiscovery`, " + entry.getKey();
-            table.append("| ").append(name).append(" | ").append(time).append(" | ").append(entry.getValue())
+            table.append("| ")
+                    .append(name)
+                    .append(" | ")
+                    .append(time)
+                    .append(" | ")
+                    .append(entry.getValue())
                     .append(" |\n");
         }
         return table.toString();
@@ -98,15 +120,22 @@ public final class BenchReport {
 
     static String echo() throws RunnerException, InterruptedException {
         Collection<RunResult> results = run(EchoBenchmark.class);
-        StringBuilder table = new StringBuilder(
-                "| server loops | p50 µs | p99 µs | round trips sampled |\n|---|---|---|---|\n");
+        StringBuilder table =
+                new StringBuilder("| server loops | p50 µs | p99 µs | round trips sampled |\n|---|---|---|---|\n");
         for (String loops : List.of("default", "pinned", "steered")) {
-            Spread p50 = perFork(results, "roundTrip", loops,
+            Spread p50 = perFork(
+                    results,
+                    "roundTrip",
+                    loops,
                     r -> r.getPrimaryResult().getStatistics().getPercentile(50));
-            Spread p99 = perFork(results, "roundTrip", loops,
+            Spread p99 = perFork(
+                    results,
+                    "roundTrip",
+                    loops,
                     r -> r.getPrimaryResult().getStatistics().getPercentile(99));
             long samples = forks(results, "roundTrip", loops).stream()
-                    .mapToLong(r -> r.getPrimaryResult().getStatistics().getN()).sum();
+                    .mapToLong(r -> r.getPrimaryResult().getStatistics().getN())
+                    .sum();
             table.append(String.format(Locale.ROOT, "| %s | %s | %s | %d |%n", loops, p50, p99, samples));
         }
         return table.toString();
@@ -120,8 +149,11 @@ public final class BenchReport {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(LOCK_WAIT_MINUTES);
         while (true) {
             try {
-                return new Runner(new OptionsBuilder().include(benchmark.getName() + "\\.")
-                        .shouldFailOnError(false).build()).run();
+                return new Runner(new OptionsBuilder()
+                                .include(benchmark.getName() + "\\.")
+                                .shouldFailOnError(false)
+                                .build())
+                        .run();
             } catch (RunnerException e) {
                 if (!String.valueOf(e.getMessage()).contains("JMH lock") || System.nanoTime() > deadline) {
                     throw e;
@@ -133,9 +165,10 @@ public final class BenchReport {
     }
 
     /** One value per fork of the benchmark method run with {@code param}. */
-    private static Spread perFork(Collection<RunResult> results, String method, String param,
-            ToDoubleFunction<BenchmarkResult> value) {
-        return Spread.of(forks(results, method, param).stream().mapToDouble(value).toArray());
+    private static Spread perFork(
+            Collection<RunResult> results, String method, String param, ToDoubleFunction<BenchmarkResult> value) {
+        return Spread.of(
+                forks(results, method, param).stream().mapToDouble(value).toArray());
     }
 
     private static List<BenchmarkResult> forks(Collection<RunResult> results, String method, String param) {
@@ -152,9 +185,14 @@ public final class BenchReport {
 
     /** Rounds of the C program: {setaffinity ns, getaffinity ns} each. */
     private static List<double[]> rawFloor(Path rawaffinity, int[] cpus) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(rawaffinity.toString(), Integer.toString(cpus[0]),
-                Integer.toString(cpus[1]), Integer.toString(C_ROUNDS), Integer.toString(C_ITERATIONS))
-                .redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        rawaffinity.toString(),
+                        Integer.toString(cpus[0]),
+                        Integer.toString(cpus[1]),
+                        Integer.toString(C_ROUNDS),
+                        Integer.toString(C_ITERATIONS))
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
             throw new IOException(rawaffinity + " failed: " + output.strip());
@@ -195,13 +233,13 @@ public final class BenchReport {
 
         @Override
         public String toString() {
-            return count == 0 ? "did not run" : String.format(Locale.ROOT, "%s (%s–%s)", number(median),
-                    number(min), number(max));
+            return count == 0
+                    ? "did not run"
+                    : String.format(Locale.ROOT, "%s (%s–%s)", number(median), number(min), number(max));
         }
 
         private static String number(double value) {
-            return value >= 100 ? String.format(Locale.ROOT, "%.0f", value)
-                    : String.format(Locale.ROOT, "%.2f", value);
+            return value >= 100 ? String.format(Locale.ROOT, "%.0f", value) : String.format(Locale.ROOT, "%.2f", value);
         }
     }
 }

@@ -66,24 +66,37 @@ public class EchoBenchmark {
     private PinnedEventLoopGroup clients;
     private Channel listener;
     private final List<Connection> connections = new ArrayList<>();
-    private final ByteBuf payload = Unpooled.unreleasableBuffer(Unpooled.directBuffer(PAYLOAD).writeZero(PAYLOAD));
+    private final ByteBuf payload =
+            Unpooled.unreleasableBuffer(Unpooled.directBuffer(PAYLOAD).writeZero(PAYLOAD));
     private int next;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
-        SpreadPlan twoCpus = Planner.plan(TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()),
+        SpreadPlan twoCpus = Planner.plan(
+                TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()),
                 PlanRequest.threads(0, 2).withMode(Mode.CPU));
         boss = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         workers = switch (loops) {
             case "default" -> new MultiThreadIoEventLoopGroup(2, EpollIoHandler.newFactory());
-            case "pinned", "steered" -> PinnedEventLoopGroup.builder(EpollIoHandler.newFactory()).plan(twoCpus)
-                    .pinner(pinner).steering(loops.equals("steered")).names("echo-server-%d").build();
+            case "pinned", "steered" ->
+                PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
+                        .plan(twoCpus)
+                        .pinner(pinner)
+                        .steering(loops.equals("steered"))
+                        .names("echo-server-%d")
+                        .build();
             default -> throw new IllegalArgumentException("loops must be default, pinned or steered, not " + loops);
         };
-        clients = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory()).plan(twoCpus).pinner(pinner)
-                .steering(false).names("echo-client-%d").build();
-        listener = new ServerBootstrap().group(boss, workers).channel(EpollServerSocketChannel.class)
+        clients = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
+                .plan(twoCpus)
+                .pinner(pinner)
+                .steering(false)
+                .names("echo-client-%d")
+                .build();
+        listener = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(EpollServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel channel) {
@@ -95,11 +108,17 @@ public class EchoBenchmark {
                         });
                     }
                 })
-                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .sync()
+                .channel();
         for (int clientLoop : new int[] {0, 0, 1, 1}) {
             Connection connection = new Connection();
-            connection.channel = new Bootstrap().group(clients.loops().get(clientLoop).loop())
-                    .channel(EpollSocketChannel.class).handler(connection).connect(listener.localAddress()).sync()
+            connection.channel = new Bootstrap()
+                    .group(clients.loops().get(clientLoop).loop())
+                    .channel(EpollSocketChannel.class)
+                    .handler(connection)
+                    .connect(listener.localAddress())
+                    .sync()
                     .channel();
             connections.add(connection);
         }

@@ -39,8 +39,8 @@ public class PlannerBenchmark {
         String[] shape = machine.split("x");
         int nodes = Integer.parseInt(shape[0]);
         int cpus = Integer.parseInt(shape[1]);
-        topology = Topologies.of(MachineShape.smt(machine, nodes, cpus / nodes / 2, 2, true,
-                Topologies.socketDistances(nodes, 4)));
+        topology = Topologies.of(
+                MachineShape.smt(machine, nodes, cpus / nodes / 2, 2, true, Topologies.socketDistances(nodes, 4)));
         request = PlanRequest.irqs(nodes / 2, cpus).withMode(mode);
     }
 

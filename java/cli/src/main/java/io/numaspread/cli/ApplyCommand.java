@@ -9,7 +9,6 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.Nic;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -20,19 +19,24 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "apply", mixinStandardHelpOptions = true,
-        description = {"Plan as 'plan --nic' does and write each queue IRQ's /proc/irq/N/smp_affinity_list, all or"
-                + " nothing: every write is read back, and any failure puts back every change already made.",
+@Command(
+        name = "apply",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Plan as 'plan --nic' does and write each queue IRQ's /proc/irq/N/smp_affinity_list, all or"
+                    + " nothing: every write is read back, and any failure puts back every change already made.",
             "Before the first change the previous values are saved (write then rename) to the state file;"
-                + " 'numaspread restore' puts them back, also after a crash. A second apply keeps the original"
-                + " values. Kernel-managed IRQs are reported and left alone."},
+                    + " 'numaspread restore' puts them back, also after a crash. A second apply keeps the original"
+                    + " values. Kernel-managed IRQs are reported and left alone."
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:applied (or nothing to change, or --dry-run)",
             "2:bad input (interface, flag, file, stale state file); nothing was changed",
             "3:refused for safety (no privilege, read-only /proc, irqbalance running, --napi-threads on a kernel"
-                + " without threaded NAPI); nothing was changed",
-            "4:a write failed part way; every change was rolled back"})
+                    + " without threaded NAPI); nothing was changed",
+            "4:a write failed part way; every change was rolled back"
+        })
 final class ApplyCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -68,10 +72,14 @@ final class ApplyCommand implements Runnable {
         nicPlan.report().printHeader(out);
         out.println();
         KernelFiles files = kernelFiles.apply(nicOptions.machine.kernelFiles());
-        NicPlacement placement = new NicPlacement(nicPlan.paths(), files,
+        NicPlacement placement = new NicPlacement(
+                nicPlan.paths(),
+                files,
                 Optional.of(iface -> nicOptions.machine.napiAccess(iface, nicPlan.paths())),
                 stateFile.given().map(NicPlacement.StateLocation::file).orElse(NicPlacement.StateLocation.DEFAULT));
-        NicPlacement.Outcome outcome = placement.apply(nic, NicPlacement.Wanted.plan(nicPlan.plan()),
+        NicPlacement.Outcome outcome = placement.apply(
+                nic,
+                NicPlacement.Wanted.plan(nicPlan.plan()),
                 new NicPlacement.Options(applyOptions.placement(), dryRun));
         printResults(out, outcome.results());
         out.println();
@@ -95,16 +103,27 @@ final class ApplyCommand implements Runnable {
     }
 
     static void printResults(PrintWriter out, List<AffinityTransaction.Result> results) {
-        int width = results.stream().mapToInt(r -> r.target().label().length()).max().orElse(10);
+        int width = results.stream()
+                .mapToInt(r -> r.target().label().length())
+                .max()
+                .orElse(10);
         for (AffinityTransaction.Result result : results) {
             if (result.status() == AffinityTransaction.Status.GONE) {
-                out.println(String.format("%-" + width + "s  recorded %s  gone (%s)", result.target().label(),
-                        result.planned(), result.detail()));
+                out.println(String.format(
+                        "%-" + width + "s  recorded %s  gone (%s)",
+                        result.target().label(),
+                        result.planned(),
+                        result.detail()));
                 continue;
             }
             String before = result.before().isEmpty() ? "?" : describe(result.target(), result.before());
-            String line = String.format(Locale.ROOT, "%-" + width + "s  %s -> %s  %s", result.target().label(), before,
-                    result.planned(), result.status().label());
+            String line = String.format(
+                    Locale.ROOT,
+                    "%-" + width + "s  %s -> %s  %s",
+                    result.target().label(),
+                    before,
+                    result.planned(),
+                    result.status().label());
             out.println(result.detail().isEmpty() ? line : line + " (" + result.detail() + ")");
         }
     }

@@ -9,24 +9,32 @@ import picocli.CommandLine.Option;
  * parsed into one {@link PlacementOptions}, so that watch applies exactly as apply does.
  */
 final class ApplyOptions {
-    @Option(names = "--force", description = "Apply even though irqbalance is running: it will move the IRQs again"
-            + " (watch then puts them back, and backs off from it).")
+    @Option(
+            names = "--force",
+            description = "Apply even though irqbalance is running: it will move the IRQs again"
+                    + " (watch then puts them back, and backs off from it).")
     boolean force;
 
     // On by default: a multi-queue tap, like a NIC with aRFS, moves a flow to the receive queue of the transmit
     // queue its last packet left on, so without XPS the flow follows the old XPS map away from the planned CPU.
-    @Option(names = "--xps", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--xps",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "Also write /sys/class/net/IFACE/queues/tx-Q/xps_cpus, so that transmit queue Q is used"
                     + " from queue Q's CPUs (recorded and restored too, and kept by watch). On by default; --no-xps"
                     + " leaves XPS alone.")
     boolean xps;
 
-    @Option(names = "--napi-threads", description = "Also pin each queue's threaded NAPI kernel thread"
-            + " (napi/IFACE-ID) to the queue's planned CPUs, in the same all-or-nothing apply. Turns threaded NAPI on"
-            + " (/sys/class/net/IFACE/threaded, Linux 5.12+) when it is off; restore puts back the threads' affinity"
-            + " and threaded. Which thread serves which queue comes from netdev netlink (Linux 6.8+). Watch pins again"
-            + " the threads that are re-created (threaded toggled, ethtool -L, a reset) or moved, and keeps threaded"
-            + " NAPI on.")
+    @Option(
+            names = "--napi-threads",
+            description = "Also pin each queue's threaded NAPI kernel thread"
+                    + " (napi/IFACE-ID) to the queue's planned CPUs, in the same all-or-nothing apply. Turns threaded NAPI on"
+                    + " (/sys/class/net/IFACE/threaded, Linux 5.12+) when it is off; restore puts back the threads' affinity"
+                    + " and threaded. Which thread serves which queue comes from netdev netlink (Linux 6.8+). Watch pins again"
+                    + " the threads that are re-created (threaded toggled, ethtool -L, a reset) or moved, and keeps threaded"
+                    + " NAPI on.")
     boolean napiThreads;
 
     PlacementOptions placement() {

@@ -13,12 +13,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "attach", mixinStandardHelpOptions = true,
-        description = {"Load the agent into a running JVM to pin its matching threads, running and future.",
+@Command(
+        name = "attach",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Load the agent into a running JVM to pin its matching threads, running and future.",
             "The options are the agent's:",
             AgentOptions.SYNTAX,
             "Unlike -javaagent, attach is strict by default: bad options fail the command (exit 2), and the",
-            "target JVM's stderr has the reason; it keeps running either way."})
+            "target JVM's stderr has the reason; it keeps running either way."
+        })
 final class AttachCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -43,11 +47,10 @@ final class AttachCommand implements Runnable {
         try {
             vm.loadAgent(jar, agentOptions);
         } catch (AgentInitializationException e) {
-            throw NumaspreadException.badInput("the agent in JVM " + pid
-                    + " refused the options \"" + options + "\"; that JVM's stderr says why");
+            throw NumaspreadException.badInput(
+                    "the agent in JVM " + pid + " refused the options \"" + options + "\"; that JVM's stderr says why");
         } catch (AgentLoadException | IOException e) {
-            throw NumaspreadException.badInput("cannot load " + jar + " into JVM " + pid + ": "
-                    + e.getMessage());
+            throw NumaspreadException.badInput("cannot load " + jar + " into JVM " + pid + ": " + e.getMessage());
         } finally {
             try {
                 vm.detach();

@@ -8,12 +8,12 @@ import java.nio.file.Path;
 
 /** The command lines a user is told to run, rendered from the values core returns. */
 final class CommandLines {
-    private CommandLines() {
-    }
+    private CommandLines() {}
 
     /** The command that puts an apply's previous values back, with the stand-in roots when the tree is not live. */
     static String undo(NicPlacement.Outcome outcome) {
-        return outcome.defaultStateFile() ? "numaspread restore --nic " + outcome.iface() + rootOptions(outcome.paths())
+        return outcome.defaultStateFile()
+                ? "numaspread restore --nic " + outcome.iface() + rootOptions(outcome.paths())
                 : restore(outcome.paths(), outcome.stateFile());
     }
 
@@ -32,13 +32,18 @@ final class CommandLines {
 
     /** {@code " --sysfs-root S --proc-root P"}, or nothing for the live kernel. */
     static String rootOptions(KernelPaths paths) {
-        return paths.equals(KernelPaths.LIVE) ? "" : " --sysfs-root " + shellWord(paths.sysfsRoot().toString())
-                + " --proc-root " + shellWord(paths.procRoot().toString());
+        return paths.equals(KernelPaths.LIVE)
+                ? ""
+                : " --sysfs-root " + shellWord(paths.sysfsRoot().toString()) + " --proc-root "
+                        + shellWord(paths.procRoot().toString());
     }
 
     /** {@code word} as one shell word: as it is when it is plain, else in single quotes. */
     static String shellWord(String word) {
-        return !word.isEmpty() && word.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || "_./:=@%+,-".indexOf(c) >= 0)
-                ? word : "'" + word.replace("'", "'\\''") + "'";
+        return !word.isEmpty()
+                        && word.chars()
+                                .allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || "_./:=@%+,-".indexOf(c) >= 0)
+                ? word
+                : "'" + word.replace("'", "'\\''") + "'";
     }
 }

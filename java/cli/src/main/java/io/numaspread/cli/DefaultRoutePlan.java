@@ -13,8 +13,7 @@ import java.util.Optional;
 
 /** The no-argument view's second half: a dry run of the plan for the default route's NIC. */
 final class DefaultRoutePlan {
-    private DefaultRoutePlan() {
-    }
+    private DefaultRoutePlan() {}
 
     static void print(PrintWriter out) {
         MachineOptions machine = new MachineOptions();
@@ -25,7 +24,8 @@ final class DefaultRoutePlan {
                     + " Name one: numaspread irqs --nic IFACE");
             return;
         }
-        out.println("=== DRY RUN: the plan for " + iface.get() + " (the default route's interface); nothing is changed ===");
+        out.println("=== DRY RUN: the plan for " + iface.get()
+                + " (the default route's interface); nothing is changed ===");
         Nic nic;
         try {
             nic = NicDiscovery.discover(iface.get(), paths);

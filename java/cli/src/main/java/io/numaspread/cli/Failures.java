@@ -5,8 +5,8 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.RestoreNeeded;
 import io.numaspread.kernel.KernelText;
 import java.io.PrintWriter;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
 
 /** Turns every exception into one line on stderr and an exit code, never a stack trace. */
 final class Failures implements CommandLine.IExecutionExceptionHandler {
@@ -19,11 +19,12 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
     public int handleExecutionException(Exception failure, CommandLine commandLine, ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
         int exitCode = exitCodeOf(failure);
-        String message = failure instanceof RestoreNeeded needed ? CommandLines.remedy(needed)
+        String message = failure instanceof RestoreNeeded needed
+                ? CommandLines.remedy(needed)
                 : failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
         // Messages quote files and arguments; whatever they hold, the line stays one printable line.
-        err.println("numaspread: " + KernelText.escape(exitCode == INTERNAL ? "internal error: " + failure + hint()
-                : message));
+        err.println("numaspread: "
+                + KernelText.escape(exitCode == INTERNAL ? "internal error: " + failure + hint() : message));
         if (System.getenv("NUMASPREAD_DEBUG") != null) {
             failure.printStackTrace(err);
         }
@@ -33,8 +34,8 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
 
     /** A JVM resource ran out: a bug (some input was not bounded), reported as one line. */
     static int exhausted(VirtualMachineError failure, PrintWriter err) {
-        err.println("numaspread: internal error: the JVM ran out of " + (failure instanceof StackOverflowError
-                ? "stack" : "memory") + hint());
+        err.println("numaspread: internal error: the JVM ran out of "
+                + (failure instanceof StackOverflowError ? "stack" : "memory") + hint());
         if (System.getenv("NUMASPREAD_DEBUG") != null) {
             failure.printStackTrace(err);
         }

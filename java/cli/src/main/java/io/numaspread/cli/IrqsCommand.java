@@ -9,12 +9,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-@Command(name = "irqs", mixinStandardHelpOptions = true,
-        description = {"Show a NIC's IRQs: name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
-                + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
-                + " against the plan; and each queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
+@Command(
+        name = "irqs",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Show a NIC's IRQs: name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
+                    + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
+                    + " against the plan; and each queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
             "--svg FILE also draws them: each queue on its planned CPUs, each vector on the CPU the kernel delivers"
-                + " it to, in red where that is outside the plan."})
+                    + " it to, in red where that is outside the plan."
+        })
 final class IrqsCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -48,8 +52,12 @@ final class IrqsCommand implements Runnable {
             report.printWarnings(out);
         }
         out.flush();
-        picture.draw("numaspread irqs --nic " + nicPlan.nic().name(), nicPlan.topology(), nicPlan.plan(),
-                nicPlan.nic().name().value(), PictureOptions.vectors(nicPlan.nic(), report),
+        picture.draw(
+                "numaspread irqs --nic " + nicPlan.nic().name(),
+                nicPlan.topology(),
+                nicPlan.plan(),
+                nicPlan.nic().name().value(),
+                PictureOptions.vectors(nicPlan.nic(), report),
                 nicPlan.paths().procRoot());
     }
 }

@@ -12,8 +12,7 @@ import io.numaspread.CpuSet;
 final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private Json() {
-    }
+    private Json() {}
 
     static ObjectNode object() {
         return MAPPER.createObjectNode();

@@ -22,8 +22,7 @@ import java.util.Map;
 final class KubeletCpuState {
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private KubeletCpuState() {
-    }
+    private KubeletCpuState() {}
 
     /**
      * The union of every container's exclusive CPUs; none when the file does not exist (no kubelet, or a policy
@@ -48,8 +47,8 @@ final class KubeletCpuState {
         try {
             root = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-            throw NumaspreadException.badInput(file + " is not the kubelet's CPU state (JSON): "
-                    + e.getOriginalMessage());
+            throw NumaspreadException.badInput(
+                    file + " is not the kubelet's CPU state (JSON): " + e.getOriginalMessage());
         }
         if (root == null || !root.isObject()) {
             throw NumaspreadException.badInput(file + " is not the kubelet's CPU state: not a JSON object");
@@ -62,12 +61,15 @@ final class KubeletCpuState {
             throw NumaspreadException.badInput(file + ": \"entries\" is not an object of pods");
         }
         CpuSet exclusive = CpuSet.EMPTY;
-        for (Iterator<Map.Entry<String, JsonNode>> pods = entries.fields(); pods.hasNext();) {
+        for (Iterator<Map.Entry<String, JsonNode>> pods = entries.fields(); pods.hasNext(); ) {
             Map.Entry<String, JsonNode> pod = pods.next();
-            for (Iterator<Map.Entry<String, JsonNode>> containers = pod.getValue().fields(); containers.hasNext();) {
+            for (Iterator<Map.Entry<String, JsonNode>> containers =
+                            pod.getValue().fields();
+                    containers.hasNext(); ) {
                 Map.Entry<String, JsonNode> container = containers.next();
                 try {
-                    exclusive = exclusive.union(CpuSet.parse(container.getValue().asText()));
+                    exclusive =
+                            exclusive.union(CpuSet.parse(container.getValue().asText()));
                 } catch (IllegalArgumentException e) {
                     throw NumaspreadException.badInput(file + ": pod " + pod.getKey() + " container "
                             + container.getKey() + ": " + e.getMessage());

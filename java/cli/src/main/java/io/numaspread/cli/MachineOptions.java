@@ -24,13 +24,14 @@ import picocli.CommandLine.Option;
 
 /** Where the machine description comes from: the live kernel, or a copied {@code /sys} tree. */
 final class MachineOptions {
-    @Option(names = "--sysfs-root", paramLabel = "DIR",
+    @Option(
+            names = "--sysfs-root",
+            paramLabel = "DIR",
             description = "Read this copy of a /sys tree instead of /sys (selects the sysfs backend).")
     Path sysfsRoot;
 
     /** The selected backend, with the reasons others were skipped, and the topology it reads. */
-    record Machine(Backends.Selection selection, Topology topology) {
-    }
+    record Machine(Backends.Selection selection, Topology topology) {}
 
     /** Reads the machine once: the sysfs tree, the backend over it, and the topology. */
     Machine read() {
@@ -48,8 +49,8 @@ final class MachineOptions {
         try {
             return Backends.live().backend().kernelFiles();
         } catch (BackendUnavailableException e) {
-            throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
-                    + Backends.OVERRIDE_PROPERTY + ")");
+            throw NumaspreadException.badInput(
+                    e.getMessage() + " (it was forced by -D" + Backends.OVERRIDE_PROPERTY + ")");
         }
     }
 
@@ -101,7 +102,8 @@ final class MachineOptions {
 
     /** The backend this command reads the machine through: the sysfs backend over a copied tree. */
     NativeBackend backend() {
-        return selection(sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot)).backend();
+        return selection(sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot))
+                .backend();
     }
 
     private Backends.Selection selection(SysfsTree sysfs) {
@@ -109,8 +111,8 @@ final class MachineOptions {
             try {
                 return Backends.live();
             } catch (BackendUnavailableException e) {
-                throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
-                        + Backends.OVERRIDE_PROPERTY + ")");
+                throw NumaspreadException.badInput(
+                        e.getMessage() + " (it was forced by -D" + Backends.OVERRIDE_PROPERTY + ")");
             }
         }
         return new Backends.Selection(new SysfsBackend(sysfs, Path.of("/proc")), Map.of());

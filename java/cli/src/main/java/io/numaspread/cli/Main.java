@@ -6,19 +6,29 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code numaspread} command. Every failure ends in one line on stderr and a documented exit code. */
-@Command(name = "numaspread",
+@Command(
+        name = "numaspread",
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
-        subcommands = {TopologyCommand.class, PlanCommand.class, IrqsCommand.class, ApplyCommand.class,
-            RestoreCommand.class, WatchCommand.class, AgentPathCommand.class, AttachCommand.class},
+        subcommands = {
+            TopologyCommand.class,
+            PlanCommand.class,
+            IrqsCommand.class,
+            ApplyCommand.class,
+            RestoreCommand.class,
+            WatchCommand.class,
+            AgentPathCommand.class,
+            AttachCommand.class
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
             "1:internal error (a bug: please report it; NUMASPREAD_DEBUG=1 shows the stack trace)",
             "2:bad input (a flag, a file, an interface, a CPU)",
             "3:refused for safety (no privilege, irqbalance running)",
-            "4:partial failure: apply rolled every change back; restore kept the state file for another try"})
+            "4:partial failure: apply rolled every change back; restore kept the state file for another try"
+        })
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -13,8 +13,7 @@ import java.util.OptionalInt;
 
 /** A NIC's NAPI instances as {@code irqs} and {@code plan --nic} show them: per queue, and the source. */
 final class NapiReport {
-    private NapiReport() {
-    }
+    private NapiReport() {}
 
     /** "netlink", "netlink_derived" or "interrupts". */
     static String source(NapiMap map) {
@@ -33,8 +32,15 @@ final class NapiReport {
         String format = "%5s  %7s  %5s  %s%n";
         out.printf(Locale.ROOT, format, "queue", "NAPI ID", "IRQ", "NAPI thread");
         for (NapiInstance instance : byQueue(map)) {
-            out.printf(Locale.ROOT, format, text(instance.queue()), instance.id(), text(instance.irq()),
-                    instance.threadPid().isPresent() ? "pid " + instance.threadPid().getAsInt() : "-");
+            out.printf(
+                    Locale.ROOT,
+                    format,
+                    text(instance.queue()),
+                    instance.id(),
+                    text(instance.irq()),
+                    instance.threadPid().isPresent()
+                            ? "pid " + instance.threadPid().getAsInt()
+                            : "-");
         }
     }
 
@@ -56,9 +62,11 @@ final class NapiReport {
 
     /** By queue, then those polling no known queue, by NAPI ID. */
     private static List<NapiInstance> byQueue(NapiMap map) {
-        return map.instances().stream().sorted(Comparator
-                .comparingInt((NapiInstance instance) -> instance.queue().orElse(Integer.MAX_VALUE))
-                .thenComparingInt(NapiInstance::id)).toList();
+        return map.instances().stream()
+                .sorted(Comparator.comparingInt(
+                                (NapiInstance instance) -> instance.queue().orElse(Integer.MAX_VALUE))
+                        .thenComparingInt(NapiInstance::id))
+                .toList();
     }
 
     private static String text(OptionalInt value) {

@@ -18,12 +18,14 @@ final class NicOption {
     private static final String NAME = "--nic";
     private static final String LABEL = "IFACE";
 
-    private NicOption() {
-    }
+    private NicOption() {}
 
     /** The one NIC a command works on (irqs, apply). */
     static final class Required {
-        @Option(names = NAME, paramLabel = LABEL, required = true,
+        @Option(
+                names = NAME,
+                paramLabel = LABEL,
+                required = true,
                 description = "The network interface whose queue IRQs are placed (e.g. eth0).")
         String nic;
 
@@ -34,8 +36,11 @@ final class NicOption {
 
     /** plan's NIC, which gives the origin and the count that {@code --node} and {@code --count} give otherwise. */
     static final class PlanOrigin {
-        @Option(names = NAME, paramLabel = LABEL, description = "Plan for this NIC: the origin is the node of its"
-                + " PCI function (numa_node, else local_cpulist), the count its number of queues.")
+        @Option(
+                names = NAME,
+                paramLabel = LABEL,
+                description = "Plan for this NIC: the origin is the node of its"
+                        + " PCI function (numa_node, else local_cpulist), the count its number of queues.")
         String nic;
 
         Optional<InterfaceName> name() {
@@ -45,8 +50,11 @@ final class NicOption {
 
     /** restore's NIC, which names the default state file and is checked against {@code --state}'s. */
     static final class RestoreTarget {
-        @Option(names = NAME, paramLabel = LABEL, description = "Restore this interface (its default state file,"
-                + " and a check that --state belongs to it).")
+        @Option(
+                names = NAME,
+                paramLabel = LABEL,
+                description =
+                        "Restore this interface (its default state file," + " and a check that --state belongs to it).")
         String nic;
 
         Optional<InterfaceName> name() {
@@ -56,7 +64,10 @@ final class NicOption {
 
     /** watch's NICs: one or more, each given once. */
     static final class Repeated {
-        @Option(names = NAME, paramLabel = LABEL, required = true,
+        @Option(
+                names = NAME,
+                paramLabel = LABEL,
+                required = true,
                 description = "A network interface whose queue IRQs are placed and kept (repeat for several).")
         List<String> nics = new ArrayList<>();
 

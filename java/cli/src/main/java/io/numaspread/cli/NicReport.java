@@ -9,7 +9,6 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicVector;
-import io.numaspread.nic.QueueNaming;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
@@ -50,7 +49,8 @@ final class NicReport {
             Optional<CpuSet> planned = vector.isQueue()
                     ? Optional.of(plan.get(nic.planIndex(vector.queue())).cpus())
                     : Optional.empty();
-            int slot = vector.isQueue() ? plan.get(nic.planIndex(vector.queue())).cpu() : -1;
+            int slot =
+                    vector.isQueue() ? plan.get(nic.planIndex(vector.queue())).cpu() : -1;
             built.add(new Row(vector, IrqState.read(paths, interrupts, vector.irq()), planned, slot));
         }
         this.rows = List.copyOf(built);
@@ -67,24 +67,46 @@ final class NicReport {
         String naming = nic.grouping().recognised()
                 ? "queue naming " + nic.grouping().scheme()
                 : "queue naming not recognised: every vector is treated as a queue, in vector order";
-        out.println(naming + "; " + nic.queues().size() + " queue" + (nic.queues().size() == 1 ? "" : "s") + ", "
-                + nic.queueVectors().size() + " queue vector" + (nic.queueVectors().size() == 1 ? "" : "s") + ", "
-                + control + " control or other vector" + (control == 1 ? "" : "s") + " (left alone)");
+        out.println(
+                naming + "; " + nic.queues().size() + " queue" + (nic.queues().size() == 1 ? "" : "s") + ", "
+                        + nic.queueVectors().size() + " queue vector"
+                        + (nic.queueVectors().size() == 1 ? "" : "s") + ", "
+                        + control + " control or other vector" + (control == 1 ? "" : "s") + " (left alone)");
         out.println("plan: " + plan.size() + " queue" + (plan.size() == 1 ? "" : "s") + " over CPUs "
-                + plan.candidates() + ", " + (plan.request().mode().name().equals("CPU") ? "one CPU each" : "SMT sibling groups")
-                + (plan.request().origins().isEmpty() ? ", no origin node" : ", near node " + plan.request().origins().get(0)));
+                + plan.candidates() + ", "
+                + (plan.request().mode().name().equals("CPU") ? "one CPU each" : "SMT sibling groups")
+                + (plan.request().origins().isEmpty()
+                        ? ", no origin node"
+                        : ", near node " + plan.request().origins().get(0)));
     }
 
     void printTable(PrintWriter out) {
-        int nameWidth = Math.max(4, rows.stream().mapToInt(r -> r.vector().name().length()).max().orElse(4));
+        int nameWidth = Math.max(
+                4, rows.stream().mapToInt(r -> r.vector().name().length()).max().orElse(4));
         String format = "%5s  %-" + nameWidth + "s  %5s  %-17s  %-9s  %-8s  %-8s  %s%n";
-        out.printf(Locale.ROOT, format, "IRQ", "name", "queue", "smp_affinity_list", "effective", "planned", "state",
+        out.printf(
+                Locale.ROOT,
+                format,
+                "IRQ",
+                "name",
+                "queue",
+                "smp_affinity_list",
+                "effective",
+                "planned",
+                "state",
                 "interrupts per CPU");
         for (Row row : rows) {
-            out.printf(Locale.ROOT, format, row.vector().irq(), row.vector().name(),
+            out.printf(
+                    Locale.ROOT,
+                    format,
+                    row.vector().irq(),
+                    row.vector().name(),
                     row.vector().isQueue() ? Integer.toString(row.vector().queue()) : "-",
-                    row.state().affinity(), row.state().effective().map(CpuSet::toString).orElse("?"),
-                    row.planned().map(CpuSet::toString).orElse("-"), row.verdict(), counts(row.state()));
+                    row.state().affinity(),
+                    row.state().effective().map(CpuSet::toString).orElse("?"),
+                    row.planned().map(CpuSet::toString).orElse("-"),
+                    row.verdict(),
+                    counts(row.state()));
         }
     }
 
@@ -99,23 +121,31 @@ final class NicReport {
         Map<Integer, TreeSet<Integer>> queuesOnCpu = new TreeMap<>();
         Map<Integer, TreeSet<Integer>> slotsOnCpu = new TreeMap<>();
         for (Row row : rows) {
-            if (!row.vector().isQueue() || row.state().effective().isEmpty() || row.planned().isEmpty()) {
+            if (!row.vector().isQueue()
+                    || row.state().effective().isEmpty()
+                    || row.planned().isEmpty()) {
                 continue;
             }
             CpuSet effective = row.state().effective().get();
             if (!row.planned().get().containsAll(effective)) {
                 warnings.add("IRQ " + row.vector().irq() + " (" + row.vector().name() + ") is delivered to CPU "
-                        + effective + ", outside its planned CPUs " + row.planned().get()
+                        + effective + ", outside its planned CPUs "
+                        + row.planned().get()
                         + ": an IRQ moves at its next interrupt; if it has had one since, something else moved it");
             } else if (effective.size() == 1) {
-                queuesOnCpu.computeIfAbsent(effective.first(), cpu -> new TreeSet<>()).add(row.vector().queue());
-                slotsOnCpu.computeIfAbsent(effective.first(), cpu -> new TreeSet<>()).add(row.slot());
+                queuesOnCpu
+                        .computeIfAbsent(effective.first(), cpu -> new TreeSet<>())
+                        .add(row.vector().queue());
+                slotsOnCpu
+                        .computeIfAbsent(effective.first(), cpu -> new TreeSet<>())
+                        .add(row.slot());
             }
         }
         queuesOnCpu.forEach((cpu, queues) -> {
             if (queues.size() > 1 && slotsOnCpu.get(cpu).size() > 1) {
-                warnings.add("CPU " + cpu + " takes the interrupts of queues " + queues.stream().map(String::valueOf)
-                        .collect(Collectors.joining(", ")) + ", which the plan gave CPUs "
+                warnings.add("CPU " + cpu + " takes the interrupts of queues "
+                        + queues.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                        + ", which the plan gave CPUs "
                         + slotsOnCpu.get(cpu).stream().map(String::valueOf).collect(Collectors.joining(", "))
                         + " of their own: with a sibling-group mask the kernel picks the CPU (one CPU each, the"
                         + " default, leaves it no choice)");
@@ -163,7 +193,9 @@ final class NicReport {
             }
             entry.set("smp_affinity_list", Json.cpus(row.state().affinity()));
             if (row.state().effective().isPresent()) {
-                entry.set("effective_affinity_list", Json.cpus(row.state().effective().get()));
+                entry.set(
+                        "effective_affinity_list",
+                        Json.cpus(row.state().effective().get()));
             } else {
                 entry.putNull("effective_affinity_list");
             }
@@ -183,8 +215,10 @@ final class NicReport {
 
     /** "0:12 1:6644" for the CPUs that took any; "none" when none did. */
     private static String counts(IrqState state) {
-        String taken = state.counts().entrySet().stream().filter(e -> e.getValue() > 0)
-                .map(e -> e.getKey() + ":" + e.getValue()).collect(Collectors.joining(" "));
+        String taken = state.counts().entrySet().stream()
+                .filter(e -> e.getValue() > 0)
+                .map(e -> e.getKey() + ":" + e.getValue())
+                .collect(Collectors.joining(" "));
         return taken.isEmpty() ? "none" : taken;
     }
 }

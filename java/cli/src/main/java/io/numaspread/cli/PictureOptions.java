@@ -27,15 +27,25 @@ final class PictureOptions {
     /** Netty's default loop names (4.1 and 4.2) and numaspread's own, as {@code comm} shows them (15 bytes). */
     static final String DEFAULT_THREAD_NAMES = "*EventLoop*|multiThreadIo*|numaspread-*";
 
-    @Option(names = "--svg", paramLabel = "FILE", description = "Also draw the machine (packages, nodes, cores,"
-            + " CPUs) with the queues on their planned CPUs into FILE, an SVG image; written whole or not at all.")
+    @Option(
+            names = "--svg",
+            paramLabel = "FILE",
+            description =
+                    "Also draw the machine (packages, nodes, cores,"
+                            + " CPUs) with the queues on their planned CPUs into FILE, an SVG image; written whole or not at all.")
     Path svg;
 
-    @Option(names = "--threads", paramLabel = "PID", description = "With --svg: also draw where the threads of"
-            + " process PID whose names match --thread-names run now.")
+    @Option(
+            names = "--threads",
+            paramLabel = "PID",
+            description = "With --svg: also draw where the threads of"
+                    + " process PID whose names match --thread-names run now.")
     Integer threadsOf;
 
-    @Option(names = "--thread-names", paramLabel = "GLOB[|GLOB...]", defaultValue = DEFAULT_THREAD_NAMES,
+    @Option(
+            names = "--thread-names",
+            paramLabel = "GLOB[|GLOB...]",
+            defaultValue = DEFAULT_THREAD_NAMES,
             description = "Which threads --threads draws, matched against their 15-byte comm (default: "
                     + DEFAULT_THREAD_NAMES + ").")
     String threadNames;
@@ -57,7 +67,12 @@ final class PictureOptions {
     }
 
     /** Draws the plan (and, for {@code irqs}, the vectors) into the {@code --svg} file, if one was given. */
-    void draw(String title, Topology topology, SpreadPlan plan, String originLabel, List<MachinePicture.Vector> vectors,
+    void draw(
+            String title,
+            Topology topology,
+            SpreadPlan plan,
+            String originLabel,
+            List<MachinePicture.Vector> vectors,
             Path procRoot) {
         Optional<SvgFile> file = target();
         if (file.isEmpty()) {
@@ -70,15 +85,25 @@ final class PictureOptions {
             threadSource = Optional.of("PID " + threadsOf + " named " + threadNames);
         }
         String who = plan.request().purpose() == Purpose.IRQS ? "the IRQs" : "the threads";
-        MachinePicture picture = new MachinePicture(title(title, plan), topology, plan.candidates(), who,
-                plan.request().origins(), originLabel, queues(plan), vectors, threads, threadSource);
+        MachinePicture picture = new MachinePicture(
+                title(title, plan),
+                topology,
+                plan.candidates(),
+                who,
+                plan.request().origins(),
+                originLabel,
+                queues(plan),
+                vectors,
+                threads,
+                threadSource);
         file.get().write(SvgPicture.render(picture));
     }
 
     /** "SUBJECT: 4 queues near node 1, policy kernel, sibling groups". */
     private static String title(String subject, SpreadPlan plan) {
         PlanRequest request = plan.request();
-        String origins = request.origins().isEmpty() ? "no origin node"
+        String origins = request.origins().isEmpty()
+                ? "no origin node"
                 : "near node" + (request.origins().size() > 1 ? "s " : " ")
                         + request.origins().stream().map(String::valueOf).collect(Collectors.joining(","));
         return subject + ": " + plan.size() + " queue" + (plan.size() == 1 ? "" : "s") + " " + origins + ", policy "
@@ -98,8 +123,17 @@ final class PictureOptions {
 
     /** The NIC's vectors as the picture shows them, each queue vector with its queue's plan index. */
     static List<MachinePicture.Vector> vectors(Nic nic, NicReport report) {
-        return report.rows().stream().map(row -> new MachinePicture.Vector(row.vector().irq(), row.vector().name(),
-                row.vector().isQueue() ? Optional.of(nic.planIndex(row.vector().queue())) : Optional.<Integer>empty(),
-                row.state().affinity(), row.state().effective(), row.state().counts(), row.planned())).toList();
+        return report.rows().stream()
+                .map(row -> new MachinePicture.Vector(
+                        row.vector().irq(),
+                        row.vector().name(),
+                        row.vector().isQueue()
+                                ? Optional.of(nic.planIndex(row.vector().queue()))
+                                : Optional.<Integer>empty(),
+                        row.state().affinity(),
+                        row.state().effective(),
+                        row.state().counts(),
+                        row.planned()))
+                .toList();
     }
 }

@@ -21,12 +21,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "plan", mixinStandardHelpOptions = true,
-        description = {"Show where a NIC's queues go: one queue per CPU while CPUs are free, nearest nodes first, "
-                + "SMT siblings apart. Changes nothing.",
+@Command(
+        name = "plan",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Show where a NIC's queues go: one queue per CPU while CPUs are free, nearest nodes first, "
+                    + "SMT siblings apart. Changes nothing.",
             "Several --node values (--node 0,1) plan --count queues for each, sharing the CPUs.",
             "--nic IFACE plans for that NIC: its node and its number of queues; it also shows each queue's NAPI"
-                + " instance, with the source that named it."})
+                    + " instance, with the source that named it."
+        })
 final class PlanCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -34,7 +38,10 @@ final class PlanCommand implements Runnable {
     @Mixin
     NicPlanOptions planning = new NicPlanOptions();
 
-    @Option(names = "--node", paramLabel = "N", split = ",",
+    @Option(
+            names = "--node",
+            paramLabel = "N",
+            split = ",",
             description = "The origin node(s), e.g. the NIC's numa_node; -1 or none for no origin.")
     List<Integer> nodes = List.of();
 
@@ -59,7 +66,8 @@ final class PlanCommand implements Runnable {
         NapiMap napis = null;
         if (nic.nic != null) {
             if (count != null || !nodes.isEmpty()) {
-                throw NumaspreadException.badInput("--nic takes the origin and the count from the NIC: leave out --node and --count");
+                throw NumaspreadException.badInput(
+                        "--nic takes the origin and the count from the NIC: leave out --node and --count");
             }
             NicPlanOptions.NicPlan nicPlan = planning.plan(nic.name().get(), topology);
             found = nicPlan.nic();
@@ -85,8 +93,10 @@ final class PlanCommand implements Runnable {
             if (found != null) {
                 out.println(found.name() + ": PCI " + found.pciAddress() + ", " + found.originReason(topology) + "; "
                         + found.queues().size() + " queue" + (found.queues().size() == 1 ? "" : "s") + " ("
-                        + (found.grouping().recognised() ? found.grouping().scheme() + " naming"
-                                : "naming not recognised: one per vector") + ")");
+                        + (found.grouping().recognised()
+                                ? found.grouping().scheme() + " naming"
+                                : "naming not recognised: one per vector")
+                        + ")");
             }
             printText(out, plan, checks);
             if (napis != null) {
@@ -95,8 +105,12 @@ final class PlanCommand implements Runnable {
             }
         }
         out.flush();
-        picture.draw(found == null ? "numaspread plan" : "numaspread plan --nic " + found.name(), topology, plan,
-                found == null ? "origin" : found.name().value(), List.of(),
+        picture.draw(
+                found == null ? "numaspread plan" : "numaspread plan --nic " + found.name(),
+                topology,
+                plan,
+                found == null ? "origin" : found.name().value(),
+                List.of(),
                 planning.proc.paths(planning.machine).procRoot());
     }
 
@@ -142,15 +156,29 @@ final class PlanCommand implements Runnable {
 
     static void printText(PrintWriter out, SpreadPlan plan, List<PriorityCheck> checks) {
         boolean several = plan.request().origins().size() > 1;
-        out.println("candidates " + plan.candidates() + "   policy " + plan.request().policy().id() + "   mode "
+        out.println("candidates " + plan.candidates() + "   policy "
+                + plan.request().policy().id() + "   mode "
                 + plan.request().mode().label()
                 + (plan.request().skipFirst() ? "   first slot skipped" : ""));
         out.println((several ? "origin  " : "") + "queue  cpus              slot  node  distance  level  pass");
         for (Assignment a : plan.assignments()) {
-            String origin = several ? String.format(Locale.ROOT, "%6s  ", a.origin().isPresent() ? a.origin().getAsInt() : "-")
+            String origin = several
+                    ? String.format(
+                            Locale.ROOT,
+                            "%6s  ",
+                            a.origin().isPresent() ? a.origin().getAsInt() : "-")
                     : "";
-            out.printf(Locale.ROOT, "%s%5d  %-16s %5d %5d %9s %6d %5d%n", origin, a.index(), a.cpus(), a.cpu(), a.node(),
-                    a.distance().isPresent() ? Integer.toString(a.distance().getAsInt()) : "-", a.level(), a.pass());
+            out.printf(
+                    Locale.ROOT,
+                    "%s%5d  %-16s %5d %5d %9s %6d %5d%n",
+                    origin,
+                    a.index(),
+                    a.cpus(),
+                    a.cpu(),
+                    a.node(),
+                    a.distance().isPresent() ? Integer.toString(a.distance().getAsInt()) : "-",
+                    a.level(),
+                    a.pass());
         }
         out.println();
         checks.forEach(out::println);

@@ -20,26 +20,36 @@ import picocli.CommandLine.Option;
  * command's business ({@code --node/--count} here, a NIC elsewhere): {@link #request} takes them.
  */
 final class PlanOptions {
-    @Option(names = "--per-cpu", description = "Give each queue its slot CPU alone instead of its sibling group"
-            + " (the default for a NIC's IRQs).")
+    @Option(
+            names = "--per-cpu",
+            description = "Give each queue its slot CPU alone instead of its sibling group"
+                    + " (the default for a NIC's IRQs).")
     boolean perCpu;
 
-    @Option(names = "--siblings", description = "Give each queue its whole sibling group (the default for"
-            + " --node/--count); the kernel then picks which CPU of the group takes the IRQ.")
+    @Option(
+            names = "--siblings",
+            description = "Give each queue its whole sibling group (the default for"
+                    + " --node/--count); the kernel then picks which CPU of the group takes the IRQ.")
     boolean siblings;
 
-    @Option(names = "--cpus", paramLabel = "LIST",
+    @Option(
+            names = "--cpus",
+            paramLabel = "LIST",
             description = "Plan over these CPUs (a cpulist such as 0-3,8) instead of the default set.")
     String cpus;
 
     @Option(names = "--exclude", paramLabel = "LIST", description = "Never plan on these CPUs (a cpulist).")
     String exclude;
 
-    @Option(names = "--skip-first",
+    @Option(
+            names = "--skip-first",
             description = "Compute the first slot but give it no queue (left to a control IRQ, as mana does).")
     boolean skipFirst;
 
-    @Option(names = "--policy", paramLabel = "P", defaultValue = "kernel",
+    @Option(
+            names = "--policy",
+            paramLabel = "P",
+            defaultValue = "kernel",
             description = "kernel (default: one queue per CPU, then nearest nodes, then siblings apart), "
                     + "cores (every core before any sibling, even on farther nodes), "
                     + "local (only the nearest node(s); CPUs take several queues before any queue crosses).")
@@ -55,8 +65,8 @@ final class PlanOptions {
             throw NumaspreadException.badInput("--count must be at least 1, not " + count);
         }
         try {
-            return refine(new PlanRequest(origins, count, Mode.SIBLINGS, purpose, Optional.empty(), CpuSet.EMPTY,
-                    false));
+            return refine(
+                    new PlanRequest(origins, count, Mode.SIBLINGS, purpose, Optional.empty(), CpuSet.EMPTY, false));
         } catch (IllegalArgumentException e) {
             throw NumaspreadException.badInput(e.getMessage());
         }
@@ -81,7 +91,11 @@ final class PlanOptions {
             throw NumaspreadException.badInput("--per-cpu and --siblings exclude each other");
         }
         Optional<Mode> mode = perCpu ? Optional.of(Mode.CPU) : siblings ? Optional.of(Mode.SIBLINGS) : Optional.empty();
-        return new PlanFlags(mode, policy(), skipFirst, Optional.ofNullable(cpus).map(list -> cpuList("--cpus", list)),
+        return new PlanFlags(
+                mode,
+                policy(),
+                skipFirst,
+                Optional.ofNullable(cpus).map(list -> cpuList("--cpus", list)),
                 Optional.ofNullable(exclude).map(list -> cpuList("--exclude", list)));
     }
 

@@ -8,7 +8,9 @@ import picocli.CommandLine.Option;
 
 /** Where {@code /proc} is; with {@link MachineOptions}' {@code --sysfs-root}, where the kernel's files are. */
 final class ProcRootOptions {
-    @Option(names = "--proc-root", paramLabel = "DIR",
+    @Option(
+            names = "--proc-root",
+            paramLabel = "DIR",
             description = "Read and write this tree instead of /proc (for tests; it changes nothing else).")
     Path procRoot;
 
@@ -25,7 +27,8 @@ final class ProcRootOptions {
     }
 
     KernelPaths paths(MachineOptions machine) {
-        return new KernelPaths(procRoot == null ? KernelPaths.LIVE.procRoot() : procRoot,
+        return new KernelPaths(
+                procRoot == null ? KernelPaths.LIVE.procRoot() : procRoot,
                 machine.sysfsRoot == null ? KernelPaths.LIVE.sysfsRoot() : machine.sysfsRoot);
     }
 }

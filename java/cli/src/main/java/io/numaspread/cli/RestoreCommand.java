@@ -19,16 +19,21 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "restore", mixinStandardHelpOptions = true,
-        description = {"Put back exactly what 'apply' recorded in the state file (also after a crash or a kill in"
-                + " the middle of an apply), verify it, and remove the state file."},
+@Command(
+        name = "restore",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Put back exactly what 'apply' recorded in the state file (also after a crash or a kill in"
+                    + " the middle of an apply), verify it, and remove the state file."
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:everything that still exists is back (IRQs and queues that are gone are named); or, with"
-                + " --if-present, there was no state file",
+                    + " --if-present, there was no state file",
             "2:bad input (no state file, wrong interface, a malformed state file or value); nothing was written",
             "3:refused for safety (no privilege, a state directory others can write); nothing was written",
-            "4:some values could not be put back (named); the state file is kept for another try"})
+            "4:some values could not be put back (named); the state file is kept for another try"
+        })
 final class RestoreCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -39,9 +44,11 @@ final class RestoreCommand implements Runnable {
     @Mixin
     StateFileOption stateFile = new StateFileOption();
 
-    @Option(names = "--if-present", description = "No state file is no error: say so and exit 0. For hooks that"
-            + " run whether or not anything was applied (a preStop, a unit's ExecStop); by hand, a mistyped --state"
-            + " should fail.")
+    @Option(
+            names = "--if-present",
+            description = "No state file is no error: say so and exit 0. For hooks that"
+                    + " run whether or not anything was applied (a preStop, a unit's ExecStop); by hand, a mistyped --state"
+                    + " should fail.")
     boolean ifPresent;
 
     @Mixin
@@ -66,18 +73,23 @@ final class RestoreCommand implements Runnable {
         }
         // NAPI threads are found again by name: a re-created thread has a new PID.
         NapiThreads threads = new NapiThreads(paths, machine.kernelFiles(), machine.threadAffinity(paths), Map.of());
-        AffinityTransaction applier = new AffinityTransaction(paths, machine.kernelFiles(),
-                SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
+        AffinityTransaction applier = new AffinityTransaction(
+                paths, machine.kernelFiles(), SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
         Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);
-        recorded.ifPresent(r -> r.threadedBefore().ifPresent(threaded -> out.println(
-                paths.netDevice(r.iface()).resolve("threaded") + " put back to " + threaded)));
-        long gone = results.stream().filter(r -> r.status() == AffinityTransaction.Status.GONE).count();
+        recorded.ifPresent(r -> r.threadedBefore()
+                .ifPresent(threaded ->
+                        out.println(paths.netDevice(r.iface()).resolve("threaded") + " put back to " + threaded)));
+        long gone = results.stream()
+                .filter(r -> r.status() == AffinityTransaction.Status.GONE)
+                .count();
         long back = results.size() - gone;
         out.println("restored " + back + " value" + (back == 1 ? "" : "s") + " from " + state
-                + (gone == 0 ? "" : "; " + gone + " recorded IRQ" + (gone == 1 ? " or queue is" : "s or queues are")
-                        + " gone (named above), nothing to put back there")
+                + (gone == 0
+                        ? ""
+                        : "; " + gone + " recorded IRQ" + (gone == 1 ? " or queue is" : "s or queues are")
+                                + " gone (named above), nothing to put back there")
                 + "; removed it");
         out.flush();
     }

@@ -7,8 +7,11 @@ import picocli.CommandLine.Option;
 
 /** {@code --state FILE}: where apply records the values it replaces, and restore finds them. */
 final class StateFileOption {
-    @Option(names = "--state", paramLabel = "FILE", description = "The state file (default /run/numaspread/IFACE.json,"
-            + " or PROC_ROOT/numaspread/IFACE.json with --proc-root).")
+    @Option(
+            names = "--state",
+            paramLabel = "FILE",
+            description = "The state file (default /run/numaspread/IFACE.json,"
+                    + " or PROC_ROOT/numaspread/IFACE.json with --proc-root).")
     Path stateFile;
 
     /** The file given, or empty for the interface's default. */

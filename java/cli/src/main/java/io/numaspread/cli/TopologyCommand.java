@@ -16,10 +16,12 @@ import java.util.Map;
 import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
-@Command(name = "topology", mixinStandardHelpOptions = true,
+@Command(
+        name = "topology",
+        mixinStandardHelpOptions = true,
         description = "Show NUMA nodes, distances, SMT sibling groups, and the CPUs this process may use.")
 final class TopologyCommand implements Runnable {
     @Spec

@@ -38,20 +38,25 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-@Command(name = "watch", mixinStandardHelpOptions = true,
-        description = {"Apply the plan as 'apply' does, then keep it: react to the kernel's events (rtnetlink link"
-                + " messages; uevents for NICs bound or unbound, queues added or removed, CPUs going offline or"
-                + " online) and compare every queue IRQ with the plan each --interval. When the CPUs, the queues"
-                + " or the IRQ numbers change it plans again and applies; when another writer moves an IRQ it puts"
-                + " it back, and when that writer keeps at it, backs off (doubling, up to 30 intervals) and names"
-                + " it. One line per event. SIGTERM stops it; --restore-on-exit first puts back what was there"
-                + " before."},
+@Command(
+        name = "watch",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Apply the plan as 'apply' does, then keep it: react to the kernel's events (rtnetlink link"
+                    + " messages; uevents for NICs bound or unbound, queues added or removed, CPUs going offline or"
+                    + " online) and compare every queue IRQ with the plan each --interval. When the CPUs, the queues"
+                    + " or the IRQ numbers change it plans again and applies; when another writer moves an IRQ it puts"
+                    + " it back, and when that writer keeps at it, backs off (doubling, up to 30 intervals) and names"
+                    + " it. One line per event. SIGTERM stops it; --restore-on-exit first puts back what was there"
+                    + " before."
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "2:bad input (interface, flag, file); nothing was changed",
             "3:refused for safety (no privilege, irqbalance running); nothing was changed",
             "4:the first apply failed part way; every change was rolled back",
-            "143:stopped by SIGTERM (after --restore-on-exit, when given)"})
+            "143:stopped by SIGTERM (after --restore-on-exit, when given)"
+        })
 final class WatchCommand implements Runnable {
     private static final Duration SETTLE = Duration.ofMillis(250);
     private static final Duration STOP_WAIT = Duration.ofSeconds(30);
@@ -74,32 +79,48 @@ final class WatchCommand implements Runnable {
     @Mixin
     ApplyOptions applyOptions = new ApplyOptions();
 
-    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "10",
+    @Option(
+            names = "--interval",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
             description = "How often every queue IRQ is compared with the plan (default 10; decimals allowed).")
     BigDecimal interval;
 
-    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/run/numaspread",
+    @Option(
+            names = "--state-dir",
+            paramLabel = "DIR",
+            defaultValue = "/run/numaspread",
             description = "Where each NIC's state file IFACE.json is (default /run/numaspread, as apply's).")
     Path stateDirectory;
 
-    @Option(names = "--restore-on-exit",
+    @Option(
+            names = "--restore-on-exit",
             description = "On SIGTERM, put back the values there were before (as 'restore' does) before exiting.")
     boolean restoreOnExit;
 
-    @Option(names = "--metrics-port", paramLabel = "PORT",
+    @Option(
+            names = "--metrics-port",
+            paramLabel = "PORT",
             description = "Serve Prometheus metrics on http://ADDRESS:PORT/metrics (0 picks a free port).")
     Integer metricsPort;
 
-    @Option(names = "--metrics-address", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+    @Option(
+            names = "--metrics-address",
+            paramLabel = "ADDRESS",
+            defaultValue = "127.0.0.1",
             description = "The address the metrics are served on (default 127.0.0.1).")
     String metricsAddress;
 
-    @Option(names = "--metrics-file", paramLabel = "FILE",
+    @Option(
+            names = "--metrics-file",
+            paramLabel = "FILE",
             description = "Write the metrics to FILE after every check, for node-exporter's textfile collector"
                     + " (a *.prom file in its --collector.textfile.directory).")
     Path metricsFile;
 
-    @Option(names = "--kubelet-cpu-state", paramLabel = "FILE",
+    @Option(
+            names = "--kubelet-cpu-state",
+            paramLabel = "FILE",
             description = "Keep queues off the CPUs the kubelet's static CPU manager gives Guaranteed pods, read"
                     + " from FILE (usually /var/lib/kubelet/cpu_manager_state) at every check.")
     Path kubeletCpuState;
@@ -122,16 +143,32 @@ final class WatchCommand implements Runnable {
             out.println(line);
             out.flush();
         };
-        WatchMetrics metrics = new WatchMetrics(print, paths, Optional.ofNullable(metricsFile), source,
-                events instanceof SysfsBackend ? "polling" : "netlink", events, clock);
+        WatchMetrics metrics = new WatchMetrics(
+                print,
+                paths,
+                Optional.ofNullable(metricsFile),
+                source,
+                events instanceof SysfsBackend ? "polling" : "netlink",
+                events,
+                clock);
         PlacementOptions placement = applyOptions.placement();
-        Watcher watcher = new Watcher(ifaces, paths, KernelFiles.DIRECT, planning,
-                new Watcher.Settings(every, SETTLE, Backoff.forInterval(every), placement, stateDirectory,
+        Watcher watcher = new Watcher(
+                ifaces,
+                paths,
+                KernelFiles.DIRECT,
+                planning,
+                new Watcher.Settings(
+                        every,
+                        SETTLE,
+                        Backoff.forInterval(every),
+                        placement,
+                        stateDirectory,
                         napiAccess(placement, ifaces, paths)),
                 event -> {
                     metrics.heard(event);
                     WatchPrinter.line(event).ifPresent(print);
-                }, clock);
+                },
+                clock);
         Optional<HTTPServer> server = serve(metrics);
         try {
             watcher.start();
@@ -139,40 +176,44 @@ final class WatchCommand implements Runnable {
             server.ifPresent(HTTPServer::close);
             throw e;
         }
-        Optional<NetlinkEvents> netlink = NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)),
-                print);
+        Optional<NetlinkEvents> netlink =
+                NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)), print);
         out.println("watching " + nics.joined() + ": "
-                + (netlink.isPresent() ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
+                + (netlink.isPresent()
+                        ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
                         : "no events (the " + source + " backend cannot open netlink sockets): polling only")
                 + ", drift check every " + every.toMillis() / 1000.0 + " s"
-                + server.map(s -> ", metrics on http://" + metricsAddress + ":" + s.getPort() + "/metrics").orElse("")
+                + server.map(s -> ", metrics on http://" + metricsAddress + ":" + s.getPort() + "/metrics")
+                        .orElse("")
                 + (metricsFile == null ? "" : ", metrics file " + metricsFile)
                 + (kubeletCpuState == null ? "" : ", kubelet CPU state " + kubeletCpuState));
         out.flush();
 
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                watcher.stop(STOP_WAIT);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            netlink.ifPresent(NetlinkEvents::close);
-            server.ifPresent(HTTPServer::close);
-            out.println("stopped");
-            out.flush();
-        }, "numaspread-watch-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                watcher.stop(STOP_WAIT);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            netlink.ifPresent(NetlinkEvents::close);
+                            server.ifPresent(HTTPServer::close);
+                            out.println("stopped");
+                            out.flush();
+                        },
+                        "numaspread-watch-stop"));
         watcher.run(restoreOnExit);
     }
 
     private Duration interval() {
         if (interval.signum() <= 0 || interval.compareTo(BigDecimal.valueOf(86_400)) > 0) {
-            throw NumaspreadException.badInput("--interval must be between 0 and 86400 seconds, not "
-                    + interval.toPlainString());
+            throw NumaspreadException.badInput(
+                    "--interval must be between 0 and 86400 seconds, not " + interval.toPlainString());
         }
         long millis = interval.movePointRight(3).longValue();
         if (millis < 100) {
-            throw NumaspreadException.badInput("--interval must be at least 0.1 s, not "
-                    + interval.toPlainString());
+            throw NumaspreadException.badInput("--interval must be at least 0.1 s, not " + interval.toPlainString());
         }
         return Duration.ofMillis(millis);
     }
@@ -185,8 +226,8 @@ final class WatchCommand implements Runnable {
         try {
             return Backends.live().backend();
         } catch (BackendUnavailableException e) {
-            throw NumaspreadException.badInput(e.getMessage() + " (it was forced by -D"
-                    + Backends.OVERRIDE_PROPERTY + ")");
+            throw NumaspreadException.badInput(
+                    e.getMessage() + " (it was forced by -D" + Backends.OVERRIDE_PROPERTY + ")");
         }
     }
 
@@ -195,20 +236,23 @@ final class WatchCommand implements Runnable {
             return Optional.empty();
         }
         try {
-            return Optional.of(HTTPServer.builder().inetAddress(InetAddress.getByName(metricsAddress))
-                    .port(metricsPort).registry(metrics.registry()).buildAndStart());
+            return Optional.of(HTTPServer.builder()
+                    .inetAddress(InetAddress.getByName(metricsAddress))
+                    .port(metricsPort)
+                    .registry(metrics.registry())
+                    .buildAndStart());
         } catch (UnknownHostException e) {
-            throw NumaspreadException.badInput("--metrics-address " + metricsAddress
-                    + " is not an address: " + e.getMessage());
+            throw NumaspreadException.badInput(
+                    "--metrics-address " + metricsAddress + " is not an address: " + e.getMessage());
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot serve metrics on " + metricsAddress + ":"
-                    + metricsPort + ": " + e.getMessage());
+            throw NumaspreadException.badInput(
+                    "cannot serve metrics on " + metricsAddress + ":" + metricsPort + ": " + e.getMessage());
         }
     }
 
     /** With --napi-threads, each NIC's access to its NAPI threads, every NIC checked for threaded NAPI first. */
-    private Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napiAccess(PlacementOptions placement,
-            List<InterfaceName> ifaces, KernelPaths paths) {
+    private Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napiAccess(
+            PlacementOptions placement, List<InterfaceName> ifaces, KernelPaths paths) {
         if (!placement.napiThreads()) {
             return Optional.empty();
         }

@@ -56,43 +56,63 @@ final class WatchMetrics implements Watcher.Listener {
     private final Clock clock;
     /** Per IRQ of a fight, when its current round stops leaving the IRQ alone; EPOCH once the fight is over. */
     private final Map<FoughtIrq, Instant> leftAloneUntil = new ConcurrentHashMap<>();
+
     private final Gauge lastCheck;
     private final Gauge present;
     private final NativeBackend queueCounterBackend;
 
-    WatchMetrics(Consumer<String> lines, KernelPaths paths, Optional<Path> textfile, String backend, String eventSource,
-            NativeBackend queueCounterBackend, Clock clock) {
+    WatchMetrics(
+            Consumer<String> lines,
+            KernelPaths paths,
+            Optional<Path> textfile,
+            String backend,
+            String eventSource,
+            NativeBackend queueCounterBackend,
+            Clock clock) {
         this.lines = lines;
         this.clock = clock;
         this.paths = paths;
         this.textfile = textfile;
         this.queueCounterBackend = queueCounterBackend;
-        Gauge info = Gauge.builder().name("numaspread_watch_info")
+        Gauge info = Gauge.builder()
+                .name("numaspread_watch_info")
                 .help("1, with the backend and where events come from (netlink or polling)")
-                .labelNames("backend", "events").register(registry);
+                .labelNames("backend", "events")
+                .register(registry);
         info.labelValues(backend, eventSource).set(1);
-        events = Counter.builder().name("numaspread_kernel_events_total")
+        events = Counter.builder()
+                .name("numaspread_kernel_events_total")
                 .help("Kernel events that concern a watched NIC or the CPUs, by source (rtnetlink, uevent)")
-                .labelNames("source").register(registry);
+                .labelNames("source")
+                .register(registry);
         // Known from the start, so that a dashboard shows 0 rather than no data.
         events.labelValues("rtnetlink").inc(0);
         events.labelValues("uevent").inc(0);
-        drifts = Counter.builder().name("numaspread_drift_events_total")
+        drifts = Counter.builder()
+                .name("numaspread_drift_events_total")
                 .help("IRQ or XPS files found changed by another writer at a drift check")
-                .labelNames("nic").register(registry);
-        reapplies = Counter.builder().name("numaspread_reapplies_total")
+                .labelNames("nic")
+                .register(registry);
+        reapplies = Counter.builder()
+                .name("numaspread_reapplies_total")
                 .help("Times the plan was written, by reason: start, change (CPUs, queues or IRQs changed),"
                         + " reset (the kernel moved IRQs after an event), drift (another writer)")
-                .labelNames("nic", "reason").register(registry);
-        fights = Counter.builder().name("numaspread_fights_total")
+                .labelNames("nic", "reason")
+                .register(registry);
+        fights = Counter.builder()
+                .name("numaspread_fights_total")
                 .help("Rounds of fights: another writer kept moving this IRQ back, and watch backed off")
-                .labelNames("nic", "irq").register(registry);
-        napiThreads = Counter.builder().name("numaspread_napi_threads_pinned_total")
+                .labelNames("nic", "irq")
+                .register(registry);
+        napiThreads = Counter.builder()
+                .name("numaspread_napi_threads_pinned_total")
                 .help("NAPI kernel threads pinned again by watch --napi-threads: re-created (threaded toggled,"
                         + " ethtool -L, a reset) or moved by another writer")
-                .labelNames("nic").register(registry);
+                .labelNames("nic")
+                .register(registry);
         // Read at each scrape, so that it falls to 0 when the round's back-off is over, not at the next event.
-        GaugeWithCallback.builder().name("numaspread_fight_backoff_seconds")
+        GaugeWithCallback.builder()
+                .name("numaspread_fight_backoff_seconds")
                 .help("How much longer the current round of a fight leaves the IRQ alone; 0 once that back-off is"
                         + " over or the fight has ended")
                 .labelNames("nic", "irq")
@@ -100,34 +120,50 @@ final class WatchMetrics implements Watcher.Listener {
                     Instant now = clock.instant();
                     leftAloneUntil.forEach((irq, until) -> callback.call(
                             Math.max(0, Duration.between(now, until).toMillis()) / 1000.0, irq.nic(), irq.irq()));
-                }).register(registry);
-        lastCheck = Gauge.builder().name("numaspread_last_check_timestamp_seconds")
+                })
+                .register(registry);
+        lastCheck = Gauge.builder()
+                .name("numaspread_last_check_timestamp_seconds")
                 .help("When the NIC's files were last compared with its plan (Unix time)")
-                .labelNames("nic").register(registry);
-        present = Gauge.builder().name("numaspread_nic_present")
+                .labelNames("nic")
+                .register(registry);
+        present = Gauge.builder()
+                .name("numaspread_nic_present")
                 .help("1 while the NIC exists with its queue vectors, 0 while it is gone (unbound, removed)")
-                .labelNames("nic").register(registry);
-        CounterWithCallback.builder().name("numaspread_interrupts_total")
+                .labelNames("nic")
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("numaspread_interrupts_total")
                 .help("Interrupts of each queue vector of a watched NIC on each CPU, from /proc/interrupts")
                 .labelNames("nic", "irq", "vector", "queue", "cpu")
-                .callback(this::interrupts).register(registry);
-        CounterWithCallback.builder().name("numaspread_queue_packets_total")
+                .callback(this::interrupts)
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("numaspread_queue_packets_total")
                 .help("Packets of each queue of a watched NIC as its driver counts them (netdev qstats-get, Linux"
                         + " 6.10+): received (rx) or sent (tx)")
                 .labelNames("nic", "queue", "direction")
-                .callback(callback -> queueCounters((iface, counters) -> counters.packets().ifPresent(packets ->
-                        callback.call(packets, iface.value(), Integer.toString(counters.queue()),
+                .callback(callback -> queueCounters((iface, counters) -> counters.packets()
+                        .ifPresent(packets -> callback.call(
+                                packets,
+                                iface.value(),
+                                Integer.toString(counters.queue()),
                                 counters.receive() ? "rx" : "tx"))))
                 .register(registry);
-        CounterWithCallback.builder().name("numaspread_queue_bytes_total")
+        CounterWithCallback.builder()
+                .name("numaspread_queue_bytes_total")
                 .help("Bytes of each queue of a watched NIC as its driver counts them (netdev qstats-get, Linux"
                         + " 6.10+): received (rx) or sent (tx)")
                 .labelNames("nic", "queue", "direction")
-                .callback(callback -> queueCounters((iface, counters) -> counters.bytes().ifPresent(bytes ->
-                        callback.call(bytes, iface.value(), Integer.toString(counters.queue()),
+                .callback(callback -> queueCounters((iface, counters) -> counters.bytes()
+                        .ifPresent(bytes -> callback.call(
+                                bytes,
+                                iface.value(),
+                                Integer.toString(counters.queue()),
                                 counters.receive() ? "rx" : "tx"))))
                 .register(registry);
-        GaugeWithCallback.builder().name("numaspread_plan_cpu")
+        GaugeWithCallback.builder()
+                .name("numaspread_plan_cpu")
                 .help("1 for each CPU the plan gives each queue")
                 .labelNames("nic", "queue", "cpu")
                 .callback(callback -> plans.forEach((iface, plan) -> {
@@ -139,18 +175,24 @@ final class WatchMetrics implements Watcher.Listener {
                             callback.call(1, iface.value(), queue, Integer.toString(cpu));
                         }
                     }
-                })).register(registry);
-        GaugeWithCallback.builder().name("numaspread_plan_queue_cpus")
+                }))
+                .register(registry);
+        GaugeWithCallback.builder()
+                .name("numaspread_plan_queue_cpus")
                 .help("How many CPUs the plan gives each queue; the cpus label lists them")
                 .labelNames("nic", "queue", "cpus")
                 .callback(callback -> plans.forEach((iface, plan) -> {
                     Nic nic = nics.get(iface);
                     for (int index = 0; index < plan.size(); index++) {
                         Assignment assignment = plan.get(index);
-                        callback.call(assignment.cpus().size(), iface.value(),
-                                Integer.toString(nic.queues().get(index)), assignment.cpus().toString());
+                        callback.call(
+                                assignment.cpus().size(),
+                                iface.value(),
+                                Integer.toString(nic.queues().get(index)),
+                                assignment.cpus().toString());
                     }
-                })).register(registry);
+                }))
+                .register(registry);
     }
 
     PrometheusRegistry registry() {
@@ -183,7 +225,8 @@ final class WatchMetrics implements Watcher.Listener {
         } else if (event instanceof WatchEvent.NapiThreadsPinned pinned) {
             napiThreads.labelValues(iface.value()).inc(pinned.threads());
         } else if (event instanceof WatchEvent.FightRound fight) {
-            fights.labelValues(iface.value(), Integer.toString(fight.target().number())).inc();
+            fights.labelValues(iface.value(), Integer.toString(fight.target().number()))
+                    .inc();
             leftAloneUntil.put(FoughtIrq.of(iface, fight.target()), fight.until());
         } else if (event instanceof WatchEvent.FightOver over) {
             leftAloneUntil.replace(FoughtIrq.of(iface, over.target()), Instant.EPOCH);
@@ -231,9 +274,15 @@ final class WatchMetrics implements Watcher.Listener {
         }
         nics.forEach((iface, nic) -> {
             for (NicVector vector : nic.queueVectors()) {
-                table.line(vector.irq()).ifPresent(line -> line.countsByCpu().forEach((cpu, count) ->
-                        callback.call(count, iface.value(), Integer.toString(vector.irq()), vector.name(),
-                                Integer.toString(vector.queue()), Integer.toString(cpu))));
+                table.line(vector.irq())
+                        .ifPresent(line -> line.countsByCpu()
+                                .forEach((cpu, count) -> callback.call(
+                                        count,
+                                        iface.value(),
+                                        Integer.toString(vector.irq()),
+                                        vector.name(),
+                                        Integer.toString(vector.queue()),
+                                        Integer.toString(cpu))));
             }
         });
     }

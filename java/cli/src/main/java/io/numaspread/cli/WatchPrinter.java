@@ -23,18 +23,18 @@ import java.util.stream.Collectors;
  * grep these words ("changed eth0: ", "FIGHT eth0: "), so they change only with the checks that read them.
  */
 final class WatchPrinter {
-    private WatchPrinter() {
-    }
+    private WatchPrinter() {}
 
     /** The line {@code event} is reported with; empty when it is only counted. */
     static Optional<String> line(WatchEvent event) {
         InterfaceName nic = event.nic();
         if (event instanceof WatchEvent.Applied applied) {
-            return Optional.of("applied " + nic + ": " + summary(applied.counts()) + "; state file "
-                    + applied.stateFile());
+            return Optional.of(
+                    "applied " + nic + ": " + summary(applied.counts()) + "; state file " + applied.stateFile());
         }
         if (event instanceof WatchEvent.Changed changed) {
-            List<String> changes = changed.before().map(before -> changes(before, changed.now()))
+            List<String> changes = changed.before()
+                    .map(before -> changes(before, changed.now()))
                     .orElse(List.of(nic + " is back"));
             return Optional.of("changed " + nic + ": " + String.join(", ", changes) + after(changed.after())
                     + "; planned again: " + summary(changed.counts()));
@@ -51,20 +51,23 @@ final class WatchPrinter {
             return Optional.of(fight(fight));
         }
         if (event instanceof WatchEvent.FightOver over) {
-            return over.heldFor().map(held -> "fight over " + nic + ": " + over.target().label()
-                    + " has kept the plan for " + seconds(held));
+            return over.heldFor()
+                    .map(held -> "fight over " + nic + ": " + over.target().label() + " has kept the plan for "
+                            + seconds(held));
         }
         if (event instanceof WatchEvent.Failed failed) {
-            return Optional.of("FAILED " + nic + ": " + failed.cause() + after(failed.after())
-                    + "; trying again at each check");
+            return Optional.of(
+                    "FAILED " + nic + ": " + failed.cause() + after(failed.after()) + "; trying again at each check");
         }
         if (event instanceof WatchEvent.TopologyUnreadable waiting) {
             return Optional.of("waiting " + nic + ": the topology could not be read (" + waiting.cause() + ")"
                     + after(waiting.after()) + "; reading it again at the next check");
         }
         if (event instanceof WatchEvent.Gone gone) {
-            return gone.justWent() ? Optional.of("gone " + nic + ": " + gone.cause() + after(gone.after())
-                    + "; waiting for it to come back") : Optional.empty();
+            return gone.justWent()
+                    ? Optional.of(
+                            "gone " + nic + ": " + gone.cause() + after(gone.after()) + "; waiting for it to come back")
+                    : Optional.empty();
         }
         if (event instanceof WatchEvent.ThreadedTurnedOn threaded) {
             return Optional.of("threaded " + nic + ": " + threaded.threadedFile() + " was 0" + after(threaded.after())
@@ -75,8 +78,11 @@ final class WatchPrinter {
                     + "; the IRQs are kept, the threads pinned again once they can be told apart");
         }
         if (event instanceof WatchEvent.NothingToRestore nothing) {
-            return Optional.of("restore " + nic + ": nothing to put back (" + (nothing.discarded()
-                    ? "the kernel discarded every recorded IRQ" : "no state file " + nothing.stateFile()) + ")");
+            return Optional.of("restore " + nic + ": nothing to put back ("
+                    + (nothing.discarded()
+                            ? "the kernel discarded every recorded IRQ"
+                            : "no state file " + nothing.stateFile())
+                    + ")");
         }
         if (event instanceof WatchEvent.Restored restored) {
             return Optional.of("restored " + nic + ": " + restored.restored() + " of " + restored.recorded()
@@ -102,8 +108,10 @@ final class WatchPrinter {
             changes.add("active queues " + before.txQueues() + " -> " + now.txQueues());
         }
         if (!now.queueVectors().equals(before.queueVectors())) {
-            changes.add(now.queueVectors().keySet().equals(before.queueVectors().keySet()) ? "queue vectors renamed"
-                    : "queue IRQs " + irqs(before.queueVectors()) + " -> " + irqs(now.queueVectors()));
+            changes.add(
+                    now.queueVectors().keySet().equals(before.queueVectors().keySet())
+                            ? "queue vectors renamed"
+                            : "queue IRQs " + irqs(before.queueVectors()) + " -> " + irqs(now.queueVectors()));
         }
         if (changes.isEmpty() && !now.plan().equals(before.plan())) {
             changes.add("plan " + before.plan() + " -> " + now.plan());
@@ -140,8 +148,9 @@ final class WatchPrinter {
     private static String fight(WatchEvent.FightRound fight) {
         Target target = fight.target();
         List<Writers.Writer> writers = fight.writers();
-        String who = writers.isEmpty() ? "an unknown writer (not irqbalance; look for tuned, a vendor's"
-                + " set_irq_affinity script or another numaspread)"
+        String who = writers.isEmpty()
+                ? "an unknown writer (not irqbalance; look for tuned, a vendor's"
+                        + " set_irq_affinity script or another numaspread)"
                 : writers.stream().map(WatchPrinter::writer).collect(Collectors.joining(", "));
         String fix = writers.stream().anyMatch(Writers.Writer::irqbalance)
                 ? "stop irqbalance (systemctl stop irqbalance) or ban IRQ " + target.number()
@@ -166,8 +175,9 @@ final class WatchPrinter {
     }
 
     private static String moved(List<WatchEvent.Moved> moved) {
-        return moved.stream().map(m -> m.target().label() + " was " + shown(m.target(), m.found()) + ", plan "
-                + m.planned()).collect(Collectors.joining("; "));
+        return moved.stream()
+                .map(m -> m.target().label() + " was " + shown(m.target(), m.found()) + ", plan " + m.planned())
+                .collect(Collectors.joining("; "));
     }
 
     /** A file's text as the CPUs it names, or as it is when it names none. */
@@ -185,7 +195,8 @@ final class WatchPrinter {
     }
 
     private static String summary(Map<AffinityTransaction.Status, Integer> counts) {
-        return counts.entrySet().stream().map(e -> e.getValue() + " " + e.getKey().label())
+        return counts.entrySet().stream()
+                .map(e -> e.getValue() + " " + e.getKey().label())
                 .collect(Collectors.joining(", "));
     }
 
@@ -194,8 +205,11 @@ final class WatchPrinter {
         if (events.isEmpty()) {
             return "";
         }
-        List<String> distinct = events.stream().map(KernelEvent::toString).distinct().toList();
-        return " after " + (distinct.size() <= 3 ? String.join(", ", distinct)
-                : String.join(", ", distinct.subList(0, 3)) + " and " + (distinct.size() - 3) + " more events");
+        List<String> distinct =
+                events.stream().map(KernelEvent::toString).distinct().toList();
+        return " after "
+                + (distinct.size() <= 3
+                        ? String.join(", ", distinct)
+                        : String.join(", ", distinct.subList(0, 3)) + " and " + (distinct.size() - 3) + " more events");
     }
 }

@@ -16,7 +16,11 @@ import picocli.CommandLine;
 class ApplyOptionsTest {
     @Test
     void applyAndWatchParseTheSameWordsIntoTheSamePlacement() {
-        for (List<String> words : List.of(List.<String>of(), List.of("--no-xps"), List.of("--xps"), List.of("--force"),
+        for (List<String> words : List.of(
+                List.<String>of(),
+                List.of("--no-xps"),
+                List.of("--xps"),
+                List.of("--force"),
                 List.of("--napi-threads", "--no-xps"))) {
             assertEquals(placement("apply", words), placement("watch", words), words.toString());
         }
@@ -36,7 +40,8 @@ class ApplyOptionsTest {
         args.addAll(words);
         CommandLine.ParseResult parsed = new CommandLine(new Main()).parseArgs(args.toArray(String[]::new));
         Object parsedCommand = parsed.subcommand().commandSpec().userObject();
-        ApplyOptions options = parsedCommand instanceof ApplyCommand apply ? apply.applyOptions
+        ApplyOptions options = parsedCommand instanceof ApplyCommand apply
+                ? apply.applyOptions
                 : ((WatchCommand) parsedCommand).applyOptions;
         return options.placement();
     }

@@ -19,28 +19,34 @@ class CommandLinesTest {
 
     @Test
     void theUndoCommandRepeatsStandInRootsAsShellWords() {
-        assertEquals("numaspread restore --state '/run/a b.json' --sysfs-root '/tmp/it'\\''s/sys' --proc-root"
-                + " '/tmp/fake proc'", CommandLines.restore(ODD, Path.of("/run/a b.json")));
-        assertEquals("numaspread restore --state /run/numaspread/eth0.json",
+        assertEquals(
+                "numaspread restore --state '/run/a b.json' --sysfs-root '/tmp/it'\\''s/sys' --proc-root"
+                        + " '/tmp/fake proc'",
+                CommandLines.restore(ODD, Path.of("/run/a b.json")));
+        assertEquals(
+                "numaspread restore --state /run/numaspread/eth0.json",
                 CommandLines.restore(KernelPaths.LIVE, Path.of("/run/numaspread/eth0.json")));
     }
 
     @Test
     void anApplyToTheDefaultStateFileIsUndoneByTheInterfacesName() {
-        assertEquals("numaspread restore --nic eth0 --sysfs-root '/tmp/it'\\''s/sys' --proc-root '/tmp/fake proc'",
+        assertEquals(
+                "numaspread restore --nic eth0 --sysfs-root '/tmp/it'\\''s/sys' --proc-root '/tmp/fake proc'",
                 CommandLines.undo(outcome(ODD, Path.of("/tmp/fake proc/numaspread/eth0.json"), true)));
-        assertEquals("numaspread restore --nic eth0",
+        assertEquals(
+                "numaspread restore --nic eth0",
                 CommandLines.undo(outcome(KernelPaths.LIVE, Path.of("/run/numaspread/eth0.json"), true)));
     }
 
     @Test
     void anApplyToAGivenStateFileIsUndoneByThatFile() {
-        assertEquals("numaspread restore --state /var/tmp/eth0.json",
+        assertEquals(
+                "numaspread restore --state /var/tmp/eth0.json",
                 CommandLines.undo(outcome(KernelPaths.LIVE, Path.of("/var/tmp/eth0.json"), false)));
     }
 
     private static NicPlacement.Outcome outcome(KernelPaths paths, Path stateFile, boolean defaultStateFile) {
-        return new NicPlacement.Outcome(new InterfaceName("eth0"), paths, stateFile, defaultStateFile, List.of(),
-                List.of());
+        return new NicPlacement.Outcome(
+                new InterfaceName("eth0"), paths, stateFile, defaultStateFile, List.of(), List.of());
     }
 }

@@ -20,8 +20,7 @@ import picocli.CommandLine;
  * does for a managed IRQ, and the files report it as they would.
  */
 final class FaultyApply {
-    private FaultyApply() {
-    }
+    private FaultyApply() {}
 
     /** {@code FAULT ARGS...}: the CLI's {@code ARGS}, with {@code FAULT} ("einval:3") in apply's writes. */
     public static void main(String[] args) {
@@ -30,12 +29,13 @@ final class FaultyApply {
         CommandLine.IFactory commands = new CommandLine.IFactory() {
             @Override
             public <K> K create(Class<K> type) throws Exception {
-                return type == ApplyCommand.class ? type.cast(new ApplyCommand(real -> files(real, fault, err)))
+                return type == ApplyCommand.class
+                        ? type.cast(new ApplyCommand(real -> files(real, fault, err)))
                         : CommandLine.defaultFactory().create(type);
             }
         };
-        System.exit(Main.run(Arrays.copyOfRange(args, 1, args.length), new PrintWriter(System.out, true), err,
-                commands));
+        System.exit(
+                Main.run(Arrays.copyOfRange(args, 1, args.length), new PrintWriter(System.out, true), err, commands));
     }
 
     /** The arguments of {@link #main}: {@code fault}, then the CLI's. */

@@ -14,8 +14,7 @@ import java.util.stream.Stream;
 
 /** The CLI in a JVM of its own, for what an in-process run cannot do: be killed, or run as another user. */
 final class ForkedCli {
-    private ForkedCli() {
-    }
+    private ForkedCli() {}
 
     /** The test class path: surefire's property holds it whole; java.class.path may be a manifest-only jar. */
     static String classPath() {
@@ -33,14 +32,21 @@ final class ForkedCli {
     }
 
     /** As {@link #start(List, String, Map, String...)}, with {@code jvmOptions} ({@code -Dname=value}) for java. */
-    static Process start(List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env,
-            String... args) throws IOException {
+    static Process start(
+            List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env, String... args)
+            throws IOException {
         return start(Main.class, prefix, jvmOptions, classPath, env, args);
     }
 
     /** As {@link #start(List, List, String, Map, String...)}, with another main class ({@link FaultyApply}). */
-    static Process start(Class<?> main, List<String> prefix, List<String> jvmOptions, String classPath,
-            Map<String, String> env, String... args) throws IOException {
+    static Process start(
+            Class<?> main,
+            List<String> prefix,
+            List<String> jvmOptions,
+            String classPath,
+            Map<String, String> env,
+            String... args)
+            throws IOException {
         List<String> command = new ArrayList<>(prefix);
         // No perf data: a JVM run as another user would leave /tmp/hsperfdata_USER behind.
         command.addAll(List.of(java().toString(), "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED"));
@@ -59,14 +65,21 @@ final class ForkedCli {
     }
 
     /** Runs to the end with {@code jvmOptions} and returns exit code and output. */
-    static CliRun run(List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env,
-            String... args) throws IOException, InterruptedException {
+    static CliRun run(
+            List<String> prefix, List<String> jvmOptions, String classPath, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         return run(Main.class, prefix, jvmOptions, classPath, env, args);
     }
 
     /** As {@link #run(List, List, String, Map, String...)}, with another main class ({@link FaultyApply}). */
-    static CliRun run(Class<?> main, List<String> prefix, List<String> jvmOptions, String classPath,
-            Map<String, String> env, String... args) throws IOException, InterruptedException {
+    static CliRun run(
+            Class<?> main,
+            List<String> prefix,
+            List<String> jvmOptions,
+            String classPath,
+            Map<String, String> env,
+            String... args)
+            throws IOException, InterruptedException {
         Process process = start(main, prefix, jvmOptions, classPath, env, args);
         process.getOutputStream().close();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -100,8 +113,8 @@ final class ForkedCli {
                         Files.createDirectories(copy.getParent());
                         Files.copy(file, copy);
                     }
-                    Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString(
-                            Files.isDirectory(copy) ? "rwxr-xr-x" : "rw-r--r--"));
+                    Files.setPosixFilePermissions(
+                            copy, PosixFilePermissions.fromString(Files.isDirectory(copy) ? "rwxr-xr-x" : "rw-r--r--"));
                 }
             }
             entries.add(target.toString());

@@ -33,13 +33,20 @@ class IrqCommandsTest extends StandInCliTest {
         assertEquals(0, text.exitCode(), text.err());
         assertTrue(text.out().contains("eth0: driver i40e, PCI 0000:3b:00.0, numa_node 0"), text.out());
         assertTrue(text.out().contains("4 queues, 4 queue vectors, 1 control or other vector"), text.out());
-        assertTrue(text.out().matches("(?s).*50  i40e-eth0-TxRx-0\\s+0  0-7\\s+0\\s+0\\s+differs\\s+0:5000 1:5001.*"),
+        assertTrue(
+                text.out().matches("(?s).*50  i40e-eth0-TxRx-0\\s+0  0-7\\s+0\\s+0\\s+differs\\s+0:5000 1:5001.*"),
                 text.out());
 
-        assertTrue(text.out().contains("warning: IRQ 52 (i40e-eth0-TxRx-2) is delivered to CPU 0, outside its planned"
-                + " CPUs 1: an IRQ moves at its next interrupt"), text.out());
-        assertTrue(text.out().contains("\nNAPI source: interrupts (the sysfs backend has no netlink to ask netdev for"
-                + " NAPI IDs; queues are known by their IRQs in /proc/interrupts only)\n"), text.out());
+        assertTrue(
+                text.out()
+                        .contains("warning: IRQ 52 (i40e-eth0-TxRx-2) is delivered to CPU 0, outside its planned"
+                                + " CPUs 1: an IRQ moves at its next interrupt"),
+                text.out());
+        assertTrue(
+                text.out()
+                        .contains("\nNAPI source: interrupts (the sysfs backend has no netlink to ask netdev for"
+                                + " NAPI IDs; queues are known by their IRQs in /proc/interrupts only)\n"),
+                text.out());
 
         CliRun json = CliRun.of(args("irqs", "--nic", "eth0", "--json"));
         assertEquals(0, json.exitCode(), json.err());
@@ -78,7 +85,9 @@ class IrqCommandsTest extends StandInCliTest {
         CliRun siblings = CliRun.of(args("plan", "--nic", "eth0", "--siblings", "--json"));
         assertEquals(0, siblings.exitCode(), siblings.err());
         List<String> groups = new ArrayList<>();
-        JSON.readTree(siblings.out()).get("assignments").forEach(a -> groups.add(a.get("cpus").toString()));
+        JSON.readTree(siblings.out())
+                .get("assignments")
+                .forEach(a -> groups.add(a.get("cpus").toString()));
         assertEquals(List.of("[0,1]", "[2,3]", "[0,1]", "[2,3]"), groups, "the mana patch's first four queues");
         CliRun conflicting = CliRun.of(args("plan", "--nic", "eth0", "--siblings", "--per-cpu"));
         assertEquals(Failures.BAD_INPUT, conflicting.exitCode());
@@ -96,13 +105,23 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void unknownNamingIsSaidAndEveryVectorIsAQueue(@TempDir Path otherSys, @TempDir Path otherProc) {
-        NicFixture.at(otherSys, otherProc, MachineShape.mana()).iface("ens3").pci("0000:07:00.0").driver("acme")
-                .numaNode(1).vector(90, "acme-rq-a").vector(91, "acme-rq-b").vector(92, "acme-rq-c").write();
-        CliRun irqs = CliRun.of("irqs", "--nic", "ens3", "--sysfs-root", otherSys.toString(), "--proc-root",
-                otherProc.toString());
+        NicFixture.at(otherSys, otherProc, MachineShape.mana())
+                .iface("ens3")
+                .pci("0000:07:00.0")
+                .driver("acme")
+                .numaNode(1)
+                .vector(90, "acme-rq-a")
+                .vector(91, "acme-rq-b")
+                .vector(92, "acme-rq-c")
+                .write();
+        CliRun irqs = CliRun.of(
+                "irqs", "--nic", "ens3", "--sysfs-root", otherSys.toString(), "--proc-root", otherProc.toString());
         assertEquals(0, irqs.exitCode(), irqs.err());
-        assertTrue(irqs.out().contains("queue naming not recognised: every vector is treated as a queue, in vector order;"
-                + " 3 queues"), irqs.out());
+        assertTrue(
+                irqs.out()
+                        .contains("queue naming not recognised: every vector is treated as a queue, in vector order;"
+                                + " 3 queues"),
+                irqs.out());
         assertTrue(irqs.out().contains("near node 1"), irqs.out());
         assertTrue(irqs.out().matches("(?s).*92  acme-rq-c\\s+2\\s.*"), irqs.out());
     }
@@ -111,9 +130,14 @@ class IrqCommandsTest extends StandInCliTest {
     void applyThenRestoreReturnsEveryFileExactly() throws Exception {
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
-        assertEquals(List.of("0", "2", "1", "3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
+        assertEquals(
+                List.of("0", "2", "1", "3"),
+                List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
                 "one CPU each by default");
-        assertEquals("04", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip(),
+        assertEquals(
+                "04",
+                Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus"))
+                        .strip(),
                 "XPS aligned by default");
         assertEquals("0-7", affinity(49));
         assertTrue(apply.out().contains("IRQ 50 (i40e-eth0-TxRx-0)  0-7 -> 0  changed"), apply.out());
@@ -137,14 +161,25 @@ class IrqCommandsTest extends StandInCliTest {
         // What the kernel did in the guests with sibling-group masks: queues 0 and 2 (slots 0 and 1) both on CPU 1.
         Map<Integer, String> delivered = Map.of(50, "1", 51, "3", 52, "1", 53, "2");
         for (Map.Entry<Integer, String> entry : delivered.entrySet()) {
-            Files.writeString(proc.resolve("irq/" + entry.getKey() + "/effective_affinity_list"), entry.getValue() + "\n");
+            Files.writeString(
+                    proc.resolve("irq/" + entry.getKey() + "/effective_affinity_list"), entry.getValue() + "\n");
         }
         CliRun siblings = CliRun.of(args("irqs", "--nic", "eth0", "--siblings"));
         assertEquals(0, siblings.exitCode(), siblings.err());
-        assertTrue(siblings.out().contains("warning: CPU 1 takes the interrupts of queues 0, 2, which the plan gave"
-                + " CPUs 0, 1 of their own"), siblings.out());
-        assertEquals(1, siblings.out().lines().filter(line -> line.startsWith("warning: ")).count(), siblings.out());
-        JsonNode json = JSON.readTree(CliRun.of(args("irqs", "--nic", "eth0", "--siblings", "--json")).out());
+        assertTrue(
+                siblings.out()
+                        .contains("warning: CPU 1 takes the interrupts of queues 0, 2, which the plan gave"
+                                + " CPUs 0, 1 of their own"),
+                siblings.out());
+        assertEquals(
+                1,
+                siblings.out()
+                        .lines()
+                        .filter(line -> line.startsWith("warning: "))
+                        .count(),
+                siblings.out());
+        JsonNode json = JSON.readTree(
+                CliRun.of(args("irqs", "--nic", "eth0", "--siblings", "--json")).out());
         assertEquals(1, json.get("warnings").size(), json.toString());
     }
 
@@ -166,7 +201,8 @@ class IrqCommandsTest extends StandInCliTest {
         CliRun dry = CliRun.of(withState("apply", "--nic", "eth0", "--dry-run", "--per-cpu"));
         assertEquals(0, dry.exitCode(), dry.err());
         assertTrue(dry.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2  would change"), dry.out());
-        assertTrue(dry.out().contains("dry run: nothing was changed. To apply: numaspread apply --nic eth0"), dry.out());
+        assertTrue(
+                dry.out().contains("dry run: nothing was changed. To apply: numaspread apply --nic eth0"), dry.out());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
@@ -187,16 +223,22 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void badInterfacesAndFlagsExitTwoNamingTheCulprit() {
-        for (String[] bad : List.of(new String[] {"--nic", "../eth0"}, new String[] {"--nic", "eth9"},
-                new String[] {"--nic", "eth0", "--cpus", "0-"}, new String[] {"--nic", "eth0", "--cpus", "64"})) {
+        for (String[] bad : List.of(
+                new String[] {"--nic", "../eth0"},
+                new String[] {"--nic", "eth9"},
+                new String[] {"--nic", "eth0", "--cpus", "0-"},
+                new String[] {"--nic", "eth0", "--cpus", "64"})) {
             CliRun result = CliRun.of(withState("apply", bad));
             assertEquals(Failures.BAD_INPUT, result.exitCode(), String.join(" ", bad) + ": " + result.err());
-            assertTrue(result.err().startsWith("numaspread: ") && result.err().lines().count() == 1, result.err());
+            assertTrue(
+                    result.err().startsWith("numaspread: ")
+                            && result.err().lines().count() == 1,
+                    result.err());
             assertFalse(result.err().contains("Exception"), result.err());
         }
-        assertTrue(CliRun.of(withState("apply", "--nic", "eth9")).err()
-                .contains("no such interface eth9"));
-        assertTrue(CliRun.of(withState("apply", "--nic", "eth0", "--cpus", "64")).err()
+        assertTrue(CliRun.of(withState("apply", "--nic", "eth9")).err().contains("no such interface eth9"));
+        assertTrue(CliRun.of(withState("apply", "--nic", "eth0", "--cpus", "64"))
+                .err()
                 .contains("no candidate CPUs"));
         CliRun restore = CliRun.of(withState("restore"));
         assertEquals(Failures.BAD_INPUT, restore.exitCode());
@@ -210,13 +252,20 @@ class IrqCommandsTest extends StandInCliTest {
     /** The refusal names the command to run first, with the stand-in roots, so that it restores the copy. */
     @Test
     void aStaleStateFileIsRefusedWithTheRestoreToRunFirst() throws Exception {
-        StateFile.write(state, new StateFile.State(new InterfaceName("eth0"),
-                List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
+        StateFile.write(
+                state,
+                new StateFile.State(
+                        new InterfaceName("eth0"),
+                        List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(Failures.BAD_INPUT, apply.exitCode(), apply.err());
-        assertTrue(apply.err().contains("the file is stale, from before a reboot or driver reload renumbered the IRQs:"
-                + " run numaspread restore --state " + state + " --sysfs-root " + sys + " --proc-root " + proc
-                + " first (it puts back what still exists"), apply.err());
+        assertTrue(
+                apply.err()
+                        .contains("the file is stale, from before a reboot or driver reload renumbered the IRQs:"
+                                + " run numaspread restore --state " + state + " --sysfs-root " + sys + " --proc-root "
+                                + proc
+                                + " first (it puts back what still exists"),
+                apply.err());
         assertEquals("0-7", affinity(50), "nothing was changed");
     }
 
@@ -224,7 +273,8 @@ class IrqCommandsTest extends StandInCliTest {
     void helpDocumentsTheExitCodes() {
         CliRun help = CliRun.of("apply", "--help");
         assertEquals(0, help.exitCode());
-        for (String code : List.of("0   applied", "2   bad input", "3   refused for safety", "4   a write failed part way")) {
+        for (String code :
+                List.of("0   applied", "2   bad input", "3   refused for safety", "4   a write failed part way")) {
             assertTrue(help.out().contains(code), help.out());
         }
         assertTrue(CliRun.of("--help").out().contains("4   partial failure"));
@@ -232,8 +282,13 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void aWriteThatFailsMidwayExitsFourWithEverythingBack() throws Exception {
-        CliRun failed = ForkedCli.run(FaultyApply.class, List.of(), List.of(), ForkedCli.classPath(),
-                Map.of(), FaultyApply.args("einval:3", withState("apply", "--nic", "eth0", "--siblings")));
+        CliRun failed = ForkedCli.run(
+                FaultyApply.class,
+                List.of(),
+                List.of(),
+                ForkedCli.classPath(),
+                Map.of(),
+                FaultyApply.args("einval:3", withState("apply", "--nic", "eth0", "--siblings")));
         assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), failed.err());
         assertTrue(failed.err().contains("EINVAL (Invalid argument); rolled back: 2 changes put back"), failed.err());
@@ -243,18 +298,27 @@ class IrqCommandsTest extends StandInCliTest {
 
     @Test
     void aKillBetweenWritesIsUndoneByRestore() throws Exception {
-        Process apply = ForkedCli.start(FaultyApply.class, List.of(), List.of(), ForkedCli.classPath(), Map.of(),
+        Process apply = ForkedCli.start(
+                FaultyApply.class,
+                List.of(),
+                List.of(),
+                ForkedCli.classPath(),
+                Map.of(),
                 FaultyApply.args("halt:3", withState("apply", "--nic", "eth0", "--siblings", "--xps")));
-        try (BufferedReader err = new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader err =
+                new BufferedReader(new InputStreamReader(apply.getErrorStream(), StandardCharsets.UTF_8))) {
             String line = err.readLine();
             assertEquals("numaspread: test hook: halted after write 3", line);
             CliRun concurrent = CliRun.of(withState("apply", "--nic", "eth0", "--per-cpu"));
             assertEquals(Failures.REFUSED, concurrent.exitCode(), concurrent.err());
-            assertTrue(concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
+            assertTrue(
+                    concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
                     concurrent.err());
             apply.destroyForcibly().waitFor();
         }
-        assertEquals(List.of("0-1", "2-3", "0-1", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
+        assertEquals(
+                List.of("0-1", "2-3", "0-1", "0-7"),
+                List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
                 "killed after three writes");
         assertTrue(Files.exists(state));
 

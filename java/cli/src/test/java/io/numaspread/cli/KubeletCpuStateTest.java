@@ -29,10 +29,14 @@ class KubeletCpuStateTest {
 
     @Test
     void noEntriesOrTheNonePolicyMeanNone() {
-        assertEquals(CpuSet.EMPTY, KubeletCpuState.parse(FILE,
-                "{\"policyName\":\"none\",\"defaultCpuSet\":\"\",\"checksum\":1353318690}"));
-        assertEquals(CpuSet.EMPTY, KubeletCpuState.parse(FILE,
-                "{\"policyName\":\"static\",\"defaultCpuSet\":\"0-7\",\"entries\":{},\"checksum\":1}"));
+        assertEquals(
+                CpuSet.EMPTY,
+                KubeletCpuState.parse(
+                        FILE, "{\"policyName\":\"none\",\"defaultCpuSet\":\"\",\"checksum\":1353318690}"));
+        assertEquals(
+                CpuSet.EMPTY,
+                KubeletCpuState.parse(
+                        FILE, "{\"policyName\":\"static\",\"defaultCpuSet\":\"0-7\",\"entries\":{},\"checksum\":1}"));
     }
 
     @Test
@@ -47,10 +51,12 @@ class KubeletCpuStateTest {
 
     @Test
     void aBadCpuListNamesThePodAndContainer() {
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> KubeletCpuState.parse(FILE,
-                "{\"entries\":{\"pod-1\":{\"server\":\"3-x\"}}}"));
-        assertEquals(FILE + ": pod pod-1 container server: ", e.getMessage().substring(0,
-                (FILE + ": pod pod-1 container server: ").length()));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
+                () -> KubeletCpuState.parse(FILE, "{\"entries\":{\"pod-1\":{\"server\":\"3-x\"}}}"));
+        assertEquals(
+                FILE + ": pod pod-1 container server: ",
+                e.getMessage().substring(0, (FILE + ": pod pod-1 container server: ").length()));
         assertThrows(NumaspreadException.class, () -> KubeletCpuState.parse(FILE, "[1, 2]"));
         assertThrows(NumaspreadException.class, () -> KubeletCpuState.parse(FILE, "{\"entries\": 3}"));
     }

@@ -44,8 +44,11 @@ class KubernetesManifestsTest {
         assertTrue(container.at("/securityContext/privileged").asBoolean(), "/proc/irq is read-only otherwise");
         assertEquals("Exists", node.at("/tolerations/0/operator").asText(), "runs on every node, tainted or not");
         JsonNode selector = daemonSet.at("/spec/selector/matchLabels");
-        selector.fields().forEachRemaining(label -> assertEquals(label.getValue(),
-                daemonSet.at("/spec/template/metadata/labels").path(label.getKey()), "selector " + label.getKey()));
+        selector.fields()
+                .forEachRemaining(label -> assertEquals(
+                        label.getValue(),
+                        daemonSet.at("/spec/template/metadata/labels").path(label.getKey()),
+                        "selector " + label.getKey()));
     }
 
     @Test
@@ -55,11 +58,15 @@ class KubernetesManifestsTest {
         assertHostPath(mounts.get("/proc"), "/proc", false);
         assertHostPath(mounts.get("/sys"), "/sys", false);
         assertHostPath(mounts.get("/run/numaspread"), "/run/numaspread", false);
-        assertEquals("DirectoryOrCreate", mounts.get("/run/numaspread").at("/volume/hostPath/type").asText());
+        assertEquals(
+                "DirectoryOrCreate",
+                mounts.get("/run/numaspread").at("/volume/hostPath/type").asText());
         // The directory, not the file: the kubelet renames a new state file over the old one.
         assertHostPath(mounts.get("/host/kubelet"), "/var/lib/kubelet", true);
         List<String> command = strings(container.path("command"));
-        assertEquals("/host/kubelet/cpu_manager_state", command.get(command.indexOf("--kubelet-cpu-state") + 1),
+        assertEquals(
+                "/host/kubelet/cpu_manager_state",
+                command.get(command.indexOf("--kubelet-cpu-state") + 1),
                 "watch reads the kubelet's exclusive CPUs itself");
     }
 
@@ -69,7 +76,8 @@ class KubernetesManifestsTest {
         assertEquals(List.of("numaspread", "watch", "--nic", "$(NIC)"), command.subList(0, 4));
         assertTrue(command.contains("--restore-on-exit"), "the node's affinities come back when the pod stops");
         assertFalse(command.contains("sh"), "no shell loop: watch itself re-plans");
-        assertTrue(Files.readString(Repository.path("deploy/Containerfile"))
+        assertTrue(
+                Files.readString(Repository.path("deploy/Containerfile"))
                         .matches("(?s).*\\nCOPY target/deb/root/ /\\n.*"),
                 "the image is the Debian package's tree, with numaspread in /usr/bin");
         Map<String, JsonNode> env = env(container);
@@ -84,7 +92,9 @@ class KubernetesManifestsTest {
         JsonNode mount = mountsByPath(node, container).get(options.getParent().toString());
         assertEquals(configMap.at("/metadata/name"), mount.at("/volume/configMap/name"));
         assertEquals("watch-options", mount.at("/volume/configMap/items/0/key").asText());
-        assertEquals(options.getFileName().toString(), mount.at("/volume/configMap/items/0/path").asText());
+        assertEquals(
+                options.getFileName().toString(),
+                mount.at("/volume/configMap/items/0/path").asText());
         assertEquals(Set.of("nic", "watch-options"), fieldNames(configMap.path("data")));
 
         // Every "$(VAR)" is defined, so that the kubelet expands it.
@@ -94,18 +104,30 @@ class KubernetesManifestsTest {
                 assertTrue(env.containsKey(variable.group(1)), word + " is defined in env");
             }
         }
-        assertEquals("status.hostIP", env.get("NODE_IP").at("/valueFrom/fieldRef/fieldPath").asText());
+        assertEquals(
+                "status.hostIP",
+                env.get("NODE_IP").at("/valueFrom/fieldRef/fieldPath").asText());
     }
 
     @Test
     void metricsAreServedOnTheNodeForPrometheus() {
         List<String> command = strings(container.path("command"));
         String port = command.get(command.indexOf("--metrics-port") + 1);
-        assertEquals("$(NODE_IP)", command.get(command.indexOf("--metrics-address") + 1),
+        assertEquals(
+                "$(NODE_IP)",
+                command.get(command.indexOf("--metrics-address") + 1),
                 "the node's address: 127.0.0.1 would not be scrapable from the cluster");
         assertEquals(port, container.at("/ports/0/containerPort").asText());
-        assertEquals(port, daemonSet.at("/spec/template/metadata/annotations/prometheus.io~1port").asText());
-        assertEquals("true", daemonSet.at("/spec/template/metadata/annotations/prometheus.io~1scrape").asText());
+        assertEquals(
+                port,
+                daemonSet
+                        .at("/spec/template/metadata/annotations/prometheus.io~1port")
+                        .asText());
+        assertEquals(
+                "true",
+                daemonSet
+                        .at("/spec/template/metadata/annotations/prometheus.io~1scrape")
+                        .asText());
     }
 
     @Test
@@ -119,7 +141,8 @@ class KubernetesManifestsTest {
 
     @Test
     void stoppingRestoresTheNicThroughWatchItself() {
-        assertTrue(container.at("/lifecycle/preStop").isMissingNode(),
+        assertTrue(
+                container.at("/lifecycle/preStop").isMissingNode(),
                 "a preStop restore would race watch, which restores on SIGTERM with --restore-on-exit");
         assertTrue(node.path("terminationGracePeriodSeconds").asInt() >= 10, "restore needs a moment");
     }
@@ -129,7 +152,8 @@ class KubernetesManifestsTest {
         JsonNode spec = serverPod.path("spec");
         JsonNode server = onlyContainer(spec);
         String options = env(server).get("JAVA_TOOL_OPTIONS").path("value").asText();
-        Matcher agent = Pattern.compile("-javaagent:(/\\S+/numaspread-agent\\.jar)=(\\S+)").matcher(options);
+        Matcher agent = Pattern.compile("-javaagent:(/\\S+/numaspread-agent\\.jar)=(\\S+)")
+                .matcher(options);
         assertTrue(agent.matches(), options);
         Map<String, String> agentOptions = new LinkedHashMap<>();
         for (String option : agent.group(2).split(",")) {
@@ -145,9 +169,13 @@ class KubernetesManifestsTest {
         JsonNode copier = spec.path("initContainers").get(0);
         JsonNode copierMount = copier.path("volumeMounts").get(0);
         assertEquals(serverMount.path("name"), copierMount.path("name"), "one shared volume");
-        assertEquals(List.of("cp", "/usr/share/numaspread/numaspread-agent.jar",
+        assertEquals(
+                List.of(
+                        "cp",
+                        "/usr/share/numaspread/numaspread-agent.jar",
                         copierMount.path("mountPath").asText() + "/"),
-                strings(copier.path("command")), "copies the jar from where the package, and so the image, puts it");
+                strings(copier.path("command")),
+                "copies the jar from where the package, and so the image, puts it");
         assertEquals(container.path("image"), copier.path("image"), "the numaspread image");
     }
 
@@ -174,7 +202,8 @@ class KubernetesManifestsTest {
     /** Each mount of the container by its mountPath, with its volume under "volume". */
     private static Map<String, JsonNode> mountsByPath(JsonNode podSpec, JsonNode container) {
         Map<String, JsonNode> volumes = new LinkedHashMap<>();
-        podSpec.path("volumes").forEach(volume -> volumes.put(volume.path("name").asText(), volume));
+        podSpec.path("volumes")
+                .forEach(volume -> volumes.put(volume.path("name").asText(), volume));
         Map<String, JsonNode> mounts = new LinkedHashMap<>();
         for (JsonNode mount : container.path("volumeMounts")) {
             JsonNode volume = volumes.get(mount.path("name").asText());

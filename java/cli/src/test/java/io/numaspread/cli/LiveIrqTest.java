@@ -82,8 +82,10 @@ class LiveIrqTest {
     private static Map<Integer, String> everyAffinity() {
         Map<Integer, String> affinity = new TreeMap<>();
         try (Stream<Path> irqs = Files.list(PROC_IRQ)) {
-            for (Path dir : irqs.filter(p -> Files.exists(p.resolve("smp_affinity_list"))).toList()) {
-                affinity.put(Integer.parseInt(dir.getFileName().toString()),
+            for (Path dir : irqs.filter(p -> Files.exists(p.resolve("smp_affinity_list")))
+                    .toList()) {
+                affinity.put(
+                        Integer.parseInt(dir.getFileName().toString()),
                         Files.readString(dir.resolve("smp_affinity_list")).strip());
             }
         } catch (IOException e) {
@@ -107,14 +109,14 @@ class LiveIrqTest {
         int cpu = Runtime.getRuntime().availableProcessors() - 1;
         Path state = run.resolve("eth0.json");
         try {
-            CliRun apply = CliRun.of("apply", "--nic", "eth0", "--cpus", Integer.toString(cpu), "--state",
-                    state.toString());
+            CliRun apply =
+                    CliRun.of("apply", "--nic", "eth0", "--cpus", Integer.toString(cpu), "--state", state.toString());
             assertEquals(0, apply.exitCode(), apply.err() + apply.out());
             for (int irq : queueIrqs) {
                 assertEquals(Integer.toString(cpu), everyAffinity().get(irq), "IRQ " + irq + " after apply");
             }
-            JsonNode irqs = JSON.readTree(CliRun.of("irqs", "--nic", "eth0", "--cpus", Integer.toString(cpu),
-                    "--json").out());
+            JsonNode irqs = JSON.readTree(CliRun.of("irqs", "--nic", "eth0", "--cpus", Integer.toString(cpu), "--json")
+                    .out());
             for (JsonNode irq : irqs.get("irqs")) {
                 if (irq.get("role").asText().equals("queue")) {
                     assertEquals("matches", irq.get("state").asText(), irq.toString());
@@ -122,10 +124,18 @@ class LiveIrqTest {
                 }
             }
 
-            CliRun second = CliRun.of("apply", "--nic", "eth0", "--per-cpu", "--exclude", Integer.toString(cpu),
-                    "--state", state.toString());
+            CliRun second = CliRun.of(
+                    "apply",
+                    "--nic",
+                    "eth0",
+                    "--per-cpu",
+                    "--exclude",
+                    Integer.toString(cpu),
+                    "--state",
+                    state.toString());
             assertEquals(0, second.exitCode(), second.err() + second.out());
-            assertTrue(Files.readString(state).contains("\"value\": \"" + original.get(queueIrqs.get(0)) + "\""),
+            assertTrue(
+                    Files.readString(state).contains("\"value\": \"" + original.get(queueIrqs.get(0)) + "\""),
                     "the state keeps the original value, not the intermediate one");
 
             CliRun restore = CliRun.of("restore", "--nic", "eth0", "--state", state.toString());
@@ -144,29 +154,41 @@ class LiveIrqTest {
     @Test
     @NeedsLiveNic
     void irqsAndPlanShowEachQueuesNapiAndTheSource() throws Exception {
-        NapiMap expected = NapiDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE,
-                Backends.live().backend());
+        NapiMap expected = NapiDiscovery.discover(
+                new InterfaceName("eth0"), KernelPaths.LIVE, Backends.live().backend());
         for (String command : List.of("irqs", "plan")) {
             CliRun json = CliRun.of(command, "--nic", "eth0", "--json");
             assertEquals(0, json.exitCode(), json.err());
             JsonNode napi = JSON.readTree(json.out()).get("napi");
-            assertEquals(expected.source().name().toLowerCase(java.util.Locale.ROOT), napi.get("source").asText());
+            assertEquals(
+                    expected.source().name().toLowerCase(java.util.Locale.ROOT),
+                    napi.get("source").asText());
             assertEquals(expected.detail(), napi.get("detail").asText());
             List<String> shown = new ArrayList<>();
-            napi.get("instances").forEach(instance -> shown.add(instance.get("id").asInt() + "@"
-                    + instance.get("queue").asText()));
-            List<String> found = expected.instances().stream().sorted(java.util.Comparator.comparingInt(
-                    (NapiInstance instance) -> instance.queue().orElse(Integer.MAX_VALUE)))
-                    .map(instance -> instance.id() + "@" + (instance.queue().isPresent()
-                            ? Integer.toString(instance.queue().getAsInt()) : "null")).toList();
+            napi.get("instances")
+                    .forEach(instance -> shown.add(instance.get("id").asInt() + "@"
+                            + instance.get("queue").asText()));
+            List<String> found = expected.instances().stream()
+                    .sorted(java.util.Comparator.comparingInt(
+                            (NapiInstance instance) -> instance.queue().orElse(Integer.MAX_VALUE)))
+                    .map(instance -> instance.id() + "@"
+                            + (instance.queue().isPresent()
+                                    ? Integer.toString(instance.queue().getAsInt())
+                                    : "null"))
+                    .toList();
             assertEquals(found, shown, command);
 
             CliRun text = CliRun.of(command, "--nic", "eth0");
             assertEquals(0, text.exitCode(), text.err());
             assertTrue(text.out().contains("NAPI source: " + napi.get("source").asText() + " ("), text.out());
             for (NapiInstance instance : expected.instances()) {
-                assertTrue(text.out().matches("(?s).*\\n\\s*" + (instance.queue().isPresent()
-                        ? instance.queue().getAsInt() : "-") + "\\s+" + instance.id() + "\\s.*"), text.out());
+                assertTrue(
+                        text.out()
+                                .matches("(?s).*\\n\\s*"
+                                        + (instance.queue().isPresent()
+                                                ? instance.queue().getAsInt()
+                                                : "-") + "\\s+" + instance.id() + "\\s.*"),
+                        text.out());
             }
         }
     }
@@ -179,10 +201,21 @@ class LiveIrqTest {
         String readable = ForkedCli.classPathForEveryone(run);
         Path state = run.resolve("unprivileged.json");
         try {
-            CliRun refused = ForkedCli.run(List.of("runuser", "-u", "nobody", "--"), readable, Map.of(),
-                    "apply", "--nic", "eth0", "--cpus", "0", "--state", state.toString());
+            CliRun refused = ForkedCli.run(
+                    List.of("runuser", "-u", "nobody", "--"),
+                    readable,
+                    Map.of(),
+                    "apply",
+                    "--nic",
+                    "eth0",
+                    "--cpus",
+                    "0",
+                    "--state",
+                    state.toString());
             assertEquals(Failures.REFUSED, refused.exitCode(), refused.err() + refused.out());
-            assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root"),
+            assertTrue(
+                    refused.err().contains("EACCES (Permission denied)")
+                            && refused.err().contains("needs root"),
                     refused.err());
             assertEquals(original, everyAffinity(), "nothing changed");
             assertFalse(Files.exists(state));
@@ -196,7 +229,9 @@ class LiveIrqTest {
     void withNoArgumentsItShowsTheDefaultRoutesPlanAsADryRun() {
         CliRun view = CliRun.of();
         assertEquals(0, view.exitCode(), view.err());
-        assertTrue(view.out().contains("=== DRY RUN: the plan for eth0 (the default route's interface); nothing is changed"),
+        assertTrue(
+                view.out()
+                        .contains("=== DRY RUN: the plan for eth0 (the default route's interface); nothing is changed"),
                 view.out());
         assertTrue(view.out().contains("virtio") && view.out().contains("input.0"), view.out());
         assertTrue(view.out().contains("To apply it (as root): numaspread apply --nic eth0"), view.out());

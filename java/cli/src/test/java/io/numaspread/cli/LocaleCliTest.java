@@ -28,12 +28,15 @@ class LocaleCliTest extends StandInCliTest {
 
     @BeforeAll
     static void localesExist() throws Exception {
-        Process list = new ProcessBuilder("locale", "-a").redirectErrorStream(true).start();
+        Process list =
+                new ProcessBuilder("locale", "-a").redirectErrorStream(true).start();
         String locales = new String(list.getInputStream().readAllBytes());
         list.waitFor();
         for (String locale : List.of("tr_TR.utf8", "de_DE.utf8")) {
-            assertTrue(locales.lines().anyMatch(locale::equals), "locale " + locale + " is not generated (scripts/test"
-                    + " generates it as root: localedef -i " + locale.substring(0, 5) + " -f UTF-8); have: " + locales);
+            assertTrue(
+                    locales.lines().anyMatch(locale::equals),
+                    "locale " + locale + " is not generated (scripts/test" + " generates it as root: localedef -i "
+                            + locale.substring(0, 5) + " -f UTF-8); have: " + locales);
         }
     }
 
@@ -50,8 +53,8 @@ class LocaleCliTest extends StandInCliTest {
 
     private static CliRun in(Class<?> main, String locale, List<String> jvmOptions, String... args)
             throws IOException, InterruptedException {
-        return ForkedCli.run(main, List.of(), jvmOptions, ForkedCli.classPath(),
-                Map.of("LANG", locale, "LC_ALL", locale), args);
+        return ForkedCli.run(
+                main, List.of(), jvmOptions, ForkedCli.classPath(), Map.of("LANG", locale, "LC_ALL", locale), args);
     }
 
     @ParameterizedTest
@@ -64,14 +67,23 @@ class LocaleCliTest extends StandInCliTest {
         assertTrue(recorded.contains("\"irq\"") && recorded.contains("\"xps\""), recorded);
         assertFalse(recorded.contains("ı") || recorded.contains("İ"), recorded);
 
-        CliRun irqs = in(locale, List.of(), "irqs", "--nic", "eth0", "--json", "--sysfs-root",
-                sys.toString(), "--proc-root", proc.toString());
+        CliRun irqs = in(
+                locale,
+                List.of(),
+                "irqs",
+                "--nic",
+                "eth0",
+                "--json",
+                "--sysfs-root",
+                sys.toString(),
+                "--proc-root",
+                proc.toString());
         assertEquals(0, irqs.exitCode(), irqs.err());
         assertTrue(irqs.out().replace(" ", "").contains("\"role\":\"queue\""), irqs.out());
-        CliRun plan = in(locale, List.of(), "plan", "--node", "0,1", "--count", "2", "--sysfs-root",
-                sys.toString());
+        CliRun plan = in(locale, List.of(), "plan", "--node", "0,1", "--count", "2", "--sysfs-root", sys.toString());
         assertEquals(0, plan.exitCode(), plan.err());
-        assertTrue((irqs.out() + plan.out() + apply.out()).chars().allMatch(c -> c < 0x80), "digits and names are ASCII");
+        assertTrue(
+                (irqs.out() + plan.out() + apply.out()).chars().allMatch(c -> c < 0x80), "digits and names are ASCII");
 
         CliRun restore = in(locale, List.of(), withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
@@ -94,12 +106,15 @@ class LocaleCliTest extends StandInCliTest {
      */
     @Test
     void aManagedIrqsEioIsManagedUnderGerman() throws Exception {
-        CliRun apply = faulty("eio:2", GERMAN, List.of(),
-                withState("apply", "--nic", "eth0", "--siblings"));
+        CliRun apply = faulty("eio:2", GERMAN, List.of(), withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
-        assertTrue(apply.out().contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2-3  managed (managed by the kernel: EIO"
-                + " (Input/output error))"), apply.out());
-        assertEquals(List.of("0-1", "0-7", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
+        assertTrue(
+                apply.out()
+                        .contains("IRQ 51 (i40e-eth0-TxRx-1)  0-7 -> 2-3  managed (managed by the kernel: EIO"
+                                + " (Input/output error))"),
+                apply.out());
+        assertEquals(
+                List.of("0-1", "0-7", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         assertEquals(0, in(GERMAN, List.of(), withState("restore")).exitCode());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -110,8 +125,8 @@ class LocaleCliTest extends StandInCliTest {
      */
     @Test
     void withoutANativeBackendTheGermanTextIsNotParsedAndTheApplyRollsBack() throws Exception {
-        CliRun apply = faulty("eio:2", GERMAN, List.of("-Dnumaspread.backend=sysfs"),
-                withState("apply", "--nic", "eth0"));
+        CliRun apply =
+                faulty("eio:2", GERMAN, List.of("-Dnumaspread.backend=sysfs"), withState("apply", "--nic", "eth0"));
         assertEquals(Failures.ROLLED_BACK, apply.exitCode(), apply.err());
         assertTrue(apply.err().contains("Eingabe-/Ausgabefehler") && apply.err().contains("rolled back"), apply.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));

@@ -45,7 +45,8 @@ class NapiThreadsCliTest extends StandInCliTest {
         NicFixture.file(threaded, "0");
         NicFixture.task(proc, 700, "napi/eth0-8193", true, "0-7");
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        for (String[] apply : List.of(withState("apply", "--nic", "eth0", "--napi-threads"),
+        for (String[] apply : List.of(
+                withState("apply", "--nic", "eth0", "--napi-threads"),
                 withState("apply", "--nic", "eth0", "--napi-threads", "--dry-run"))) {
             CliRun result = CliRun.of(apply);
             assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
@@ -62,10 +63,15 @@ class NapiThreadsCliTest extends StandInCliTest {
         CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
         assertEquals("0", Files.readString(threaded).strip());
-        assertTrue(restore.out().contains("NAPI 8193 thread (napi/eth0-8193)  recorded 0-7  gone (no kernel thread"
-                + " napi/eth0-8193 now"), restore.out());
+        assertTrue(
+                restore.out()
+                        .contains("NAPI 8193 thread (napi/eth0-8193)  recorded 0-7  gone (no kernel thread"
+                                + " napi/eth0-8193 now"),
+                restore.out());
         assertTrue(restore.out().contains(threaded + " put back to 0"), restore.out());
-        assertEquals("0-1", Files.readString(proc.resolve("irq/50/smp_affinity_list")).strip());
+        assertEquals(
+                "0-1",
+                Files.readString(proc.resolve("irq/50/smp_affinity_list")).strip());
         assertFalse(Files.exists(state));
     }
 
@@ -77,8 +83,10 @@ class NapiThreadsCliTest extends StandInCliTest {
         CliRun restore = CliRun.of(withState("restore"));
         assertEquals(Failures.ROLLED_BACK, restore.exitCode(), restore.err());
         RestoreCommandTest.assertOneCleanLine(restore);
-        assertTrue(restore.err().contains("NAPI 8193 thread (napi/eth0-8193)")
-                && restore.err().contains("pinned only on the live kernel"), restore.err());
+        assertTrue(
+                restore.err().contains("NAPI 8193 thread (napi/eth0-8193)")
+                        && restore.err().contains("pinned only on the live kernel"),
+                restore.err());
         assertTrue(Files.readString(proc.resolve("700/status")).contains("Cpus_allowed_list:\t2\n"));
         assertTrue(Files.exists(state));
     }

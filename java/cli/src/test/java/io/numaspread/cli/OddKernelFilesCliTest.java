@@ -47,10 +47,15 @@ class OddKernelFilesCliTest {
         SysfsFixture.write(shape, clean);
         CliRun padded = CliRun.of("topology", "--json", "--sysfs-root", sys.toString());
         assertEquals(0, padded.exitCode(), padded.err());
-        assertEquals(CliRun.of("topology", "--json", "--sysfs-root", clean.toString()).out(), padded.out());
+        assertEquals(
+                CliRun.of("topology", "--json", "--sysfs-root", clean.toString())
+                        .out(),
+                padded.out());
         CliRun plan = CliRun.of("plan", "--node", "0", "--count", "4", "--sysfs-root", sys.toString());
         assertEquals(0, plan.exitCode(), plan.err());
-        assertEquals(CliRun.of("plan", "--node", "0", "--count", "4", "--sysfs-root", clean.toString()).out(),
+        assertEquals(
+                CliRun.of("plan", "--node", "0", "--count", "4", "--sysfs-root", clean.toString())
+                        .out(),
                 plan.out());
     }
 
@@ -67,13 +72,25 @@ class OddKernelFilesCliTest {
 
     @Test
     void irqsApplyAndRestoreReadPaddedFilesAndStrangeNamesOfOtherIrqs() throws Exception {
-        NicFixture.at(sys, proc, MachineShape.mana()).iface("eth0").pci("0000:3b:00.0").driver("i40e")
-                .numaNode(0).localCpus("0-3").affinity("0-7").txQueues(4, "ff").padding("\0")
-                .vector(49, "i40e-0000:3b:00.0:misc").vector(50, "i40e-eth0-TxRx-0").vector(51, "i40e-eth0-TxRx-1")
-                .vector(52, "i40e-eth0-TxRx-2").vector(53, "i40e-eth0-TxRx-3")
-                .otherIrq(60, "vf\u00ff-TxRx-0").otherIrq(61, "evil\u001b]0;pwned\u0007").write();
-        SysfsFixture.write(MachineShape.mana(), sys, OddKernel.NODE_STATE_NUL, OddKernel.NOHZ_FULL_NUL,
-                OddKernel.CPULIST_NUL);
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .iface("eth0")
+                .pci("0000:3b:00.0")
+                .driver("i40e")
+                .numaNode(0)
+                .localCpus("0-3")
+                .affinity("0-7")
+                .txQueues(4, "ff")
+                .padding("\0")
+                .vector(49, "i40e-0000:3b:00.0:misc")
+                .vector(50, "i40e-eth0-TxRx-0")
+                .vector(51, "i40e-eth0-TxRx-1")
+                .vector(52, "i40e-eth0-TxRx-2")
+                .vector(53, "i40e-eth0-TxRx-3")
+                .otherIrq(60, "vf\u00ff-TxRx-0")
+                .otherIrq(61, "evil\u001b]0;pwned\u0007")
+                .write();
+        SysfsFixture.write(
+                MachineShape.mana(), sys, OddKernel.NODE_STATE_NUL, OddKernel.NOHZ_FULL_NUL, OddKernel.CPULIST_NUL);
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         Path state = run.resolve("eth0.json");
         List<String> roots = List.of("--sysfs-root", sys.toString(), "--proc-root", proc.toString());
@@ -82,7 +99,8 @@ class OddKernelFilesCliTest {
         assertEquals(0, irqs.exitCode(), irqs.err());
         assertTrue(irqs.out().contains("i40e-eth0-TxRx-3"), irqs.out());
 
-        CliRun apply = CliRun.of(concat(List.of("apply", "--nic", "eth0", "--siblings", "--xps", "--state", state.toString()), roots));
+        CliRun apply = CliRun.of(
+                concat(List.of("apply", "--nic", "eth0", "--siblings", "--xps", "--state", state.toString()), roots));
         assertEquals(0, apply.exitCode(), apply.err());
         assertFalse(hasControlCharacters(apply.out()), apply.out());
         assertEquals("2-3\n", Files.readString(proc.resolve("irq/51/smp_affinity_list")));
@@ -95,9 +113,16 @@ class OddKernelFilesCliTest {
 
     @Test
     void aControlCharacterInTheNicsOwnIrqNameIsPrintedEscaped() throws Exception {
-        NicFixture.at(sys, proc, MachineShape.mana()).iface("eth0").pci("0000:3b:00.0").driver("acme")
-                .numaNode(0).vector(50, "acme\u001b[2J-rx-0").vector(51, "acme\u00ff-rx-1").write();
-        CliRun irqs = CliRun.of("irqs", "--nic", "eth0", "--sysfs-root", sys.toString(), "--proc-root", proc.toString());
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .iface("eth0")
+                .pci("0000:3b:00.0")
+                .driver("acme")
+                .numaNode(0)
+                .vector(50, "acme\u001b[2J-rx-0")
+                .vector(51, "acme\u00ff-rx-1")
+                .write();
+        CliRun irqs =
+                CliRun.of("irqs", "--nic", "eth0", "--sysfs-root", sys.toString(), "--proc-root", proc.toString());
         assertEquals(0, irqs.exitCode(), irqs.err());
         assertTrue(irqs.out().contains("acme\\x1b[2J-rx-0"), irqs.out());
         assertFalse(hasControlCharacters(irqs.out()), irqs.out());

@@ -58,7 +58,8 @@ class PictureTest {
         return Stream.of(
                 Arguments.of(PictureShapes.mana(), List.of("--node", "1", "--count", "4")),
                 Arguments.of(PictureShapes.kunpeng(), List.of("--node", "2", "--count", "8", "--per-cpu")),
-                Arguments.of(PictureShapes.mana().withCpulessNode(2, new int[] {17, 28, 10}),
+                Arguments.of(
+                        PictureShapes.mana().withCpulessNode(2, new int[] {17, 28, 10}),
                         List.of("--node", "2", "--count", "4")),
                 Arguments.of(PictureShapes.twoByFour(), List.of("--node", "5", "--count", "12")),
                 Arguments.of(PictureShapes.twoByFour(), List.of("--node", "1,6", "--count", "6", "--exclude", "0")),
@@ -96,7 +97,8 @@ class PictureTest {
             }
         }
         int drawnChips = picture.groups("queue").size();
-        int folded = picture.groups("more").stream().mapToInt(g -> Integer.parseInt(g.getAttribute("data-count")))
+        int folded = picture.groups("more").stream()
+                .mapToInt(g -> Integer.parseInt(g.getAttribute("data-count")))
                 .sum();
         assertEquals(chips, drawnChips + folded, "every queue on each of its CPUs, drawn or folded into +N");
         assertReadable(picture);
@@ -107,8 +109,17 @@ class PictureTest {
     void irqsPictureShowsWhereTheKernelDeliversEachVectorAndMarksWhatDiffersFromThePlan() throws Exception {
         NicFixture.i40eOnMana(sys, proc);
         Path svg = out.resolve("irqs.svg");
-        CliRun run = CliRun.of("irqs", "--siblings", "--sysfs-root", sys.toString(), "--proc-root", proc.toString(), "--nic",
-                "eth0", "--svg", svg.toString());
+        CliRun run = CliRun.of(
+                "irqs",
+                "--siblings",
+                "--sysfs-root",
+                sys.toString(),
+                "--proc-root",
+                proc.toString(),
+                "--nic",
+                "eth0",
+                "--svg",
+                svg.toString());
         assertEquals(0, run.exitCode(), run.err());
         SvgDocument picture = SvgDocument.parse(Files.readString(svg));
         keep(svg, "irqs-i40e-mana");
@@ -120,26 +131,34 @@ class PictureTest {
             assertTrue(SvgDocument.box(picture.cpu(0)).contains(SvgDocument.box(irq)), "IRQ chip inside CPU 0");
             stateByIrq.put(irq.getAttribute("data-irq"), irq.getAttribute("data-state"));
         }
-        assertEquals(Map.of("49", "control", "50", "on-plan", "51", "off-plan", "52", "on-plan", "53", "off-plan"),
+        assertEquals(
+                Map.of("49", "control", "50", "on-plan", "51", "off-plan", "52", "on-plan", "53", "off-plan"),
                 stateByIrq);
         for (Element queue : picture.groups("queue")) {
             boolean offPlan = Set.of("1", "3").contains(queue.getAttribute("data-queue"));
-            assertEquals(offPlan ? "off-plan" : "on-plan", queue.getAttribute("data-delivered"),
+            assertEquals(
+                    offPlan ? "off-plan" : "on-plan",
+                    queue.getAttribute("data-delivered"),
                     "queue " + queue.getAttribute("data-queue"));
         }
         // The fixture's /proc/interrupts gives IRQ n 100 * n + c interrupts on CPU c.
         for (Element count : picture.groups("count")) {
             int cpu = Integer.parseInt(count.getAttribute("data-cpu"));
-            long expected = Stream.of(49, 50, 51, 52, 53).mapToLong(irq -> 100L * irq + cpu).sum();
+            long expected = Stream.of(49, 50, 51, 52, 53)
+                    .mapToLong(irq -> 100L * irq + cpu)
+                    .sum();
             assertEquals(expected, Long.parseLong(count.getAttribute("data-interrupts")), "CPU " + cpu);
         }
         long offPlanLines = picture.groups("list-line").stream()
-                .filter(g -> g.getAttribute("data-kind").equals("OFF PLAN")).count();
+                .filter(g -> g.getAttribute("data-kind").equals("OFF PLAN"))
+                .count();
         assertEquals(2, offPlanLines);
         assertReadable(picture);
         BufferedImage image = assertRendered(svg, picture);
         // The renderer paints the off-plan chip red: sample it right of its short label.
-        Element red = picture.groups("irq").stream().filter(g -> g.getAttribute("data-irq").equals("51")).findFirst()
+        Element red = picture.groups("irq").stream()
+                .filter(g -> g.getAttribute("data-irq").equals("51"))
+                .findFirst()
                 .orElseThrow();
         SvgDocument.Box chip = SvgDocument.box(red);
         int argb = image.getRGB((int) (chip.x() + chip.width() - 4), (int) (chip.y() + chip.height() / 2));
@@ -158,10 +177,12 @@ class PictureTest {
         int expectedChips = 0;
         for (JsonNode irq : irqs) {
             int number = irq.get("irq").asInt();
-            CpuSet effective = CpuSet.parse(Files.readString(Path.of("/proc/irq/" + number
-                    + "/effective_affinity_list")).strip());
+            CpuSet effective =
+                    CpuSet.parse(Files.readString(Path.of("/proc/irq/" + number + "/effective_affinity_list"))
+                            .strip());
             List<Element> chips = picture.groups("irq").stream()
-                    .filter(g -> g.getAttribute("data-irq").equals(Integer.toString(number))).toList();
+                    .filter(g -> g.getAttribute("data-irq").equals(Integer.toString(number)))
+                    .toList();
             String drawnOn = chips.stream().map(g -> g.getAttribute("data-cpu")).collect(Collectors.joining(","));
             assertEquals(effective, drawnOn.isEmpty() ? CpuSet.EMPTY : CpuSet.parse(drawnOn), "IRQ " + number);
             for (Element chip : chips) {
@@ -181,14 +202,16 @@ class PictureTest {
         CountDownLatch started = new CountDownLatch(1);
         List<Thread> probes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            Thread probe = new Thread(() -> {
-                started.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "picture-probe-" + i);
+            Thread probe = new Thread(
+                    () -> {
+                        started.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "picture-probe-" + i);
             probe.start();
             probes.add(probe);
         }
@@ -196,8 +219,16 @@ class PictureTest {
             started.await();
             long pid = ProcessHandle.current().pid();
             Path svg = out.resolve("threads.svg");
-            CliRun run = CliRun.of("plan", "--count", "1", "--svg", svg.toString(), "--threads", Long.toString(pid),
-                    "--thread-names", "picture-probe-*");
+            CliRun run = CliRun.of(
+                    "plan",
+                    "--count",
+                    "1",
+                    "--svg",
+                    svg.toString(),
+                    "--threads",
+                    Long.toString(pid),
+                    "--thread-names",
+                    "picture-probe-*");
             assertEquals(0, run.exitCode(), run.err());
             SvgDocument picture = SvgDocument.parse(Files.readString(svg));
             List<Element> threads = picture.groups("thread");
@@ -206,8 +237,10 @@ class PictureTest {
                 String tid = thread.getAttribute("data-tid");
                 String stat = Files.readString(Path.of("/proc", Long.toString(pid), "task", tid, "stat"));
                 String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                assertEquals(fields[36], thread.getAttribute("data-cpu"), "thread " + tid + " is blocked: its"
-                        + " last CPU stays");
+                assertEquals(
+                        fields[36],
+                        thread.getAttribute("data-cpu"),
+                        "thread " + tid + " is blocked: its" + " last CPU stays");
                 assertTrue(SvgDocument.box(picture.cpu(Integer.parseInt(fields[36])))
                         .contains(SvgDocument.box(thread)));
             }
@@ -228,14 +261,29 @@ class PictureTest {
         task(4242, 4251, "epollEventLoopG", 6, "6-7");
         task(4242, 4260, "a (b) ) c", 3, "0-7");
         Path svg = out.resolve("threads.svg");
-        CliRun run = CliRun.of("plan", "--sysfs-root", sys.toString(), "--proc-root", proc.toString(), "--node", "1",
-                "--count", "2", "--svg", svg.toString(), "--threads", "4242", "--thread-names", "epoll*|a (b*");
+        CliRun run = CliRun.of(
+                "plan",
+                "--sysfs-root",
+                sys.toString(),
+                "--proc-root",
+                proc.toString(),
+                "--node",
+                "1",
+                "--count",
+                "2",
+                "--svg",
+                svg.toString(),
+                "--threads",
+                "4242",
+                "--thread-names",
+                "epoll*|a (b*");
         assertEquals(0, run.exitCode(), run.err());
         SvgDocument picture = SvgDocument.parse(Files.readString(svg));
         Map<String, String> cpuByTid = picture.groups("thread").stream()
                 .collect(Collectors.toMap(g -> g.getAttribute("data-tid"), g -> g.getAttribute("data-cpu")));
         assertEquals(Map.of("4250", "5", "4251", "6", "4260", "3"), cpuByTid);
-        String lists = picture.groups("list-line").stream().map(Element::getTextContent)
+        String lists = picture.groups("list-line").stream()
+                .map(Element::getTextContent)
                 .collect(Collectors.joining("\n"));
         assertTrue(lists.contains("tid 4250    epollEventLoopG on CPU 5    allowed 4-5"), lists);
         assertTrue(lists.contains("a (b) ) c"), lists);
@@ -245,7 +293,15 @@ class PictureTest {
     void svgChangesNothingThatThePlanPrints() {
         SysfsFixture.write(PictureShapes.kunpeng(), sys);
         CliRun plain = CliRun.of("plan", "--sysfs-root", sys.toString(), "--node", "2", "--count", "4");
-        CliRun drawn = CliRun.of("plan", "--sysfs-root", sys.toString(), "--node", "2", "--count", "4", "--svg",
+        CliRun drawn = CliRun.of(
+                "plan",
+                "--sysfs-root",
+                sys.toString(),
+                "--node",
+                "2",
+                "--count",
+                "4",
+                "--svg",
                 out.resolve("p.svg").toString());
         assertEquals(0, drawn.exitCode(), drawn.err());
         assertEquals(plain.out(), drawn.out());
@@ -257,8 +313,8 @@ class PictureTest {
         Path svg = out.resolve("p.svg");
         Files.writeString(svg, "old");
         Files.setPosixFilePermissions(svg, PosixFilePermissions.fromString("rw-------"));
-        CliRun run = CliRun.of("plan", "--sysfs-root", sys.toString(), "--node", "0", "--count", "2", "--svg",
-                svg.toString());
+        CliRun run = CliRun.of(
+                "plan", "--sysfs-root", sys.toString(), "--node", "0", "--count", "2", "--svg", svg.toString());
         assertEquals(0, run.exitCode(), run.err());
         SvgDocument.parse(Files.readString(svg));
         try (Stream<Path> files = Files.list(out)) {
@@ -271,13 +327,19 @@ class PictureTest {
     void badSvgPathsAndThreadFlagsFailWithOneLineAndWriteNothing() throws Exception {
         SysfsFixture.write(PictureShapes.mana(), sys);
         String missing = out.resolve("no/such/dir/p.svg").toString();
-        assertBadInput("--svg " + missing + ": directory " + out.resolve("no/such/dir") + " does not exist",
-                "--svg", missing);
+        assertBadInput(
+                "--svg " + missing + ": directory " + out.resolve("no/such/dir") + " does not exist", "--svg", missing);
         assertBadInput("--svg " + out + ": is a directory; give a file name", "--svg", out.toString());
         assertBadInput("--threads draws into the picture: give --svg FILE too", "--threads", "1");
         String svg = out.resolve("p.svg").toString();
-        assertBadInput("--threads 2147483647: no such process (" + proc.resolve("2147483647/task")
-                + " does not exist)", "--proc-root", proc.toString(), "--svg", svg, "--threads", "2147483647");
+        assertBadInput(
+                "--threads 2147483647: no such process (" + proc.resolve("2147483647/task") + " does not exist)",
+                "--proc-root",
+                proc.toString(),
+                "--svg",
+                svg,
+                "--threads",
+                "2147483647");
         assertBadInput("--thread-names io-[0-9: [ without ] in io-[0-9", "--svg", svg, "--thread-names", "io-[0-9");
         try (Stream<Path> files = Files.list(out)) {
             assertEquals(List.of(), files.toList(), "nothing written");
@@ -285,8 +347,8 @@ class PictureTest {
     }
 
     private void assertBadInput(String message, String... args) {
-        List<String> all = new ArrayList<>(List.of("plan", "--sysfs-root", sys.toString(), "--node", "0", "--count",
-                "2"));
+        List<String> all =
+                new ArrayList<>(List.of("plan", "--sysfs-root", sys.toString(), "--node", "0", "--count", "2"));
         all.addAll(List.of(args));
         CliRun run = CliRun.of(all.toArray(String[]::new));
         assertEquals(2, run.exitCode(), run.err());
@@ -297,17 +359,20 @@ class PictureTest {
     void nodesAreLaidOutByDistanceWhereIdsInterleave() throws Exception {
         // One package whose near pairs are 0-2 and 1-3, as when firmware numbers nodes across halves of a socket.
         MachineShape interleaved = PictureShapes.sockets("interleaved", 1, 4, 2, 2, new int[][] {
-            {10, 20, 11, 20}, {20, 10, 20, 11}, {11, 20, 10, 20}, {20, 11, 20, 10}});
+            {10, 20, 11, 20}, {20, 10, 20, 11}, {11, 20, 10, 20}, {20, 11, 20, 10}
+        });
         SysfsFixture.write(interleaved, sys);
         Path svg = out.resolve("interleaved.svg");
-        CliRun run = CliRun.of("plan", "--sysfs-root", sys.toString(), "--node", "0", "--count", "2", "--svg",
-                svg.toString());
+        CliRun run = CliRun.of(
+                "plan", "--sysfs-root", sys.toString(), "--node", "0", "--count", "2", "--svg", svg.toString());
         assertEquals(0, run.exitCode(), run.err());
         SvgDocument picture = SvgDocument.parse(Files.readString(svg));
         List<String> leftToRight = picture.groups("node").stream()
-                .sorted(Comparator.comparingDouble((Element g) -> SvgDocument.box(g).y())
+                .sorted(Comparator.comparingDouble(
+                                (Element g) -> SvgDocument.box(g).y())
                         .thenComparingDouble(g -> SvgDocument.box(g).x()))
-                .map(g -> g.getAttribute("data-node")).toList();
+                .map(g -> g.getAttribute("data-node"))
+                .toList();
         assertEquals(List.of("0", "2", "1", "3"), leftToRight);
     }
 
@@ -329,18 +394,30 @@ class PictureTest {
             assertEquals(Integer.toString(cpu.node()), node.getAttribute("data-node"), "CPU " + id + "'s node");
             assertEquals(Integer.toString(cpu.packageId()), pkg.getAttribute("data-package"), "CPU " + id);
             SvgDocument.Box box = SvgDocument.box(cell);
-            assertTrue(SvgDocument.box(core).contains(box) && SvgDocument.box(node).contains(SvgDocument.box(core))
-                    && SvgDocument.box(pkg).contains(SvgDocument.box(node)), "CPU " + id + " nested in its boxes");
+            assertTrue(
+                    SvgDocument.box(core).contains(box)
+                            && SvgDocument.box(node).contains(SvgDocument.box(core))
+                            && SvgDocument.box(pkg).contains(SvgDocument.box(node)),
+                    "CPU " + id + " nested in its boxes");
             assertTrue(box.width() >= 40 && box.height() >= 20, "CPU " + id + "'s cell is " + box);
             assertEquals(Boolean.toString(mayUse.contains(id)), cell.getAttribute("data-may-use"), "CPU " + id);
         }
         long cores = topology.cpus().stream().map(CpuInfo::siblings).distinct().count();
         assertEquals(cores, picture.groups("core").size(), "one box per core");
-        assertEquals(topology.nodes().size(), picture.groups("node").stream()
-                .map(g -> g.getAttribute("data-node")).distinct().count(), "every node drawn");
-        Set<String> distances = picture.texts().stream().filter(t -> t.getAttribute("class").equals("distance-value"))
-                .map(Element::getTextContent).collect(Collectors.toSet());
-        Set<String> expected = topology.nodes().stream().flatMap(n -> n.distances().stream()).map(String::valueOf)
+        assertEquals(
+                topology.nodes().size(),
+                picture.groups("node").stream()
+                        .map(g -> g.getAttribute("data-node"))
+                        .distinct()
+                        .count(),
+                "every node drawn");
+        Set<String> distances = picture.texts().stream()
+                .filter(t -> t.getAttribute("class").equals("distance-value"))
+                .map(Element::getTextContent)
+                .collect(Collectors.toSet());
+        Set<String> expected = topology.nodes().stream()
+                .flatMap(n -> n.distances().stream())
+                .map(String::valueOf)
                 .collect(Collectors.toSet());
         assertEquals(expected, distances, "the distance matrix");
     }
@@ -352,13 +429,15 @@ class PictureTest {
                         && g.getAttribute("data-cpu").equals(Integer.toString(cpu)))
                 .toList();
         List<Element> folded = picture.groups("more").stream()
-                .filter(g -> g.getAttribute("data-cpu").equals(Integer.toString(cpu))).toList();
+                .filter(g -> g.getAttribute("data-cpu").equals(Integer.toString(cpu)))
+                .toList();
         assertTrue(chips.size() >= 1 || folded.size() == 1, "queue " + queue + " on CPU " + cpu);
         for (Element chip : chips) {
             assertTrue(SvgDocument.box(cell).contains(SvgDocument.box(chip)), "queue " + queue + " inside CPU " + cpu);
             assertEquals(cell, SvgDocument.enclosing(chip, "cpu"));
             if (slot) {
-                assertTrue(chips.stream().anyMatch(c -> c.getAttribute("data-slot").equals("true")));
+                assertTrue(
+                        chips.stream().anyMatch(c -> c.getAttribute("data-slot").equals("true")));
             }
         }
     }
@@ -369,8 +448,9 @@ class PictureTest {
         List<SvgDocument.Box> boxes = new ArrayList<>();
         SvgDocument.Box page = new SvgDocument.Box(0, 0, picture.width(), picture.height());
         for (Element text : texts) {
-            assertTrue(SvgDocument.fontSize(text) >= 9, "font size " + SvgDocument.fontSize(text) + ": "
-                    + text.getTextContent());
+            assertTrue(
+                    SvgDocument.fontSize(text) >= 9,
+                    "font size " + SvgDocument.fontSize(text) + ": " + text.getTextContent());
             SvgDocument.Box box = SvgDocument.textBox(text);
             assertTrue(page.contains(box), "off the page: " + text.getTextContent());
             boxes.add(box);
@@ -380,8 +460,9 @@ class PictureTest {
             var inside = cell.getElementsByTagName("text");
             for (int i = 0; i < inside.getLength(); i++) {
                 Element text = (Element) inside.item(i);
-                assertTrue(box.contains(SvgDocument.textBox(text)), "'" + text.getTextContent() + "' sticks out of CPU "
-                        + cell.getAttribute("data-cpu"));
+                assertTrue(
+                        box.contains(SvgDocument.textBox(text)),
+                        "'" + text.getTextContent() + "' sticks out of CPU " + cell.getAttribute("data-cpu"));
             }
         }
         for (Element node : picture.groups("node")) {
@@ -389,8 +470,9 @@ class PictureTest {
             var inside = node.getElementsByTagName("text");
             for (int i = 0; i < inside.getLength(); i++) {
                 Element text = (Element) inside.item(i);
-                assertTrue(box.contains(SvgDocument.textBox(text)), "'" + text.getTextContent() + "' sticks out of node "
-                        + node.getAttribute("data-node"));
+                assertTrue(
+                        box.contains(SvgDocument.textBox(text)),
+                        "'" + text.getTextContent() + "' sticks out of node " + node.getAttribute("data-node"));
             }
         }
         // Sweep by top edge so that 512 CPUs' texts are compared with their neighbours only.
@@ -403,8 +485,10 @@ class PictureTest {
             SvgDocument.Box first = boxes.get(order.get(a));
             for (int b = a + 1; b < order.size() && boxes.get(order.get(b)).y() < first.y() + first.height(); b++) {
                 SvgDocument.Box second = boxes.get(order.get(b));
-                assertFalse(first.overlaps(second), "'" + texts.get(order.get(a)).getTextContent() + "' overlaps '"
-                        + texts.get(order.get(b)).getTextContent() + "'");
+                assertFalse(
+                        first.overlaps(second),
+                        "'" + texts.get(order.get(a)).getTextContent() + "' overlaps '"
+                                + texts.get(order.get(b)).getTextContent() + "'");
             }
         }
     }
@@ -413,8 +497,9 @@ class PictureTest {
         BufferedImage image = PngRendering.render(svg);
         assertEquals((int) picture.width(), image.getWidth(), "PNG width");
         assertEquals((int) picture.height(), image.getHeight(), "PNG height");
-        assertTrue(PngRendering.luminanceVariance(image) > 500, "the PNG is (nearly) blank: variance "
-                + PngRendering.luminanceVariance(image));
+        assertTrue(
+                PngRendering.luminanceVariance(image) > 500,
+                "the PNG is (nearly) blank: variance " + PngRendering.luminanceVariance(image));
         double inked = PngRendering.inkedShare(image);
         assertTrue(inked > 0.05 && inked < 0.9, "share of inked pixels " + inked);
         return image;
@@ -437,8 +522,9 @@ class PictureTest {
         stat.append(' ').append(cpu).append(" 0 0 0 0 0\n");
         NicFixture.file(task.resolve("comm"), comm);
         NicFixture.file(task.resolve("stat"), stat.toString());
-        NicFixture.file(task.resolve("status"), "Name:\t" + comm + "\nCpus_allowed:\tff\nCpus_allowed_list:\t"
-                + allowed + "\n");
+        NicFixture.file(
+                task.resolve("status"),
+                "Name:\t" + comm + "\nCpus_allowed:\tff\nCpus_allowed_list:\t" + allowed + "\n");
     }
 
     /** Keeps a copy in target/pictures for people to look at. */

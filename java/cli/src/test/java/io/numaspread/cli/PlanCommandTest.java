@@ -68,16 +68,16 @@ class PlanCommandTest {
         assertTrue(lines[1].startsWith("queue  cpus"), lines[1]);
         assertEquals("    0  48                  48     2        10      0     0", lines[2]);
         assertEquals("   24  72                  72     3        16      1     0", lines[26]);
-        assertTrue(run.out().contains("1 one queue per CPU: not-possible (100 queues for 72 candidate CPUs"),
-                run.out());
+        assertTrue(
+                run.out().contains("1 one queue per CPU: not-possible (100 queues for 72 candidate CPUs"), run.out());
         assertTrue(run.out().contains("2 NUMA locality: held"), run.out());
         assertTrue(run.out().contains("3 sibling dislocality: held"), run.out());
     }
 
     @Test
     void severalNodesShareTheCpus() throws Exception {
-        CliRun run = run(MachineShape.mana(), "--node", "0,1", "--count", "2", "--per-cpu", "--policy", "cores",
-                "--json");
+        CliRun run =
+                run(MachineShape.mana(), "--node", "0,1", "--count", "2", "--per-cpu", "--policy", "cores", "--json");
         assertEquals(0, run.exitCode(), run.err());
         JsonNode plan = new ObjectMapper().readTree(run.out());
         assertEquals("[0,1]", plan.get("origin").toString());
@@ -88,17 +88,23 @@ class PlanCommandTest {
 
     @Test
     void badInputIsOneLineAndExitTwo() {
-        assertBadInput(run(MachineShape.mana(), "--node", "5", "--count", "2"),
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "5", "--count", "2"),
                 "numaspread: node 5 does not exist; the nodes are [0, 1]");
-        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "0"),
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "0"),
                 "numaspread: --count must be at least 1, not 0");
-        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "-3"),
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "-3"),
                 "numaspread: --count must be at least 1, not -3");
-        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--cpus", "5-3"),
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "2", "--cpus", "5-3"),
                 "numaspread: --cpus: malformed cpulist \"5-3\": range \"5-3\" ends before it starts");
-        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "x"),
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "x"),
                 "numaspread: --exclude: malformed cpulist \"x\": \"x\" is not a CPU number");
-        assertBadInput(run(MachineShape.mana(), "--node", "0", "--count", "2", "--policy", "fast"),
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "2", "--policy", "fast"),
                 "numaspread: --policy: unknown policy \"fast\"; the policies are kernel, cores, local");
         CliRun empty = run(MachineShape.mana(), "--node", "0", "--count", "2", "--exclude", "0-7");
         assertEquals(2, empty.exitCode());

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
@@ -17,18 +16,20 @@ import javax.imageio.ImageIO;
  * installs), and reads the PNG back.
  */
 final class PngRendering {
-    private PngRendering() {
-    }
+    private PngRendering() {}
 
     static BufferedImage render(Path svg) throws IOException, InterruptedException {
         Path png = svg.resolveSibling(svg.getFileName() + ".png");
         Process process;
         try {
             process = new ProcessBuilder("rsvg-convert", "--format", "png", "--output", png.toString(), svg.toString())
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
         } catch (IOException e) {
-            throw new AssertionError("rsvg-convert cannot be started (" + e.getMessage() + "): install Debian's"
-                    + " librsvg2-bin, as scripts/test does", e);
+            throw new AssertionError(
+                    "rsvg-convert cannot be started (" + e.getMessage() + "): install Debian's"
+                            + " librsvg2-bin, as scripts/test does",
+                    e);
         }
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "rsvg-convert did not finish within 60 s");
         String said = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

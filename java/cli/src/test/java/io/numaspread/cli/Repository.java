@@ -10,7 +10,8 @@ final class Repository {
 
     /** A path relative to the repository root; Maven runs the tests in java/cli. */
     static Path path(String relative) {
-        Path root = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "../..").normalize();
+        Path root = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "../..")
+                .normalize();
         Path path = root.resolve(relative);
         if (!Files.exists(path)) {
             throw new IllegalStateException(path + " does not exist");

@@ -42,8 +42,19 @@ class RestoreCommandTest extends StandInCliTest {
 
     @Test
     void everyBadValueExitsTwoBeforeTheFirstWrite() throws Exception {
-        for (String bad : List.of("\"0-99\"", "null", "\"\"", "\" \"", "\" 0 , 1 \"", "\"+3\"", "\"-1\"",
-                "\"0-2147483647\"", "\"2147483648\"", "[]", "{}", "1")) {
+        for (String bad : List.of(
+                "\"0-99\"",
+                "null",
+                "\"\"",
+                "\" \"",
+                "\" 0 , 1 \"",
+                "\"+3\"",
+                "\"-1\"",
+                "\"0-2147483647\"",
+                "\"2147483648\"",
+                "[]",
+                "{}",
+                "1")) {
             writeState(bad);
             CliRun restore = CliRun.of(withState("restore"));
             assertEquals(Failures.BAD_INPUT, restore.exitCode(), bad + ": " + restore.err());
@@ -68,15 +79,24 @@ class RestoreCommandTest extends StandInCliTest {
             Files.delete(queue.toRealPath());
         }
         Path interrupts = proc.resolve("interrupts");
-        Files.writeString(interrupts, Files.readString(interrupts).lines()
-                .filter(line -> !line.startsWith("  52:") && !line.startsWith("  53:")).reduce("", (a, b) -> a + b + "\n"));
+        Files.writeString(
+                interrupts,
+                Files.readString(interrupts)
+                        .lines()
+                        .filter(line -> !line.startsWith("  52:") && !line.startsWith("  53:"))
+                        .reduce("", (a, b) -> a + b + "\n"));
 
         CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());
-        assertTrue(restore.out().contains("IRQ 52 (i40e-eth0-TxRx-2)  recorded 0-7  gone (IRQ 52 no longer exists)"),
+        assertTrue(
+                restore.out().contains("IRQ 52 (i40e-eth0-TxRx-2)  recorded 0-7  gone (IRQ 52 no longer exists)"),
                 restore.out());
-        assertEquals(4, restore.out().lines().filter(line -> line.contains("  gone (")).count(), restore.out());
-        assertTrue(restore.out().contains("restored 4 values from " + state + "; 4 recorded IRQs or queues are gone"),
+        assertEquals(
+                4,
+                restore.out().lines().filter(line -> line.contains("  gone (")).count(),
+                restore.out());
+        assertTrue(
+                restore.out().contains("restored 4 values from " + state + "; 4 recorded IRQs or queues are gone"),
                 restore.out());
         assertEquals(List.of("0-7", "0-7"), List.of(affinity(50), affinity(51)));
         assertFalse(Files.exists(state));
@@ -89,7 +109,8 @@ class RestoreCommandTest extends StandInCliTest {
         assertTrue(strict.err().contains("no state file " + state), strict.err());
         CliRun hook = CliRun.of(withState("restore", "--nic", "eth0", "--if-present"));
         assertEquals(0, hook.exitCode(), hook.err());
-        assertEquals("no state file " + state + ": nothing to restore", hook.out().strip());
+        assertEquals(
+                "no state file " + state + ": nothing to restore", hook.out().strip());
         // A file that is there is restored as without the flag, and a malformed one still exits 2.
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
@@ -115,8 +136,11 @@ class RestoreCommandTest extends StandInCliTest {
         CliRun refused = ForkedCli.run(nobody, classPath, Map.of(), withState("restore"));
         assertEquals(Failures.REFUSED, refused.exitCode(), refused.err());
         assertOneCleanLine(refused);
-        assertTrue(refused.err().contains("EACCES (Permission denied)") && refused.err().contains("needs root")
-                && refused.err().contains("nothing was changed"), refused.err());
+        assertTrue(
+                refused.err().contains("EACCES (Permission denied)")
+                        && refused.err().contains("needs root")
+                        && refused.err().contains("nothing was changed"),
+                refused.err());
         assertEquals(applied, NicFixture.snapshot(proc, sys, run), "nothing written, the state file kept");
 
         Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
@@ -146,10 +170,12 @@ class RestoreCommandTest extends StandInCliTest {
         Path dir = Files.createDirectory(parent.resolve("dir"));
         for (String bad : List.of("/", "", dir.toString(), dir + "/.", dir + "/..")) {
             for (String command : List.of("apply", "restore")) {
-                String[] more = command.equals("apply") ? new String[] {"--nic", "eth0", "--state", bad}
+                String[] more = command.equals("apply")
+                        ? new String[] {"--nic", "eth0", "--state", bad}
                         : new String[] {"--state", bad};
                 CliRun result = CliRun.of(args(command, more));
-                assertEquals(Failures.BAD_INPUT, result.exitCode(), command + " --state '" + bad + "': " + result.err());
+                assertEquals(
+                        Failures.BAD_INPUT, result.exitCode(), command + " --state '" + bad + "': " + result.err());
                 assertOneCleanLine(result);
             }
         }
@@ -187,10 +213,11 @@ class RestoreCommandTest extends StandInCliTest {
         Path deep = run.resolve("deep.json");
         Files.writeString(deep, "[".repeat(500_000));
         Path large = run.resolve("large.json");
-        Files.writeString(large, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [" + " ".repeat(17 << 20) + "]}");
+        Files.writeString(
+                large, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [" + " ".repeat(17 << 20) + "]}");
         for (String file : List.of(fifo.toString(), deep.toString(), large.toString(), "/dev/zero")) {
-            CliRun restore = ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(),
-                    args("restore", "--state", file));
+            CliRun restore =
+                    ForkedCli.run(List.of(), ForkedCli.classPath(), Map.of(), args("restore", "--state", file));
             assertEquals(Failures.BAD_INPUT, restore.exitCode(), file + ": " + restore.err());
             assertOneCleanLine(restore);
             assertTrue(restore.err().contains(file), restore.err());
@@ -205,8 +232,9 @@ class RestoreCommandTest extends StandInCliTest {
             CliRun plan = CliRun.of(args("plan", "--cpus", cpus, "--count", "2"));
             assertEquals(Failures.BAD_INPUT, plan.exitCode(), cpus + ": " + plan.err());
             assertOneCleanLine(plan);
-            assertTrue(plan.err().contains("beyond the 65536 CPUs"), "refused by its number, before any bit is set: "
-                    + plan.err());
+            assertTrue(
+                    plan.err().contains("beyond the 65536 CPUs"),
+                    "refused by its number, before any bit is set: " + plan.err());
         }
     }
 }

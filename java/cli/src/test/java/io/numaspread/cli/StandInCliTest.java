@@ -9,8 +9,8 @@ import java.util.List;
 abstract class StandInCliTest extends StandInNicTest {
     /** {@code command} on the stand-in trees ({@code --sysfs-root}, {@code --proc-root}), then {@code more}. */
     protected final String[] args(String command, String... more) {
-        List<String> args = new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root",
-                proc.toString()));
+        List<String> args =
+                new ArrayList<>(List.of(command, "--sysfs-root", sys.toString(), "--proc-root", proc.toString()));
         args.addAll(List.of(more));
         return args.toArray(String[]::new);
     }

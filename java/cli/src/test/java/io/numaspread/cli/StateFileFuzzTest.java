@@ -31,17 +31,75 @@ class StateFileFuzzTest extends StandInCliTest {
     private static final long BUDGET_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     /** Fragments that parsers trip on: JSON structure, numbers at the edges, values the kernel never prints. */
-    private static final List<String> TOKENS = List.of("{", "}", "[", "]", ",", ":", "\"", "\\", "\\u00", "\\n", "null",
-            "true", "-", "+", " ", "\t", "\n", "\u0000", "0", "1", "7", "8", "63", "64", "65535", "65536", "2147483647",
-            "2147483648", "-1", "99999999999999999999", "0-", "-0", "0--1", "1-0", "0,", ",0", "0:1/2", "ff", "0x3",
-            "00000000,", ",ffffffff", "\"irq\"", "\"xps\"", "\"IRQ\"", "\"version\"", "\"saved\"", "\"value\"",
-            "\"number\"", "\"name\"", "\"interface\"", "\"eth0\"", "\"../x\"", "\"i40e-eth0-TxRx-1\"", "é", "\uffff",
-            "\"napi\"", "\"threaded\"", "\"napi/eth0-8193\"", "\"napi/eth0-8194\"", "\"napi/eth1-8193\"", "8192", "8193",
-            "8194", "2");
+    private static final List<String> TOKENS = List.of(
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            "\\",
+            "\\u00",
+            "\\n",
+            "null",
+            "true",
+            "-",
+            "+",
+            " ",
+            "\t",
+            "\n",
+            "\u0000",
+            "0",
+            "1",
+            "7",
+            "8",
+            "63",
+            "64",
+            "65535",
+            "65536",
+            "2147483647",
+            "2147483648",
+            "-1",
+            "99999999999999999999",
+            "0-",
+            "-0",
+            "0--1",
+            "1-0",
+            "0,",
+            ",0",
+            "0:1/2",
+            "ff",
+            "0x3",
+            "00000000,",
+            ",ffffffff",
+            "\"irq\"",
+            "\"xps\"",
+            "\"IRQ\"",
+            "\"version\"",
+            "\"saved\"",
+            "\"value\"",
+            "\"number\"",
+            "\"name\"",
+            "\"interface\"",
+            "\"eth0\"",
+            "\"../x\"",
+            "\"i40e-eth0-TxRx-1\"",
+            "é",
+            "\uffff",
+            "\"napi\"",
+            "\"threaded\"",
+            "\"napi/eth0-8193\"",
+            "\"napi/eth0-8194\"",
+            "\"napi/eth1-8193\"",
+            "8192",
+            "8193",
+            "8194",
+            "2");
 
     /** Values a kernel of 8 CPUs prints, as cpulists or masks: some fit the entry's kind, some do not. */
-    private static final List<String> KERNEL_VALUES = List.of("0-7", "1", "3-4,6", "0,2,4,6", "ff", "0f", "01", "00",
-            "8", "0-8", "100");
+    private static final List<String> KERNEL_VALUES =
+            List.of("0-7", "1", "3-4,6", "0,2,4,6", "ff", "0f", "01", "00", "8", "0-8", "100");
 
     @Test
     void restoreOfAnyStateFileExitsZeroTwoThreeOrFourAndChangesNothingOnTwo() throws Exception {
@@ -50,9 +108,12 @@ class StateFileFuzzTest extends StandInCliTest {
         assertEquals(0, apply.exitCode(), apply.err());
         NicFixture.file(sys.resolve("class/net/eth0/threaded"), "1");
         NicFixture.task(proc, 700, "napi/eth0-8193", true, "0-7");
-        String valid = Files.readString(state).replace("\"interface\": \"eth0\",", "\"interface\": \"eth0\", \"threaded\": 0,")
-                .replace("\"saved\": [", "\"saved\": [\n    {\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\","
-                        + " \"value\": \"0-7\"},");
+        String valid = Files.readString(state)
+                .replace("\"interface\": \"eth0\",", "\"interface\": \"eth0\", \"threaded\": 0,")
+                .replace(
+                        "\"saved\": [",
+                        "\"saved\": [\n    {\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\","
+                                + " \"value\": \"0-7\"},");
         Files.writeString(state, valid);
         Map<Path, String> applied = NicFixture.snapshot(proc, sys);
 
@@ -63,7 +124,8 @@ class StateFileFuzzTest extends StandInCliTest {
         for (; n < CASES && System.nanoTime() < deadline; n++) {
             String input = switch (n % 10) {
                 case 0 -> randomText(random);
-                case 1, 2, 3, 4 -> replaceAValue(new StringBuilder(valid), random).toString();
+                case 1, 2, 3, 4 ->
+                    replaceAValue(new StringBuilder(valid), random).toString();
                 default -> mutate(valid, random);
             };
             Files.write(state, input.getBytes(n % 7 == 0 ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8));
@@ -87,7 +149,8 @@ class StateFileFuzzTest extends StandInCliTest {
             }
         }
         System.out.println("state file fuzz: " + n + " cases, exit codes " + exits);
-        assertTrue(exits.getOrDefault(0, 0) > 0 && exits.getOrDefault(2, 0) > 0,
+        assertTrue(
+                exits.getOrDefault(0, 0) > 0 && exits.getOrDefault(2, 0) > 0,
                 "the mutations reach both a restore and a refusal: " + exits);
     }
 
@@ -96,15 +159,17 @@ class StateFileFuzzTest extends StandInCliTest {
         tree.forEach((file, content) -> {
             String name = file.getFileName().toString();
             if (name.equals("smp_affinity_list")) {
-                assertTrue(content.strip().matches("[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*"), file + " = " + content + ": "
-                        + which);
+                assertTrue(
+                        content.strip().matches("[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*"),
+                        file + " = " + content + ": " + which);
             } else if (name.equals("xps_cpus")) {
                 assertTrue(content.strip().matches("[0-9a-f]{2}"), file + " = " + content + ": " + which);
             } else if (name.equals("threaded")) {
                 assertTrue(content.strip().matches("[01]"), file + " = " + content + ": " + which);
             } else if (name.equals("status")) {
-                assertTrue(content.contains("Cpus_allowed_list:\t0-7\n"), "a stand-in tree's thread is never pinned: "
-                        + file + " = " + content + ": " + which);
+                assertTrue(
+                        content.contains("Cpus_allowed_list:\t0-7\n"),
+                        "a stand-in tree's thread is never pinned: " + file + " = " + content + ": " + which);
             }
         });
     }
@@ -167,7 +232,9 @@ class StateFileFuzzTest extends StandInCliTest {
 
     private static String printable(String text) {
         StringBuilder out = new StringBuilder();
-        text.chars().forEach(c -> out.append(c < 0x20 || c > 0x7e ? String.format("\\u%04x", c) : String.valueOf((char) c)));
+        text.chars()
+                .forEach(
+                        c -> out.append(c < 0x20 || c > 0x7e ? String.format("\\u%04x", c) : String.valueOf((char) c)));
         return out.toString();
     }
 }

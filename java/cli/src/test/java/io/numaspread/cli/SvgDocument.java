@@ -20,12 +20,16 @@ record SvgDocument(Document document) {
     record Box(double x, double y, double width, double height) {
         boolean contains(Box other) {
             double slack = 0.01;
-            return other.x >= x - slack && other.y >= y - slack && other.x + other.width <= x + width + slack
+            return other.x >= x - slack
+                    && other.y >= y - slack
+                    && other.x + other.width <= x + width + slack
                     && other.y + other.height <= y + height + slack;
         }
 
         boolean overlaps(Box other) {
-            return x < other.x + other.width && other.x < x + width && y < other.y + other.height
+            return x < other.x + other.width
+                    && other.x < x + width
+                    && y < other.y + other.height
                     && other.y < y + height;
         }
     }
@@ -34,8 +38,8 @@ record SvgDocument(Document document) {
         try {
             DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
             factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            return new SvgDocument(factory.newDocumentBuilder()
-                    .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8))));
+            return new SvgDocument(
+                    factory.newDocumentBuilder().parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8))));
         } catch (Exception e) {
             throw new AssertionError("the picture is not well-formed XML: " + e, e);
         }
@@ -77,8 +81,10 @@ record SvgDocument(Document document) {
 
     /** The CPU cell of {@code cpu}. */
     Element cpu(int cpu) {
-        return groups("cpu").stream().filter(g -> g.getAttribute("data-cpu").equals(Integer.toString(cpu)))
-                .findFirst().orElseThrow(() -> new AssertionError("no cell for CPU " + cpu));
+        return groups("cpu").stream()
+                .filter(g -> g.getAttribute("data-cpu").equals(Integer.toString(cpu)))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no cell for CPU " + cpu));
     }
 
     /** The first {@code rect} child of {@code g}: the box it draws. */

@@ -38,7 +38,9 @@ class SystemdUnitTest {
         String text = Files.readString(Repository.path("deploy/systemd/" + TEMPLATE));
         Path unit = layOut(root, text.replace("SuccessExitStatus=", "SucessExitStatus="));
         List<String> misspelt = verify(root, unit);
-        assertTrue(misspelt.stream().anyMatch(line -> line.contains("Unknown key 'SucessExitStatus'")), misspelt.toString());
+        assertTrue(
+                misspelt.stream().anyMatch(line -> line.contains("Unknown key 'SucessExitStatus'")),
+                misspelt.toString());
         Files.delete(root.resolve("usr/bin/numaspread"));
         List<String> missing = verify(root, layOut(root, text));
         assertTrue(missing.contains("exit 1"), missing.toString());
@@ -47,11 +49,14 @@ class SystemdUnitTest {
     @Test
     void itRunsWatchAndKeepsTheStateFileAcrossStopsAndCrashes() throws IOException {
         List<String> lines = Files.readAllLines(Repository.path("deploy/systemd/" + TEMPLATE));
-        assertTrue(lines.contains("ExecStart=/usr/bin/numaspread watch --nic %i --restore-on-exit"
-                + " --metrics-port 9464 $NUMASPREAD_WATCH_OPTIONS"), "ExecStart");
+        assertTrue(
+                lines.contains("ExecStart=/usr/bin/numaspread watch --nic %i --restore-on-exit"
+                        + " --metrics-port 9464 $NUMASPREAD_WATCH_OPTIONS"),
+                "ExecStart");
         assertTrue(lines.contains("SuccessExitStatus=143"), "a JVM stopped by SIGTERM exits 143");
         assertTrue(lines.contains("RestartPreventExitStatus=2 3"), "bad input and refusals are not restarted");
-        assertTrue(lines.contains("RuntimeDirectory=numaspread") && lines.contains("RuntimeDirectoryPreserve=yes"),
+        assertTrue(
+                lines.contains("RuntimeDirectory=numaspread") && lines.contains("RuntimeDirectoryPreserve=yes"),
                 "/run/numaspread keeps the state file");
     }
 
@@ -80,9 +85,11 @@ class SystemdUnitTest {
     /** systemd-analyze's output lines, then "exit N". */
     private static List<String> verify(Path root, Path unit) throws Exception {
         Process process = new ProcessBuilder("systemd-analyze", "verify", "--root=" + root, unit.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "systemd-analyze finished");
-        return Stream.concat(output.lines(), Stream.of("exit " + process.exitValue())).toList();
+        return Stream.concat(output.lines(), Stream.of("exit " + process.exitValue()))
+                .toList();
     }
 }

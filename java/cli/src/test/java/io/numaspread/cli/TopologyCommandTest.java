@@ -45,8 +45,10 @@ class TopologyCommandTest {
         CliRun run = CliRun.of("topology", "--json");
         assertEquals(0, run.exitCode(), run.err());
         JsonNode topology = JSON.readTree(run.out());
-        String online = Files.readString(Path.of("/sys/devices/system/cpu/online")).strip();
-        assertEquals(CpuSet.parse(online).toArray().length, topology.get("online").size());
+        String online =
+                Files.readString(Path.of("/sys/devices/system/cpu/online")).strip();
+        assertEquals(
+                CpuSet.parse(online).toArray().length, topology.get("online").size());
         assertFalse(topology.get("nodes").isEmpty());
     }
 
@@ -66,7 +68,11 @@ class TopologyCommandTest {
         CliRun run = CliRun.of("topology", "--sysfs-root", root.toString());
         assertEquals(2, run.exitCode());
         assertEquals(1, run.err().strip().lines().count(), run.err());
-        assertTrue(run.err().contains(root.resolve("devices/system/node/node0/cpulist").toString()), run.err());
+        assertTrue(
+                run.err()
+                        .contains(root.resolve("devices/system/node/node0/cpulist")
+                                .toString()),
+                run.err());
         assertFalse(run.err().contains("\tat "), run.err());
     }
 

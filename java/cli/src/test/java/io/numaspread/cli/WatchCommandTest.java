@@ -57,14 +57,21 @@ class WatchCommandTest extends StandInCliTest {
     }
 
     private void start(String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of(args("watch", "--nic", "eth0", "--siblings", "--state-dir",
-                state.getParent().toString(), "--interval", "0.2")));
+        List<String> args = new ArrayList<>(List.of(args(
+                "watch",
+                "--nic",
+                "eth0",
+                "--siblings",
+                "--state-dir",
+                state.getParent().toString(),
+                "--interval",
+                "0.2")));
         args.addAll(List.of(more));
         watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
         watch.getOutputStream().close();
         Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(watch.getInputStream(),
-                    StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
                 out.lines().forEach(lines::add);
             } catch (IOException e) {
                 lines.add("(stdout closed: " + e + ")");
@@ -95,8 +102,8 @@ class WatchCommandTest extends StandInCliTest {
                 }
             }
         }
-        throw new AssertionError("no line starting \"" + prefix + "\" within " + WAIT + "; saw " + seen
-                + "; stderr: " + stderr);
+        throw new AssertionError(
+                "no line starting \"" + prefix + "\" within " + WAIT + "; saw " + seen + "; stderr: " + stderr);
     }
 
     /** As another writer would, atomically as the kernel's files are (a fake file written in place can be read empty). */
@@ -120,13 +127,19 @@ class WatchCommandTest extends StandInCliTest {
         // 4 queue IRQs and 4 xps_cpus: watch aligns XPS by default, as apply does.
         assertEquals("applied eth0: 8 changed; state file " + state, awaitLine("applied"));
         String watching = awaitLine("watching");
-        assertTrue(watching.startsWith("watching eth0: no events (the sysfs backend cannot open netlink sockets):"
-                + " polling only, drift check every 0.2 s, metrics on http://127.0.0.1:"), watching);
+        assertTrue(
+                watching.startsWith("watching eth0: no events (the sysfs backend cannot open netlink sockets):"
+                        + " polling only, drift check every 0.2 s, metrics on http://127.0.0.1:"),
+                watching);
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
-        assertEquals("0c", Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus")).strip());
+        assertEquals(
+                "0c",
+                Files.readString(sys.resolve("class/net/eth0/queues/tx-1/xps_cpus"))
+                        .strip());
 
         write(51, "4-7");
-        assertEquals("drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 (found by the drift check); put back",
+        assertEquals(
+                "drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 (found by the drift check); put back",
                 awaitLine("drift"));
         assertEquals("2-3", affinity(51));
 
@@ -146,27 +159,36 @@ class WatchCommandTest extends StandInCliTest {
         long fightStart = System.nanoTime();
         writer.start();
         String fight = awaitLine("FIGHT");
-        assertTrue(fight.startsWith("FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s"
-                + " by pid 4242 (sh -c while :; do echo 4-7 > /proc/irq/51/smp_affinity_list; done); round 1:"
-                + " leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop that writer"), fight);
+        assertTrue(
+                fight.startsWith("FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s"
+                        + " by pid 4242 (sh -c while :; do echo 4-7 > /proc/irq/51/smp_affinity_list; done); round 1:"
+                        + " leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop that writer"),
+                fight);
         writer.join();
         double writerStopped = System.currentTimeMillis() / 1000.0;
         long fightMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - fightStart);
         assertEquals("2-3", awaitPlan(51, "2-3"), "put back after the writer stopped");
-        long drifts = seen.stream().filter(l -> l.startsWith("drift eth0: IRQ 51")).count() - 1;
+        long drifts =
+                seen.stream().filter(l -> l.startsWith("drift eth0: IRQ 51")).count() - 1;
         long checks = fightMillis / 200;
         assertTrue(drifts * 3 <= checks, "backed off: " + drifts + " puts back in " + checks + " checks: " + seen);
         assertTrue(seen.stream().filter(l -> l.startsWith("FIGHT")).count() >= 2, "rounds: " + seen);
 
-        Matcher port = Pattern.compile("metrics on http://127\\.0\\.0\\.1:(\\d+)/metrics").matcher(watching);
+        Matcher port = Pattern.compile("metrics on http://127\\.0\\.0\\.1:(\\d+)/metrics")
+                .matcher(watching);
         assertTrue(port.find());
-        HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port.group(1) + "/metrics")).timeout(WAIT).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> scrape = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port.group(1) + "/metrics"))
+                                .timeout(WAIT)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertEquals(200, scrape.statusCode());
         String metrics = scrape.body();
-        assertTrue(metrics.contains("numaspread_interrupts_total{cpu=\"1\",irq=\"50\",nic=\"eth0\",queue=\"0\","
-                + "vector=\"i40e-eth0-TxRx-0\"} 5001.0"), metrics);
+        assertTrue(
+                metrics.contains("numaspread_interrupts_total{cpu=\"1\",irq=\"50\",nic=\"eth0\",queue=\"0\","
+                        + "vector=\"i40e-eth0-TxRx-0\"} 5001.0"),
+                metrics);
         assertTrue(metrics.contains("numaspread_plan_cpu{cpu=\"3\",nic=\"eth0\",queue=\"1\"} 1.0"), metrics);
         assertTrue(metrics.contains("numaspread_plan_queue_cpus{cpus=\"2-3\",nic=\"eth0\",queue=\"1\"} 2.0"), metrics);
         assertTrue(metrics.contains("numaspread_reapplies_total{nic=\"eth0\",reason=\"start\"} 1.0"), metrics);
@@ -178,9 +200,10 @@ class WatchCommandTest extends StandInCliTest {
         Matcher lastCheck = Pattern.compile("numaspread_last_check_timestamp_seconds\\{nic=\"eth0\"} (\\S+)")
                 .matcher(metrics);
         assertTrue(lastCheck.find(), metrics);
-        assertTrue(Double.parseDouble(lastCheck.group(1)) >= writerStopped - 1,
-                "the last check (" + lastCheck.group(1) + ") is the one that put the plan back after the writer stopped ("
-                        + writerStopped + ")");
+        assertTrue(
+                Double.parseDouble(lastCheck.group(1)) >= writerStopped - 1,
+                "the last check (" + lastCheck.group(1)
+                        + ") is the one that put the plan back after the writer stopped (" + writerStopped + ")");
 
         watch.toHandle().destroy(); // SIGTERM; Process.destroy() would also close the streams we read
         assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
@@ -201,7 +224,9 @@ class WatchCommandTest extends StandInCliTest {
         NicFixture.file(sys.resolve("devices/system/cpu/cpu3/online"), "0");
         String changed = awaitLine("changed");
         assertTrue(changed.startsWith("changed eth0: CPUs online 0-7 -> 0-2,4-7; planned again: "), changed);
-        assertFalse(queueAffinities().stream().anyMatch(cpus -> cpus.contains("3")), queueAffinities().toString());
+        assertFalse(
+                queueAffinities().stream().anyMatch(cpus -> cpus.contains("3")),
+                queueAffinities().toString());
         NicFixture.file(sys.resolve("devices/system/cpu/online"), "0-7");
         NicFixture.file(sys.resolve("devices/system/cpu/cpu3/online"), "1");
         assertTrue(awaitLine("changed").startsWith("changed eth0: CPUs online 0-2,4-7 -> 0-7; planned again: "));
@@ -209,7 +234,11 @@ class WatchCommandTest extends StandInCliTest {
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
         Thread.sleep(1000);
         lines.drainTo(seen);
-        assertEquals(2, seen.stream().filter(l -> l.matches("^(changed|drift|reset|FIGHT|gone|FAILED) .*")).count(),
+        assertEquals(
+                2,
+                seen.stream()
+                        .filter(l -> l.matches("^(changed|drift|reset|FIGHT|gone|FAILED) .*"))
+                        .count(),
                 "one line per change: " + seen);
     }
 
@@ -228,7 +257,11 @@ class WatchCommandTest extends StandInCliTest {
         String changed = awaitLine("changed");
         assertTrue(changed.startsWith("changed eth0: CPUs online 0-7 -> 0-2,4-7; planned again: "), changed);
         lines.drainTo(seen);
-        assertEquals(List.of(), seen.stream().filter(l -> l.startsWith("gone") || l.startsWith("FAILED")).toList());
+        assertEquals(
+                List.of(),
+                seen.stream()
+                        .filter(l -> l.startsWith("gone") || l.startsWith("FAILED"))
+                        .toList());
         assertEquals(1, seen.stream().filter(l -> l.startsWith("waiting")).count(), "said once: " + seen);
     }
 
@@ -246,23 +279,40 @@ class WatchCommandTest extends StandInCliTest {
 
     @Test
     void badInputIsOneLineAndChangesNothing() throws Exception {
-        for (List<String> bad : List.of(List.of("--interval", "0"), List.of("--interval", "0.01"),
-                List.of("--nic", "eth0"), List.of("--metrics-port", "70000"), List.of("--policy", "nearest"))) {
-            List<String> command = new ArrayList<>(List.of(args("watch", "--nic", "eth0", "--siblings", "--state-dir",
+        for (List<String> bad : List.of(
+                List.of("--interval", "0"),
+                List.of("--interval", "0.01"),
+                List.of("--nic", "eth0"),
+                List.of("--metrics-port", "70000"),
+                List.of("--policy", "nearest"))) {
+            List<String> command = new ArrayList<>(List.of(args(
+                    "watch",
+                    "--nic",
+                    "eth0",
+                    "--siblings",
+                    "--state-dir",
                     state.getParent().toString())));
             command.addAll(bad);
             CliRun result = CliRun.of(command.toArray(String[]::new));
             assertEquals(Failures.BAD_INPUT, result.exitCode(), bad + ": " + result.err());
             assertEquals(1, result.err().lines().count(), result.err());
         }
-        CliRun missing = CliRun.of(args("watch", "--nic", "eth9", "--state-dir", state.getParent().toString()));
+        CliRun missing = CliRun.of(
+                args("watch", "--nic", "eth9", "--state-dir", state.getParent().toString()));
         assertEquals("numaspread: no such interface eth9 (" + sys.resolve("class/net") + " has eth0)\n", missing.err());
         Path kubelet = run.resolve("cpu_manager_state");
         Files.writeString(kubelet, "{\"entries\":");
-        CliRun badKubelet = CliRun.of(args("watch", "--nic", "eth0", "--state-dir", state.getParent().toString(),
-                "--kubelet-cpu-state", kubelet.toString()));
+        CliRun badKubelet = CliRun.of(args(
+                "watch",
+                "--nic",
+                "eth0",
+                "--state-dir",
+                state.getParent().toString(),
+                "--kubelet-cpu-state",
+                kubelet.toString()));
         assertEquals(Failures.BAD_INPUT, badKubelet.exitCode());
-        assertTrue(badKubelet.err().startsWith("numaspread: " + kubelet + " is not the kubelet's CPU state (JSON): "),
+        assertTrue(
+                badKubelet.err().startsWith("numaspread: " + kubelet + " is not the kubelet's CPU state (JSON): "),
                 badKubelet.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
@@ -273,18 +323,22 @@ class WatchCommandTest extends StandInCliTest {
      * module's ConnectionSteeringTest.
      */
     private static void assertDashboardQueriesNameExportedMetrics(String metrics) throws IOException {
-        JsonNode dashboard = new ObjectMapper().readTree(Repository.path("deploy/grafana/numaspread-watch.json").toFile());
+        JsonNode dashboard = new ObjectMapper()
+                .readTree(
+                        Repository.path("deploy/grafana/numaspread-watch.json").toFile());
         List<String> types = new ArrayList<>();
         List<String> queries = new ArrayList<>();
         for (JsonNode panel : dashboard.path("panels")) {
             types.add(panel.path("type").asText());
-            panel.path("targets").forEach(target -> queries.add(target.path("expr").asText()));
+            panel.path("targets")
+                    .forEach(target -> queries.add(target.path("expr").asText()));
         }
-        dashboard.at("/templating/list").forEach(variable -> queries.add(variable.path("definition").asText()));
+        dashboard
+                .at("/templating/list")
+                .forEach(variable -> queries.add(variable.path("definition").asText()));
         assertTrue(types.contains("heatmap"), types.toString());
         Set<String> exported = new TreeSet<>();
-        metrics.lines().filter(line -> !line.startsWith("#"))
-                .forEach(line -> exported.add(line.split("[{ ]", 2)[0]));
+        metrics.lines().filter(line -> !line.startsWith("#")).forEach(line -> exported.add(line.split("[{ ]", 2)[0]));
         Set<String> named = new TreeSet<>();
         for (String query : queries) {
             Matcher metric = Pattern.compile("numaspread_\\w+").matcher(query);

@@ -38,8 +38,8 @@ class WatchMetricsBackoffTest {
 
     private final List<String> lines = new ArrayList<>();
     private final MovableClock clock = new MovableClock(Instant.parse("2026-12-01T12:00:00Z"));
-    private final WatchMetrics metrics = new WatchMetrics(lines::add, KernelPaths.LIVE, Optional.empty(), "sysfs",
-            "polling", SysfsBackend.live(), clock);
+    private final WatchMetrics metrics = new WatchMetrics(
+            lines::add, KernelPaths.LIVE, Optional.empty(), "sysfs", "polling", SysfsBackend.live(), clock);
 
     @Test
     void fallsToZeroWhenTheRoundsBackoffIsOver() throws IOException {
@@ -67,8 +67,17 @@ class WatchMetricsBackoffTest {
     /** A new round of the fight over {@code irq}, which leaves it alone for {@code seconds} from now. */
     private void fight(Target irq, long seconds) {
         Duration alone = Duration.ofSeconds(seconds);
-        metrics.heard(new WatchEvent.FightRound(ETH0, irq, "0", 1, 3, Duration.ofSeconds(6), alone,
-                clock.instant().plus(alone), Duration.ofSeconds(60), List.of()));
+        metrics.heard(new WatchEvent.FightRound(
+                ETH0,
+                irq,
+                "0",
+                1,
+                3,
+                Duration.ofSeconds(6),
+                alone,
+                clock.instant().plus(alone),
+                Duration.ofSeconds(60),
+                List.of()));
     }
 
     /** The gauge's one sample for IRQ {@code irq} of eth0. */

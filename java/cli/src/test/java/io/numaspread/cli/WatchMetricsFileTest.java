@@ -48,8 +48,14 @@ class WatchMetricsFileTest extends StandInCliTest {
 
     /** The metrics after one check that found eth0 gone, which writes the textfile. */
     private void writeOnce(Path file) {
-        WatchMetrics metrics = new WatchMetrics(lines::add, paths, Optional.of(file), "sysfs", "polling",
-                new SysfsBackend(SysfsTree.at(sys), proc), Clock.systemUTC());
+        WatchMetrics metrics = new WatchMetrics(
+                lines::add,
+                paths,
+                Optional.of(file),
+                "sysfs",
+                "polling",
+                new SysfsBackend(SysfsTree.at(sys), proc),
+                Clock.systemUTC());
         metrics.heard(new WatchEvent.Gone(ETH0, Instant.now(), true, "no such interface", List.of()));
     }
 
@@ -65,8 +71,10 @@ class WatchMetricsFileTest extends StandInCliTest {
         Path file = textfiles.resolve("numaspread.prom");
         Files.createSymbolicLink(file, victim);
         writeOnce(file);
-        assertEquals(List.of("metrics: cannot write " + file + ": " + file + " is a symbolic link (never followed: it"
-                + " could point root's writes anywhere)"), lines);
+        assertEquals(
+                List.of("metrics: cannot write " + file + ": " + file + " is a symbolic link (never followed: it"
+                        + " could point root's writes anywhere)"),
+                lines);
         assertEquals("root:secret\n", Files.readString(victim));
         assertTrue(Files.isSymbolicLink(file), "the link is left for its owner to see");
         assertEquals(List.of("numaspread.prom"), names(), "no temporary file was left");
@@ -82,7 +90,9 @@ class WatchMetricsFileTest extends StandInCliTest {
         assertEquals("root:secret\n", Files.readString(victim));
         assertTrue(Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS));
         assertTrue(Files.readString(file).contains("numaspread_nic_present{nic=\"eth0\"} 0.0"), Files.readString(file));
-        assertEquals(List.of("numaspread.prom", "numaspread.prom.tmp"), names(),
+        assertEquals(
+                List.of("numaspread.prom", "numaspread.prom.tmp"),
+                names(),
                 "the random temporary name was renamed away");
     }
 }

@@ -28,10 +28,10 @@ class WatchPrinterTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final Target IRQ_51 = Target.irq(51, "i40e-eth0-TxRx-1");
     private static final KernelEvent CPU5_ONLINE = new KernelEvent("uevent", "cpu5 online", Optional.empty());
-    private static final Map<Integer, String> VECTORS = Map.of(38, "virtio0-input.0", 39, "virtio0-output.0",
-            40, "virtio0-input.1", 41, "virtio0-output.1");
-    private static final NicSnapshot BEFORE = new NicSnapshot(CpuSet.parse("0-7"), CpuSet.EMPTY, VECTORS, 2,
-            List.of(CpuSet.parse("4-5"), CpuSet.parse("6-7")));
+    private static final Map<Integer, String> VECTORS =
+            Map.of(38, "virtio0-input.0", 39, "virtio0-output.0", 40, "virtio0-input.1", 41, "virtio0-output.1");
+    private static final NicSnapshot BEFORE = new NicSnapshot(
+            CpuSet.parse("0-7"), CpuSet.EMPTY, VECTORS, 2, List.of(CpuSet.parse("4-5"), CpuSet.parse("6-7")));
     private static final Map<Status, Integer> COUNTS = Map.of(Status.UNCHANGED, 2, Status.CHANGED, 6);
     private static final Instant UNTIL = Instant.parse("2026-12-01T12:00:00Z");
 
@@ -41,37 +41,49 @@ class WatchPrinterTest {
 
     @Test
     void theStartAndTheRestore() {
-        assertEquals("applied eth0: 6 changed, 2 unchanged; state file /run/numaspread/eth0.json",
+        assertEquals(
+                "applied eth0: 6 changed, 2 unchanged; state file /run/numaspread/eth0.json",
                 line(new WatchEvent.Applied(ETH0, COUNTS, Path.of("/run/numaspread/eth0.json"))));
-        assertEquals("restored eth0: 7 of 8 values put back from /run/numaspread/eth0.json; removed it",
+        assertEquals(
+                "restored eth0: 7 of 8 values put back from /run/numaspread/eth0.json; removed it",
                 line(new WatchEvent.Restored(ETH0, 7, 8, Path.of("/run/numaspread/eth0.json"))));
-        assertEquals("restore eth0: nothing to put back (no state file /run/numaspread/eth0.json)",
+        assertEquals(
+                "restore eth0: nothing to put back (no state file /run/numaspread/eth0.json)",
                 line(new WatchEvent.NothingToRestore(ETH0, Path.of("/run/numaspread/eth0.json"), false)));
-        assertEquals("restore eth0: nothing to put back (the kernel discarded every recorded IRQ)",
+        assertEquals(
+                "restore eth0: nothing to put back (the kernel discarded every recorded IRQ)",
                 line(new WatchEvent.NothingToRestore(ETH0, Path.of("/run/numaspread/eth0.json"), true)));
-        assertEquals("FAILED restore eth0: no privilege",
-                line(new WatchEvent.RestoreFailed(ETH0, "no privilege")));
+        assertEquals("FAILED restore eth0: no privilege", line(new WatchEvent.RestoreFailed(ETH0, "no privilege")));
     }
 
     @Test
     void aChangeNamesEachDifferenceAndTheEventsAfterWhichItCame() {
-        NicSnapshot after = new NicSnapshot(CpuSet.parse("0-4,6-7"), CpuSet.parse("2-3"),
+        NicSnapshot after = new NicSnapshot(
+                CpuSet.parse("0-4,6-7"),
+                CpuSet.parse("2-3"),
                 Map.of(50, "virtio0-input.0", 51, "virtio0-output.0", 52, "virtio0-input.1", 60, "virtio0-output.1"),
-                1, List.of(CpuSet.parse("4"), CpuSet.parse("6-7")));
-        assertEquals("changed eth0: CPUs online 0-7 -> 0-4,6-7, exclusive CPUs none -> 2-3, active queues 2 -> 1,"
-                + " queue IRQs 38-41 -> 50-52,60 after uevent cpu5 online; planned again: 6 changed, 2 unchanged",
+                1,
+                List.of(CpuSet.parse("4"), CpuSet.parse("6-7")));
+        assertEquals(
+                "changed eth0: CPUs online 0-7 -> 0-4,6-7, exclusive CPUs none -> 2-3, active queues 2 -> 1,"
+                        + " queue IRQs 38-41 -> 50-52,60 after uevent cpu5 online; planned again: 6 changed, 2 unchanged",
                 line(new WatchEvent.Changed(ETH0, Optional.of(BEFORE), after, List.of(CPU5_ONLINE), COUNTS)));
-        assertEquals("changed eth0: eth0 is back; planned again: 6 changed, 2 unchanged",
+        assertEquals(
+                "changed eth0: eth0 is back; planned again: 6 changed, 2 unchanged",
                 line(new WatchEvent.Changed(ETH0, Optional.empty(), after, List.of(), COUNTS)));
     }
 
     @Test
     void aPlanThatChangedAloneOrRenamedVectorsAreNamed() {
-        NicSnapshot replanned = new NicSnapshot(BEFORE.online(), BEFORE.keptFree(), VECTORS, 2,
-                List.of(CpuSet.parse("4"), CpuSet.parse("6")));
+        NicSnapshot replanned = new NicSnapshot(
+                BEFORE.online(), BEFORE.keptFree(), VECTORS, 2, List.of(CpuSet.parse("4"), CpuSet.parse("6")));
         assertEquals(List.of("plan [4-5, 6-7] -> [4, 6]"), WatchPrinter.changes(BEFORE, replanned));
-        NicSnapshot renamed = new NicSnapshot(BEFORE.online(), BEFORE.keptFree(), Map.of(38, "virtio1-input.0",
-                39, "virtio1-output.0", 40, "virtio1-input.1", 41, "virtio1-output.1"), 2, BEFORE.plan());
+        NicSnapshot renamed = new NicSnapshot(
+                BEFORE.online(),
+                BEFORE.keptFree(),
+                Map.of(38, "virtio1-input.0", 39, "virtio1-output.0", 40, "virtio1-input.1", 41, "virtio1-output.1"),
+                2,
+                BEFORE.plan());
         assertEquals(List.of("queue vectors renamed"), WatchPrinter.changes(BEFORE, renamed));
         assertEquals(List.of(), WatchPrinter.changes(BEFORE, BEFORE));
         assertEquals("none", WatchPrinter.irqs(Map.of()));
@@ -80,70 +92,103 @@ class WatchPrinterTest {
 
     @Test
     void filesPutBackAfterADriftOrAReset() {
-        List<WatchEvent.Moved> moved = List.of(new WatchEvent.Moved(IRQ_51, "4-7", CpuSet.parse("2-3")),
+        List<WatchEvent.Moved> moved = List.of(
+                new WatchEvent.Moved(IRQ_51, "4-7", CpuSet.parse("2-3")),
                 new WatchEvent.Moved(Target.xps(ETH0, 1), "f0", CpuSet.parse("2-3")));
-        assertEquals("drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3; eth0 tx-1 xps_cpus was 4-7, plan 2-3"
-                + " (found by the drift check); put back", line(new WatchEvent.DriftPutBack(ETH0, moved)));
-        assertEquals("reset eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 (found on a recheck after events);"
-                + " put back", line(new WatchEvent.ResetPutBack(ETH0, moved.subList(0, 1), List.of())));
-        List<KernelEvent> five = IntStream.range(0, 5).mapToObj(i -> new KernelEvent("uevent",
-                "eth0 queue rx-" + i + " remove", Optional.of("eth0"))).toList();
-        assertEquals("reset eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 after uevent eth0 queue rx-0 remove,"
-                + " uevent eth0 queue rx-1 remove, uevent eth0 queue rx-2 remove and 2 more events; put back",
+        assertEquals(
+                "drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3; eth0 tx-1 xps_cpus was 4-7, plan 2-3"
+                        + " (found by the drift check); put back",
+                line(new WatchEvent.DriftPutBack(ETH0, moved)));
+        assertEquals(
+                "reset eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 (found on a recheck after events);"
+                        + " put back",
+                line(new WatchEvent.ResetPutBack(ETH0, moved.subList(0, 1), List.of())));
+        List<KernelEvent> five = IntStream.range(0, 5)
+                .mapToObj(i -> new KernelEvent("uevent", "eth0 queue rx-" + i + " remove", Optional.of("eth0")))
+                .toList();
+        assertEquals(
+                "reset eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3 after uevent eth0 queue rx-0 remove,"
+                        + " uevent eth0 queue rx-1 remove, uevent eth0 queue rx-2 remove and 2 more events; put back",
                 line(new WatchEvent.ResetPutBack(ETH0, moved.subList(0, 1), five)));
         assertEquals(Optional.empty(), WatchPrinter.line(new WatchEvent.DriftFound(ETH0, List.of(IRQ_51))));
     }
 
     @Test
     void aFightNamesTheWritersAndHowToEndIt() {
-        assertEquals("FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s by irqbalance"
-                + " (pid 412); round 1: leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop"
-                + " irqbalance (systemctl stop irqbalance) or ban IRQ 51 (IRQBALANCE_ARGS=--banirq=51)",
+        assertEquals(
+                "FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s by irqbalance"
+                        + " (pid 412); round 1: leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop"
+                        + " irqbalance (systemctl stop irqbalance) or ban IRQ 51 (IRQBALANCE_ARGS=--banirq=51)",
                 line(fight(1, List.of(Writers.Writer.irqbalance(412)))));
         String loop = "bash -c while true; do echo 4-7 > /proc/irq/51/smp_affinity_list; sleep 0.02; done; echo "
                 + "and a long tail";
-        assertEquals("FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back again after the plan was retried by pid"
-                + " 977 (" + loop.substring(0, 97) + "...); round 2: leaving it alone for 0.6 s (at most 6 s"
-                + " between tries); to end it, stop that writer, or stop numaspread watch if its placement is the"
-                + " one you want", line(fight(2, List.of(Writers.Writer.process(977, loop)))));
-        assertEquals("FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s by an unknown"
-                + " writer (not irqbalance; look for tuned, a vendor's set_irq_affinity script or another"
-                + " numaspread); round 1: leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop"
-                + " that writer, or stop numaspread watch if its placement is the one you want",
+        assertEquals(
+                "FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back again after the plan was retried by pid"
+                        + " 977 (" + loop.substring(0, 97) + "...); round 2: leaving it alone for 0.6 s (at most 6 s"
+                        + " between tries); to end it, stop that writer, or stop numaspread watch if its placement is the"
+                        + " one you want",
+                line(fight(2, List.of(Writers.Writer.process(977, loop)))));
+        assertEquals(
+                "FIGHT eth0: IRQ 51 (i40e-eth0-TxRx-1) was moved back to 4-7 3 times in 1.2 s by an unknown"
+                        + " writer (not irqbalance; look for tuned, a vendor's set_irq_affinity script or another"
+                        + " numaspread); round 1: leaving it alone for 0.6 s (at most 6 s between tries); to end it, stop"
+                        + " that writer, or stop numaspread watch if its placement is the one you want",
                 line(fight(1, List.of())));
-        assertEquals("fight over eth0: IRQ 51 (i40e-eth0-TxRx-1) has kept the plan for 1.2 s",
+        assertEquals(
+                "fight over eth0: IRQ 51 (i40e-eth0-TxRx-1) has kept the plan for 1.2 s",
                 line(new WatchEvent.FightOver(ETH0, IRQ_51, Optional.of(Duration.ofMillis(1200)))));
-        assertEquals(Optional.empty(), WatchPrinter.line(new WatchEvent.FightOver(ETH0, IRQ_51, Optional.empty())),
+        assertEquals(
+                Optional.empty(),
+                WatchPrinter.line(new WatchEvent.FightOver(ETH0, IRQ_51, Optional.empty())),
                 "a change ended it, and that change has its line");
     }
 
     private static WatchEvent.FightRound fight(int round, List<Writers.Writer> writers) {
-        return new WatchEvent.FightRound(ETH0, IRQ_51, "4-7", round, 3, Duration.ofMillis(1200),
-                Duration.ofMillis(600), UNTIL, Duration.ofSeconds(6), writers);
+        return new WatchEvent.FightRound(
+                ETH0,
+                IRQ_51,
+                "4-7",
+                round,
+                3,
+                Duration.ofMillis(1200),
+                Duration.ofMillis(600),
+                UNTIL,
+                Duration.ofSeconds(6),
+                writers);
     }
 
     @Test
     void failuresAndAGoneNicAreSaidWithTheEventsAfterWhichTheyCame() {
-        assertEquals("FAILED eth0: cannot write /proc/irq/51/smp_affinity_list after uevent cpu5 online; trying again"
-                + " at each check", line(new WatchEvent.Failed(ETH0, "cannot write /proc/irq/51/smp_affinity_list",
-                        List.of(CPU5_ONLINE))));
-        assertEquals("waiting eth0: the topology could not be read (cpu5 has no topology); reading it again at the"
-                + " next check", line(new WatchEvent.TopologyUnreadable(ETH0, "cpu5 has no topology", List.of())));
-        assertEquals("gone eth0: no such interface after uevent cpu5 online; waiting for it to come back",
+        assertEquals(
+                "FAILED eth0: cannot write /proc/irq/51/smp_affinity_list after uevent cpu5 online; trying again"
+                        + " at each check",
+                line(new WatchEvent.Failed(ETH0, "cannot write /proc/irq/51/smp_affinity_list", List.of(CPU5_ONLINE))));
+        assertEquals(
+                "waiting eth0: the topology could not be read (cpu5 has no topology); reading it again at the"
+                        + " next check",
+                line(new WatchEvent.TopologyUnreadable(ETH0, "cpu5 has no topology", List.of())));
+        assertEquals(
+                "gone eth0: no such interface after uevent cpu5 online; waiting for it to come back",
                 line(new WatchEvent.Gone(ETH0, UNTIL, true, "no such interface", List.of(CPU5_ONLINE))));
-        assertEquals(Optional.empty(), WatchPrinter.line(new WatchEvent.Gone(ETH0, UNTIL, false, "no such interface",
-                List.of())), "said once, when it goes");
+        assertEquals(
+                Optional.empty(),
+                WatchPrinter.line(new WatchEvent.Gone(ETH0, UNTIL, false, "no such interface", List.of())),
+                "said once, when it goes");
     }
 
     @Test
     void napiThreads() {
         Path threaded = Path.of("/sys/class/net/eth0/threaded");
-        assertEquals("threaded eth0: /sys/class/net/eth0/threaded was 0; set to 1 and 4 NAPI threads pinned",
+        assertEquals(
+                "threaded eth0: /sys/class/net/eth0/threaded was 0; set to 1 and 4 NAPI threads pinned",
                 line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 4, List.of())));
-        assertEquals("threaded eth0: /sys/class/net/eth0/threaded was 0 after uevent cpu5 online; set to 1 and 2 NAPI"
-                + " threads pinned", line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 2, List.of(CPU5_ONLINE))));
-        assertEquals("NAPI threads of eth0 left as they are: 4 NAPIs cannot be matched to 2 rx queues; the IRQs are"
-                + " kept, the threads pinned again once they can be told apart",
+        assertEquals(
+                "threaded eth0: /sys/class/net/eth0/threaded was 0 after uevent cpu5 online; set to 1 and 2 NAPI"
+                        + " threads pinned",
+                line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 2, List.of(CPU5_ONLINE))));
+        assertEquals(
+                "NAPI threads of eth0 left as they are: 4 NAPIs cannot be matched to 2 rx queues; the IRQs are"
+                        + " kept, the threads pinned again once they can be told apart",
                 line(new WatchEvent.NapiThreadsLeft(ETH0, "4 NAPIs cannot be matched to 2 rx queues", List.of())));
         assertEquals(Optional.empty(), WatchPrinter.line(new WatchEvent.NapiThreadsPinned(ETH0, 4)));
     }

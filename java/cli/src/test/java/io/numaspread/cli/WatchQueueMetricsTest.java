@@ -44,8 +44,14 @@ class WatchQueueMetricsTest {
     void eachQueuesPacketsAndBytesAreExportedAndAddUp() throws Exception {
         NativeBackend backend = Backends.live().backend();
         List<String> lines = new ArrayList<>();
-        WatchMetrics metrics = new WatchMetrics(lines::add, KernelPaths.LIVE, Optional.empty(), backend.kind().id(),
-                "netlink", backend, Clock.systemUTC());
+        WatchMetrics metrics = new WatchMetrics(
+                lines::add,
+                KernelPaths.LIVE,
+                Optional.empty(),
+                backend.kind().id(),
+                "netlink",
+                backend,
+                Clock.systemUTC());
         Nic nic = NicDiscovery.discover(ETH0, KernelPaths.LIVE);
         Topology topology = TopologyDiscovery.discover(backend, SysfsTree.live());
         SpreadPlan plan = PlanOptions.plan(topology, nic.planRequest(topology, Purpose.IRQS));
@@ -59,7 +65,8 @@ class WatchQueueMetricsTest {
         String text = out.toString(StandardCharsets.UTF_8);
 
         Matcher rx = Pattern.compile("numaspread_queue_packets_total\\{direction=\"rx\",nic=\"eth0\",queue=\"(\\d+)\"} "
-                + "([0-9.E]+)").matcher(text);
+                        + "([0-9.E]+)")
+                .matcher(text);
         long sum = 0;
         int queues = 0;
         while (rx.find()) {

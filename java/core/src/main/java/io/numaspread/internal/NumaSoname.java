@@ -8,6 +8,5 @@ package io.numaspread.internal;
 public final class NumaSoname {
     public static final String VALUE = "libnuma.so.1";
 
-    private NumaSoname() {
-    }
+    private NumaSoname() {}
 }

@@ -57,11 +57,9 @@ public final class AffinityTransaction {
      * @param before the file's text before this run
      * @param detail why, for MANAGED and UNAVAILABLE
      */
-    public record Result(Target target, CpuSet planned, String before, Status status, String detail) {
-    }
+    public record Result(Target target, CpuSet planned, String before, Status status, String detail) {}
 
-    private record Applied(Setting setting, String before) {
-    }
+    private record Applied(Setting setting, String before) {}
 
     /**
      * Turning threaded NAPI on as part of an apply: the NAPI threads exist only once it is on, so their settings
@@ -70,15 +68,13 @@ public final class AffinityTransaction {
      * @param threadedFile {@code /sys/class/net/IFACE/threaded}
      * @param threadSettings the NAPI thread settings, planned from the threads that exist when it is called
      */
-    public record Threading(Path threadedFile, Supplier<List<Setting>> threadSettings) {
-    }
+    public record Threading(Path threadedFile, Supplier<List<Setting>> threadSettings) {}
 
     /**
      * What this run must undo besides its writes: the state file it created, and {@code threaded} when it turned
      * it on.
      */
-    private record Run(boolean createdState, Optional<Path> threadedSwitched) {
-    }
+    private record Run(boolean createdState, Optional<Path> threadedSwitched) {}
 
     private final KernelPaths paths;
     private final int maskBits;
@@ -122,8 +118,12 @@ public final class AffinityTransaction {
      * run with threaded NAPI off leaves the threads out: there are none yet.
      */
     @SuppressWarnings("try") // the lock is held, not used
-    public List<Result> apply(InterfaceName iface, List<Setting> settings, Optional<Threading> threading,
-            Path stateFile, boolean dryRun) {
+    public List<Result> apply(
+            InterfaceName iface,
+            List<Setting> settings,
+            Optional<Threading> threading,
+            Path stateFile,
+            boolean dryRun) {
         StateFile.checkPath(stateFile);
         if (threading.isPresent() && threaded.read(threading.get().threadedFile()) == 0) {
             if (dryRun) {
@@ -157,8 +157,9 @@ public final class AffinityTransaction {
         Reading now = read(settings);
         if (dryRun || now.pending().isEmpty()) {
             List<Result> results = new ArrayList<>(now.settled());
-            now.pending().forEach(p -> results.add(new Result(p.setting().target(), p.setting().cpus(), p.before(),
-                    Status.WOULD_CHANGE, "")));
+            now.pending()
+                    .forEach(p -> results.add(
+                            new Result(p.setting().target(), p.setting().cpus(), p.before(), Status.WOULD_CHANGE, "")));
             return inOrderOf(settings, results);
         }
         for (Applied change : now.pending()) {
@@ -178,12 +179,14 @@ public final class AffinityTransaction {
     private Run switchThreadedOn(InterfaceName iface, Path threadedFile, Path stateFile, List<Setting> settings) {
         Optional<StateFile.State> existing = StateFile.read(stateFile);
         checkState(iface, existing, stateFile, settings);
-        StateFile.write(stateFile, existing.orElseGet(() -> new StateFile.State(iface, List.of())).withThreadedBefore(0));
+        StateFile.write(
+                stateFile,
+                existing.orElseGet(() -> new StateFile.State(iface, List.of())).withThreadedBefore(0));
         Run run = new Run(existing.isEmpty(), Optional.of(threadedFile));
         Optional<String> failure = threaded.switchOn(threadedFile);
         if (failure.isPresent()) {
-            throw switchedBack(run, stateFile, new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK,
-                    failure.get()));
+            throw switchedBack(
+                    run, stateFile, new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, failure.get()));
         }
         return run;
     }
@@ -204,19 +207,23 @@ public final class AffinityTransaction {
                 StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
             }
             String back = "; " + threadedFile + " is 0 again; nothing else was changed";
-            return cause instanceof RestoreNeeded stale ? stale.followedBy(back)
+            return cause instanceof RestoreNeeded stale
+                    ? stale.followedBy(back)
                     : new NumaspreadException(cause.kind(), cause.getMessage() + back, cause);
         } catch (IOException e) {
-            RestoreNeeded failed = new RestoreNeeded(cause.kind(), cause.getMessage() + "; ROLLBACK FAILED for "
-                    + threadedFile + " (" + Errno.describe(e) + ")", stateFile, paths, "");
+            RestoreNeeded failed = new RestoreNeeded(
+                    cause.kind(),
+                    cause.getMessage() + "; ROLLBACK FAILED for " + threadedFile + " (" + Errno.describe(e) + ")",
+                    stateFile,
+                    paths,
+                    "");
             failed.initCause(cause);
             return failed;
         }
     }
 
     /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */
-    private record Reading(List<Result> settled, List<Applied> pending) {
-    }
+    private record Reading(List<Result> settled, List<Applied> pending) {}
 
     private Reading read(List<Setting> settings) {
         List<Result> settled = new ArrayList<>();
@@ -224,7 +231,11 @@ public final class AffinityTransaction {
         for (Setting setting : settings) {
             Optional<String> before = readCurrent(setting.target());
             if (before.isEmpty()) {
-                settled.add(new Result(setting.target(), setting.cpus(), "", Status.UNAVAILABLE,
+                settled.add(new Result(
+                        setting.target(),
+                        setting.cpus(),
+                        "",
+                        Status.UNAVAILABLE,
                         where(setting.target()) + " cannot be read (ENOENT): the device has one transmit queue"));
             } else if (parse(setting.target(), before.get()).equals(setting.cpus())) {
                 settled.add(new Result(setting.target(), setting.cpus(), before.get(), Status.UNCHANGED, ""));
@@ -238,8 +249,8 @@ public final class AffinityTransaction {
     /**
      * @param switched what an earlier step of this run did (turned threaded on, created the state file), or null
      */
-    private List<Result> applyHoldingLock(InterfaceName iface, List<Setting> settings, Reading now, Path stateFile,
-            Run switched) {
+    private List<Result> applyHoldingLock(
+            InterfaceName iface, List<Setting> settings, Reading now, Path stateFile, Run switched) {
         List<Result> results = new ArrayList<>(now.settled());
         List<Applied> pending = now.pending();
         if (pending.isEmpty()) {
@@ -248,9 +259,11 @@ public final class AffinityTransaction {
         Optional<StateFile.State> existing = StateFile.read(stateFile);
         checkState(iface, existing, stateFile, settings);
         List<StateFile.Saved> additions = pending.stream()
-                .map(p -> new StateFile.Saved(p.setting().target(), p.before())).toList();
-        StateFile.write(stateFile, existing.map(s -> s.mergedWith(additions))
-                .orElseGet(() -> new StateFile.State(iface, additions)));
+                .map(p -> new StateFile.Saved(p.setting().target(), p.before()))
+                .toList();
+        StateFile.write(
+                stateFile,
+                existing.map(s -> s.mergedWith(additions)).orElseGet(() -> new StateFile.State(iface, additions)));
         Run run = switched != null ? switched : new Run(existing.isEmpty(), Optional.empty());
 
         List<Applied> applied = new ArrayList<>();
@@ -281,20 +294,27 @@ public final class AffinityTransaction {
                 });
             }
         }
-        applied.forEach(a -> results.add(new Result(a.setting().target(), a.setting().cpus(), a.before(),
-                Status.CHANGED, "")));
-        refused.forEach((change, errno) -> results.add(new Result(change.setting().target(), change.setting().cpus(),
-                change.before(), Status.MANAGED, "managed by the kernel: " + errno.name() + " (" + errno.text() + ")")));
+        applied.forEach(
+                a -> results.add(new Result(a.setting().target(), a.setting().cpus(), a.before(), Status.CHANGED, "")));
+        refused.forEach((change, errno) -> results.add(new Result(
+                change.setting().target(),
+                change.setting().cpus(),
+                change.before(),
+                Status.MANAGED,
+                "managed by the kernel: " + errno.name() + " (" + errno.text() + ")")));
         return results;
     }
 
     private NumaspreadException refusedEveryIrq(Map<Applied, Errno> refused) {
         Map.Entry<Applied, Errno> first = refused.entrySet().iterator().next();
-        return new NumaspreadException(NumaspreadException.Kind.REFUSED, "the kernel refused every IRQ write ("
-                + first.getKey().setting().target().label() + ": " + first.getValue().name() + " ("
-                + first.getValue().text() + ")): changing IRQ affinity needs root with write access to "
-                + paths.procRoot() + "/irq (if these IRQs are all managed by the kernel, there is nothing to"
-                + " change); nothing was changed");
+        return new NumaspreadException(
+                NumaspreadException.Kind.REFUSED,
+                "the kernel refused every IRQ write ("
+                        + first.getKey().setting().target().label() + ": "
+                        + first.getValue().name() + " ("
+                        + first.getValue().text() + ")): changing IRQ affinity needs root with write access to "
+                        + paths.procRoot() + "/irq (if these IRQs are all managed by the kernel, there is nothing to"
+                        + " change); nothing was changed");
     }
 
     /**
@@ -310,7 +330,8 @@ public final class AffinityTransaction {
     public List<Result> restore(Path stateFile, Optional<InterfaceName> expected) {
         // As apply does: without privilege, refuse before the lock file or any IRQ is touched.
         StateFile.State unlocked = stateOf(stateFile, expected);
-        unlocked.saved().stream().filter(saved -> writer(saved.target()).exists(saved.target()))
+        unlocked.saved().stream()
+                .filter(saved -> writer(saved.target()).exists(saved.target()))
                 .forEach(saved -> probe(saved.target()));
         if (unlocked.threadedBefore().isPresent() && Files.exists(threaded.file(unlocked.iface()))) {
             threaded.probe(threaded.file(unlocked.iface()));
@@ -321,17 +342,18 @@ public final class AffinityTransaction {
     }
 
     private static StateFile.State stateOf(Path stateFile, Optional<InterfaceName> expected) {
-        StateFile.State state = StateFile.read(stateFile).orElseThrow(() -> NumaspreadException.badInput(
-                "no state file " + stateFile + ": nothing to restore (apply writes it before changing anything)"));
+        StateFile.State state = StateFile.read(stateFile)
+                .orElseThrow(() -> NumaspreadException.badInput("no state file " + stateFile
+                        + ": nothing to restore (apply writes it before changing anything)"));
         if (expected.isPresent() && !expected.get().equals(state.iface())) {
-            throw NumaspreadException.badInput("state file " + stateFile + " is for " + state.iface() + ", not " + expected.get());
+            throw NumaspreadException.badInput(
+                    "state file " + stateFile + " is for " + state.iface() + ", not " + expected.get());
         }
         return state;
     }
 
     /** One recorded value and what its file holds now. */
-    private record Restoring(StateFile.Saved saved, CpuSet recorded, String current) {
-    }
+    private record Restoring(StateFile.Saved saved, CpuSet recorded, String current) {}
 
     private List<Result> restoreHoldingLock(StateFile.State state, Path stateFile) {
         InterruptTable interrupts = InterruptTable.read(paths);
@@ -353,8 +375,12 @@ public final class AffinityTransaction {
             }
             Optional<String> current = readCurrent(target);
             if (current.isEmpty()) {
-                results.add(new Result(target, recorded, "", Status.GONE, where(target)
-                        + " cannot be read (ENOENT): the device has one transmit queue now"));
+                results.add(new Result(
+                        target,
+                        recorded,
+                        "",
+                        Status.GONE,
+                        where(target) + " cannot be read (ENOENT): the device has one transmit queue now"));
             } else if (parse(target, current.get()).equals(recorded)) {
                 results.add(new Result(target, recorded, current.get(), Status.UNCHANGED, ""));
             } else {
@@ -381,19 +407,24 @@ public final class AffinityTransaction {
                 }
                 results.add(new Result(target, restoring.recorded(), restoring.current(), Status.RESTORED, ""));
             } catch (IOException e) {
-                failures.add(target.label() + ": writing \"" + value + "\" to " + where(target)
-                        + " failed: " + Errno.describe(e));
+                failures.add(target.label() + ": writing \"" + value + "\" to " + where(target) + " failed: "
+                        + Errno.describe(e));
             }
         }
         // After the threads' affinity: turning threaded NAPI off stops the threads.
-        state.threadedBefore().ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
+        state.threadedBefore()
+                .ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
         if (!failures.isEmpty()) {
-            throw new NumaspreadException(NumaspreadException.Kind.INCOMPLETE, "could not restore everything: "
-                    + String.join("; ", failures) + "; the state file " + stateFile + " is kept");
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.INCOMPLETE,
+                    "could not restore everything: " + String.join("; ", failures) + "; the state file " + stateFile
+                            + " is kept");
         }
         StateFile.delete(stateFile);
         List<Target> order = state.saved().stream().map(StateFile.Saved::target).toList();
-        return results.stream().sorted(Comparator.comparingInt(r -> order.indexOf(r.target()))).toList();
+        return results.stream()
+                .sorted(Comparator.comparingInt(r -> order.indexOf(r.target())))
+                .toList();
     }
 
     private static boolean readsAs(Target target, String text, CpuSet expected) {
@@ -410,7 +441,9 @@ public final class AffinityTransaction {
 
     private static List<Result> inOrderOf(List<Setting> settings, List<Result> results) {
         List<Target> order = settings.stream().map(Setting::target).toList();
-        return results.stream().sorted(Comparator.comparingInt(r -> order.indexOf(r.target()))).toList();
+        return results.stream()
+                .sorted(Comparator.comparingInt(r -> order.indexOf(r.target())))
+                .toList();
     }
 
     /** Empty when the device has no such value (an XPS file of a single-queue device). */
@@ -465,14 +498,14 @@ public final class AffinityTransaction {
      * IRQ's value for a number. The recorded names tell: an IRQ of this plan recorded under another number, or a
      * number recorded under another name.
      */
-    private void checkState(InterfaceName iface, Optional<StateFile.State> existing, Path stateFile,
-            List<Setting> settings) {
+    private void checkState(
+            InterfaceName iface, Optional<StateFile.State> existing, Path stateFile, List<Setting> settings) {
         if (existing.isEmpty()) {
             return;
         }
         if (!existing.get().iface().equals(iface)) {
-            throw NumaspreadException.badInput("state file " + stateFile + " is for " + existing.get().iface() + ", not "
-                    + iface + ": choose another with --state FILE");
+            throw NumaspreadException.badInput("state file " + stateFile + " is for "
+                    + existing.get().iface() + ", not " + iface + ": choose another with --state FILE");
         }
         String stale = ": the file is stale, from before a reboot or driver reload renumbered the IRQs";
         String then = " first (it puts back what still exists and reports the IRQs that are gone), then apply again;"
@@ -488,14 +521,26 @@ public final class AffinityTransaction {
                     continue;
                 }
                 if (now.number() == recorded.number() && !now.name().equals(recorded.name())) {
-                    throw new RestoreNeeded(NumaspreadException.Kind.BAD_INPUT, "state file " + stateFile
-                            + " records IRQ " + recorded.number() + " as \"" + recorded.name() + "\" but it is now \""
-                            + now.name() + "\"" + stale, stateFile, paths, then);
+                    throw new RestoreNeeded(
+                            NumaspreadException.Kind.BAD_INPUT,
+                            "state file " + stateFile
+                                    + " records IRQ " + recorded.number() + " as \"" + recorded.name()
+                                    + "\" but it is now \""
+                                    + now.name() + "\"" + stale,
+                            stateFile,
+                            paths,
+                            then);
                 }
                 if (now.name().equals(recorded.name()) && now.number() != recorded.number()) {
-                    throw new RestoreNeeded(NumaspreadException.Kind.BAD_INPUT, "state file " + stateFile
-                            + " records \"" + recorded.name() + "\" as IRQ " + recorded.number() + " but it is now IRQ "
-                            + now.number() + stale, stateFile, paths, then);
+                    throw new RestoreNeeded(
+                            NumaspreadException.Kind.BAD_INPUT,
+                            "state file " + stateFile
+                                    + " records \"" + recorded.name() + "\" as IRQ " + recorded.number()
+                                    + " but it is now IRQ "
+                                    + now.number() + stale,
+                            stateFile,
+                            paths,
+                            then);
                 }
             }
         }
@@ -505,8 +550,7 @@ public final class AffinityTransaction {
      * Writes and reads back one setting, adding it to {@code applied} on success. An I/O failure of the write is
      * returned for the caller to judge; a read-back that differs rolls everything back.
      */
-    private Optional<IOException> writeAndVerify(Applied change, List<Applied> applied, Run run,
-            Path stateFile) {
+    private Optional<IOException> writeAndVerify(Applied change, List<Applied> applied, Run run, Path stateFile) {
         Target target = change.setting().target();
         String value = target.format(change.setting().cpus(), maskBits);
         try {
@@ -525,13 +569,15 @@ public final class AffinityTransaction {
         try {
             actual = target.parse(back);
         } catch (IllegalArgumentException e) {
-            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\": "
-                    + KernelText.escape(e.getMessage()), run,
+            throw rollBack(
+                    applied,
+                    change,
+                    "it reads back as \"" + KernelText.escape(back) + "\": " + KernelText.escape(e.getMessage()),
+                    run,
                     stateFile);
         }
         if (!actual.equals(change.setting().cpus())) {
-            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\"", run,
-                    stateFile);
+            throw rollBack(applied, change, "it reads back as \"" + KernelText.escape(back) + "\"", run, stateFile);
         }
         return Optional.empty();
     }
@@ -540,19 +586,24 @@ public final class AffinityTransaction {
      * Puts back every applied change, newest first. The state file goes when this run created it and everything
      * is back; otherwise it stays for {@code restore}.
      */
-    private NumaspreadException rollBack(List<Applied> applied, Applied failed, String why, Run run,
-            Path stateFile) {
+    private NumaspreadException rollBack(List<Applied> applied, Applied failed, String why, Run run, Path stateFile) {
         List<String> stuck = undo(applied, run, stateFile);
         Target target = failed.setting().target();
         String value = target.format(failed.setting().cpus(), maskBits);
         int undone = applied.size() - stuck.size();
         String failure = target.label() + ": writing \"" + value + "\" to " + where(target) + " failed: " + why + "; ";
         if (!stuck.isEmpty()) {
-            return new RestoreNeeded(NumaspreadException.Kind.ROLLED_BACK, failure + "ROLLBACK FAILED for "
-                    + String.join(", ", stuck), stateFile, paths, "");
+            return new RestoreNeeded(
+                    NumaspreadException.Kind.ROLLED_BACK,
+                    failure + "ROLLBACK FAILED for " + String.join(", ", stuck),
+                    stateFile,
+                    paths,
+                    "");
         }
-        return new NumaspreadException(NumaspreadException.Kind.ROLLED_BACK, failure + "rolled back: " + undone
-                + " change" + (undone == 1 ? "" : "s") + " put back, nothing else was touched");
+        return new NumaspreadException(
+                NumaspreadException.Kind.ROLLED_BACK,
+                failure + "rolled back: " + undone + " change" + (undone == 1 ? "" : "s")
+                        + " put back, nothing else was touched");
     }
 
     /** Writes back what each applied change replaced; returns the labels of those that could not be. */
@@ -563,13 +614,15 @@ public final class AffinityTransaction {
             Target target = change.setting().target();
             try {
                 writeValue(target, change.before());
-                if (!change.setting().target().parse(readValue(target))
+                if (!change.setting()
+                        .target()
+                        .parse(readValue(target))
                         .equals(change.setting().target().parse(change.before()))) {
                     stuck.add(change.setting().target().label() + " (reads back differently)");
                 }
             } catch (IOException | IllegalArgumentException e) {
-                stuck.add(change.setting().target().label() + " (" + (e instanceof IOException io
-                        ? Errno.describe(io) : e.getMessage()) + ")");
+                stuck.add(change.setting().target().label() + " ("
+                        + (e instanceof IOException io ? Errno.describe(io) : e.getMessage()) + ")");
             }
         }
         if (run.threadedSwitched().isPresent()) {

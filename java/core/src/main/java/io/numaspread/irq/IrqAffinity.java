@@ -29,8 +29,11 @@ final class IrqAffinity implements SettingWriter {
 
     @Override
     public void probe(Target target) {
-        SysfsProbe.probe(files, target.file(paths), "IRQ affinity needs root: the files under /proc/irq are root's,"
-                + " mode 0644 (uid 0, or CAP_DAC_OVERRIDE, in the host's user namespace)");
+        SysfsProbe.probe(
+                files,
+                target.file(paths),
+                "IRQ affinity needs root: the files under /proc/irq are root's,"
+                        + " mode 0644 (uid 0, or CAP_DAC_OVERRIDE, in the host's user namespace)");
     }
 
     @Override
@@ -49,11 +52,14 @@ final class IrqAffinity implements SettingWriter {
         if (now.equals(target.name())) {
             return Optional.empty();
         }
-        String was = now.isEmpty() ? "IRQ " + target.number() + " no longer exists"
+        String was = now.isEmpty()
+                ? "IRQ " + target.number() + " no longer exists"
                 : "IRQ " + target.number() + " is now \"" + now + "\", another IRQ, left alone";
         Optional<Integer> renumbered = interrupts.numberOf(target.name());
-        return Optional.of(renumbered.map(irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver"
-                + " was reloaded and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
+        return Optional.of(renumbered
+                .map(
+                        irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver"
+                                + " was reloaded and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
                 .orElse(was));
     }
 }

@@ -9,8 +9,7 @@ import java.util.List;
 
 /** Turns a spread plan for a NIC's queues into the kernel settings that realise it. Pure. */
 public final class IrqPlan {
-    private IrqPlan() {
-    }
+    private IrqPlan() {}
 
     /**
      * Every queue vector gets its queue's assignment; with {@code xps}, every transmit queue that exists gets
@@ -25,13 +24,16 @@ public final class IrqPlan {
         }
         List<Setting> settings = new ArrayList<>();
         for (NicVector vector : nic.queueVectors()) {
-            settings.add(new Setting(Target.irq(vector.irq(), vector.name()),
+            settings.add(new Setting(
+                    Target.irq(vector.irq(), vector.name()),
                     plan.get(nic.planIndex(vector.queue())).cpus()));
         }
         if (xps) {
             for (int queue : nic.queues()) {
                 if (nic.txQueues().contains(queue)) {
-                    settings.add(new Setting(Target.xps(nic.name(), queue), plan.get(nic.planIndex(queue)).cpus()));
+                    settings.add(new Setting(
+                            Target.xps(nic.name(), queue),
+                            plan.get(nic.planIndex(queue)).cpus()));
                 }
             }
         }

@@ -6,7 +6,6 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.InterruptTable;
-import io.numaspread.nic.NicDiscovery;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -34,7 +33,10 @@ public record IrqState(int irq, CpuSet affinity, Optional<CpuSet> effective, Map
                 .orElseThrow(() -> NumaspreadException.badInput("missing file " + paths.smpAffinityList(irq)));
         Optional<CpuSet> effective = KernelText.readOptional(paths.effectiveAffinityList(irq))
                 .map(text -> KernelText.parseCpuList(paths.effectiveAffinityList(irq), text));
-        return new IrqState(irq, affinity, effective,
+        return new IrqState(
+                irq,
+                affinity,
+                effective,
                 interrupts.line(irq).map(InterruptTable.Line::countsByCpu).orElse(Map.of()));
     }
 }

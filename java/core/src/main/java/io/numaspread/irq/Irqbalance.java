@@ -37,8 +37,7 @@ public final class Irqbalance {
         }
     }
 
-    private Irqbalance() {
-    }
+    private Irqbalance() {}
 
     /** Every irqbalance in {@code procRoot}, by pid. */
     public static List<Process> find(Path procRoot) {
@@ -46,7 +45,9 @@ public final class Irqbalance {
         try {
             for (int pid : ProcessFiles.pids(procRoot)) {
                 if ("irqbalance".equals(ProcessFiles.read(procRoot, pid, "comm"))) {
-                    found.add(new Process(pid, bannedIrqs(ProcessFiles.read(procRoot, pid, "cmdline")),
+                    found.add(new Process(
+                            pid,
+                            bannedIrqs(ProcessFiles.read(procRoot, pid, "cmdline")),
                             bannedCpus(ProcessFiles.read(procRoot, pid, "environ"))));
                 }
             }
@@ -76,14 +77,19 @@ public final class Irqbalance {
             StringBuilder banirq = new StringBuilder();
             unbanned.forEach(irq -> banirq.append(" --banirq=").append(irq));
             CpuSet onBanned = plannedOnBanned.build();
-            String environment = onBanned.isEmpty() ? "" : "; its environment bans CPUs " + onBanned
-                    + " of the plan (IRQBALANCE_BANNED_CPULIST or _CPUS), which keeps other IRQs off them but makes it move"
-                    + " these IRQs away from them";
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "irqbalance is running (pid "
-                    + running.pid() + ") and would move IRQs " + unbanned + " again" + environment + ": stop it"
-                    + " (systemctl stop irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\""
-                    + banirq.toString().strip() + "\" in /etc/default/irqbalance, and IRQBALANCE_BANNED_CPULIST for"
-                    + " the planned CPUs to keep other IRQs off them), or pass --force");
+            String environment = onBanned.isEmpty()
+                    ? ""
+                    : "; its environment bans CPUs " + onBanned
+                            + " of the plan (IRQBALANCE_BANNED_CPULIST or _CPUS), which keeps other IRQs off them but makes it move"
+                            + " these IRQs away from them";
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "irqbalance is running (pid "
+                            + running.pid() + ") and would move IRQs " + unbanned + " again" + environment + ": stop it"
+                            + " (systemctl stop irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\""
+                            + banirq.toString().strip()
+                            + "\" in /etc/default/irqbalance, and IRQBALANCE_BANNED_CPULIST for"
+                            + " the planned CPUs to keep other IRQs off them), or pass --force");
         }
     }
 
@@ -136,7 +142,9 @@ public final class Irqbalance {
                     value = arg.charAt(option) == 'i' ? optionValue : null;
                 }
             }
-            if (value != null && !value.isEmpty() && value.length() < 10
+            if (value != null
+                    && !value.isEmpty()
+                    && value.length() < 10
                     && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 banned.add(Integer.parseInt(value));
             }

@@ -59,7 +59,8 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
                     files.add(hostPath(root, unescape(dropIn)));
                 }
             }
-            return policy(files).map(policy -> List.of(new LinkIrqPolicy(Path.of(linkFile), policy, true)))
+            return policy(files)
+                    .map(policy -> List.of(new LinkIrqPolicy(Path.of(linkFile), policy, true)))
                     .orElse(List.of());
         }
         List<LinkIrqPolicy> found = new ArrayList<>();
@@ -69,10 +70,16 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
                 return; // udev ignores a .link file without a [Match] section
             }
             List<Path> files = new ArrayList<>(List.of(file));
-            files.addAll(byName(root, NETWORK_DIRS.stream().map(dir -> dir + "/" + name + ".d").toList(), ".conf")
+            files.addAll(byName(
+                            root,
+                            NETWORK_DIRS.stream()
+                                    .map(dir -> dir + "/" + name + ".d")
+                                    .toList(),
+                            ".conf")
                     .values());
-            policy(files).ifPresent(policy -> found.add(new LinkIrqPolicy(
-                    Path.of("/").resolve(root.relativize(file)), policy, false)));
+            policy(files)
+                    .ifPresent(policy ->
+                            found.add(new LinkIrqPolicy(Path.of("/").resolve(root.relativize(file)), policy, false)));
         });
         return found;
     }
@@ -92,7 +99,9 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
                     continue;
                 }
                 int equals = line.indexOf('=');
-                if (section.equals(SECTION) && equals > 0 && line.substring(0, equals).strip().equals(KEY)) {
+                if (section.equals(SECTION)
+                        && equals > 0
+                        && line.substring(0, equals).strip().equals(KEY)) {
                     String value = line.substring(equals + 1).strip();
                     // systemd ignores a value it cannot parse and keeps the earlier one
                     if (value.isEmpty() || value.equals("spread") || value.equals("single")) {
@@ -128,8 +137,11 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
     /** A udev database property ({@code E:KEY=value}), empty when absent. */
     private static String property(List<String> entry, String key) {
         String prefix = "E:" + key + "=";
-        return entry.stream().filter(line -> line.startsWith(prefix)).map(line -> line.substring(prefix.length()))
-                .reduce((first, second) -> second).orElse("");
+        return entry.stream()
+                .filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length()))
+                .reduce((first, second) -> second)
+                .orElse("");
     }
 
     /** udev escapes a {@code :} within a drop-in's path as {@code \x3a} ({@code xescape}). */

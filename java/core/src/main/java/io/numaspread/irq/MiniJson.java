@@ -146,7 +146,8 @@ final class MiniJson {
                     case 'f' -> out.append('\f');
                     case '"', '\\', '/' -> out.append(escaped);
                     case 'u' -> {
-                        if (at + 4 > text.length() || !text.substring(at, at + 4).chars().allMatch(MiniJson::isHexDigit)) {
+                        if (at + 4 > text.length()
+                                || !text.substring(at, at + 4).chars().allMatch(MiniJson::isHexDigit)) {
                             throw error("bad \\u escape");
                         }
                         out.append((char) Integer.parseInt(text.substring(at, at + 4), 16));

@@ -42,9 +42,11 @@ final class NapiThreadAffinity implements SettingWriter {
         } catch (IOException | IllegalArgumentException e) {
             Errno errno = e instanceof IOException io ? Errno.of(io) : Errno.UNKNOWN;
             if (errno == Errno.EPERM || errno == Errno.EACCES) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot pin " + target.label() + ": "
-                        + errno.name() + " (" + errno.text() + "): changing another task's affinity needs"
-                        + " CAP_SYS_NICE (root); nothing was changed");
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "cannot pin " + target.label() + ": "
+                                + errno.name() + " (" + errno.text() + "): changing another task's affinity needs"
+                                + " CAP_SYS_NICE (root); nothing was changed");
             }
             // Anything else is the write's to report, and to roll back.
         }
@@ -53,14 +55,17 @@ final class NapiThreadAffinity implements SettingWriter {
     @Override
     public String where(Target target) {
         OptionalInt pid = threads.find(target);
-        return pid.isPresent() ? "the affinity of " + target.name() + " (" + threads.statusFile(pid.getAsInt()) + ")"
+        return pid.isPresent()
+                ? "the affinity of " + target.name() + " (" + threads.statusFile(pid.getAsInt()) + ")"
                 : "the affinity of " + target.name();
     }
 
     @Override
     public Optional<String> goneReason(Target target, InterruptTable interrupts) {
-        return exists(target) ? Optional.empty() : Optional.of("no kernel thread " + target.name()
-                + " now (threaded NAPI was turned off, or the queue or device removed)");
+        return exists(target)
+                ? Optional.empty()
+                : Optional.of("no kernel thread " + target.name()
+                        + " now (threaded NAPI was turned off, or the queue or device removed)");
     }
 
     @Override
@@ -71,8 +76,8 @@ final class NapiThreadAffinity implements SettingWriter {
     private int pidOf(Target target) throws IOException {
         OptionalInt pid = threads.find(target);
         if (pid.isEmpty()) {
-            throw new NoSuchFileException(paths.procRoot().toString(), null, "no kernel thread " + target.name()
-                    + " (is threaded NAPI on?)");
+            throw new NoSuchFileException(
+                    paths.procRoot().toString(), null, "no kernel thread " + target.name() + " (is threaded NAPI on?)");
         }
         return pid.getAsInt();
     }

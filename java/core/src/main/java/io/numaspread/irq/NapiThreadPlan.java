@@ -15,8 +15,7 @@ import java.util.List;
  * gets, since the thread does the receive work the IRQ only schedules. Pure.
  */
 public final class NapiThreadPlan {
-    private NapiThreadPlan() {
-    }
+    private NapiThreadPlan() {}
 
     /**
      * One setting per NAPI instance that {@code map} links to a queue of {@code nic}, in queue order. Instances
@@ -32,20 +31,26 @@ public final class NapiThreadPlan {
         }
         List<Setting> settings = new ArrayList<>();
         for (int queue : nic.queues()) {
-            map.forQueue(queue).map(NapiInstance::id).ifPresent(napiId -> settings.add(new Setting(
-                    Target.napiThread(nic.name(), napiId), plan.get(nic.planIndex(queue)).cpus())));
+            map.forQueue(queue)
+                    .map(NapiInstance::id)
+                    .ifPresent(napiId -> settings.add(new Setting(
+                            Target.napiThread(nic.name(), napiId),
+                            plan.get(nic.planIndex(queue)).cpus())));
         }
         if (settings.isEmpty()) {
             String why = map.source() == NapiSource.INTERRUPTS
                     ? "this kernel has no netdev netlink napi-get (Linux 6.8 or later), which names each NAPI and its"
                             + " thread"
-                    : map.instances().isEmpty() ? "netdev netlink napi-get lists no NAPI of it (the kernel lists an"
-                            + " interface's NAPIs only while it is up)"
-                    : "netdev netlink links none of its " + map.instances().size() + " NAPI instances to queues "
-                            + nic.queues();
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "--napi-threads: cannot tell which"
-                    + " NAPI thread serves which queue of " + nic.name() + ": " + why + " (" + map.detail()
-                    + "); nothing was changed");
+                    : map.instances().isEmpty()
+                            ? "netdev netlink napi-get lists no NAPI of it (the kernel lists an"
+                                    + " interface's NAPIs only while it is up)"
+                            : "netdev netlink links none of its "
+                                    + map.instances().size() + " NAPI instances to queues " + nic.queues();
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "--napi-threads: cannot tell which"
+                            + " NAPI thread serves which queue of " + nic.name() + ": " + why + " (" + map.detail()
+                            + "); nothing was changed");
         }
         return settings;
     }

@@ -36,9 +36,13 @@ public final class NapiThreads {
     private static final int AMBIGUOUS = -1;
 
     /** For transactions that reach no NAPI thread: none is found, and setting one fails. */
-    public static final NapiThreads NONE = new NapiThreads(null, null, (pid, cpus) -> {
-        throw new IllegalStateException("no NAPI thread access was given for pid " + pid);
-    }, Map.of());
+    public static final NapiThreads NONE = new NapiThreads(
+            null,
+            null,
+            (pid, cpus) -> {
+                throw new IllegalStateException("no NAPI thread access was given for pid " + pid);
+            },
+            Map.of());
 
     private final KernelPaths paths;
     private final KernelFiles files;

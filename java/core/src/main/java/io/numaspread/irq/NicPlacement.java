@@ -100,8 +100,7 @@ public final class NicPlacement {
      * @param discover the NIC's NAPI map as the kernel gives it at the moment of the call (netdev netlink)
      * @param setter {@code sched_setaffinity} on a PID through the native backend
      */
-    public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter) {
-    }
+    public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter) {}
 
     /** What one apply writes. */
     public sealed interface Wanted {
@@ -128,8 +127,7 @@ public final class NicPlacement {
         }
 
         /** The whole plan. */
-        record Plan(SpreadPlan plan) implements Wanted {
-        }
+        record Plan(SpreadPlan plan) implements Wanted {}
 
         /** Some settings. */
         record Only(List<Setting> settings, NapiThreads threads) implements Wanted {
@@ -146,8 +144,13 @@ public final class NicPlacement {
      * @param results one per setting, in plan order
      * @param notes what the caller should know that did not stop the apply (an irqbalance that could not be seen)
      */
-    public record Outcome(InterfaceName iface, KernelPaths paths, Path stateFile, boolean defaultStateFile,
-            List<AffinityTransaction.Result> results, List<String> notes) {
+    public record Outcome(
+            InterfaceName iface,
+            KernelPaths paths,
+            Path stateFile,
+            boolean defaultStateFile,
+            List<AffinityTransaction.Result> results,
+            List<String> notes) {
         public Outcome {
             results = List.copyOf(results);
             notes = List.copyOf(notes);
@@ -176,7 +179,10 @@ public final class NicPlacement {
      * @param napi how each interface's NAPI threads are reached, needed for {@link Options#napiThreads}
      * @param state where each interface's previous values go
      */
-    public NicPlacement(KernelPaths paths, KernelFiles files, Optional<Function<InterfaceName, NapiAccess>> napi,
+    public NicPlacement(
+            KernelPaths paths,
+            KernelFiles files,
+            Optional<Function<InterfaceName, NapiAccess>> napi,
             StateLocation state) {
         this.paths = paths;
         this.files = files;
@@ -218,12 +224,16 @@ public final class NicPlacement {
             return NapiThreadPlan.settings(nic, plan, map);
         });
         boolean wasOff = threadedIsOff(threadedFile);
-        List<AffinityTransaction.Result> results = transaction(threads).apply(nic.name(), settings,
-                Optional.of(threading), stateFile, options.dryRun());
-        List<String> notes = new ArrayList<>(Irqbalance.blindSpot(paths.procRoot()).stream().toList());
+        List<AffinityTransaction.Result> results =
+                transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
+        List<String> notes =
+                new ArrayList<>(Irqbalance.blindSpot(paths.procRoot()).stream().toList());
         if (wasOff) {
-            notes.add(options.dryRun() ? threadedFile + " is 0: apply would set it to 1 and pin the NAPI threads the"
-                    + " kernel then starts" : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
+            notes.add(
+                    options.dryRun()
+                            ? threadedFile + " is 0: apply would set it to 1 and pin the NAPI threads the"
+                                    + " kernel then starts"
+                            : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
         }
         return outcome(nic, stateFile, results, notes);
     }
@@ -236,9 +246,11 @@ public final class NicPlacement {
     public static Path threadedFile(KernelPaths paths, InterfaceName iface) {
         Path threadedFile = paths.netDevice(iface).resolve("threaded");
         if (!Files.exists(threadedFile)) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "--napi-threads: " + threadedFile
-                    + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
-                    + " nothing was changed");
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "--napi-threads: " + threadedFile
+                            + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
+                            + " nothing was changed");
         }
         return threadedFile;
     }
@@ -249,12 +261,16 @@ public final class NicPlacement {
 
     private Outcome apply(Nic nic, List<Setting> settings, NapiThreads threads, Options options, Path stateFile) {
         refuseIfIrqbalance(settings, options);
-        return outcome(nic, stateFile, transaction(threads).apply(nic.name(), settings, stateFile, options.dryRun()),
+        return outcome(
+                nic,
+                stateFile,
+                transaction(threads).apply(nic.name(), settings, stateFile, options.dryRun()),
                 Irqbalance.blindSpot(paths.procRoot()).stream().toList());
     }
 
     private AffinityTransaction transaction(NapiThreads threads) {
-        return new AffinityTransaction(paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
+        return new AffinityTransaction(
+                paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
     }
 
     private Outcome outcome(Nic nic, Path stateFile, List<AffinityTransaction.Result> results, List<String> notes) {
@@ -264,7 +280,8 @@ public final class NicPlacement {
     private void refuseIfIrqbalance(List<Setting> settings, Options options) {
         if (!options.dryRun() && !options.force()) {
             Map<Integer, CpuSet> planned = new TreeMap<>();
-            settings.stream().filter(setting -> setting.target().kind() == Target.Kind.IRQ)
+            settings.stream()
+                    .filter(setting -> setting.target().kind() == Target.Kind.IRQ)
                     .forEach(setting -> planned.put(setting.target().number(), setting.cpus()));
             Irqbalance.refuseIfRunning(paths.procRoot(), planned);
         }

@@ -4,5 +4,4 @@ package io.numaspread.irq;
 import io.numaspread.CpuSet;
 
 /** The CPUs one kernel file should hold. */
-public record Setting(Target target, CpuSet cpus) {
-}
+public record Setting(Target target, CpuSet cpus) {}

@@ -80,7 +80,8 @@ public final class StateFile {
             saved = List.copyOf(saved);
             Objects.requireNonNull(threadedBefore, "threadedBefore");
             if (threadedBefore.isPresent() && threadedBefore.getAsInt() != 0 && threadedBefore.getAsInt() != 1) {
-                throw new IllegalArgumentException("\"threaded\" is " + threadedBefore.getAsInt() + ", neither 0 nor 1");
+                throw new IllegalArgumentException(
+                        "\"threaded\" is " + threadedBefore.getAsInt() + ", neither 0 nor 1");
             }
         }
 
@@ -118,8 +119,7 @@ public final class StateFile {
         }
     }
 
-    private StateFile() {
-    }
+    private StateFile() {}
 
     /**
      * The default state file of an interface: {@code /run/numaspread/IFACE.json} on the live kernel, and
@@ -127,7 +127,9 @@ public final class StateFile {
      * (and a restore never reads) the live machine's state.
      */
     public static Path defaultPath(KernelPaths paths, InterfaceName iface) {
-        Path dir = paths.equals(KernelPaths.LIVE) ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread");
+        Path dir = paths.equals(KernelPaths.LIVE)
+                ? Path.of("/run/numaspread")
+                : paths.procRoot().resolve("numaspread");
         return dir.resolve(iface.value() + ".json");
     }
 
@@ -139,7 +141,10 @@ public final class StateFile {
      */
     public static void checkPath(Path file) {
         Path name = file.getFileName();
-        if (name == null || name.toString().isEmpty() || name.toString().equals(".") || name.toString().equals("..")) {
+        if (name == null
+                || name.toString().isEmpty()
+                || name.toString().equals(".")
+                || name.toString().equals("..")) {
             throw NumaspreadException.badInput("state file path \"" + file + "\" names no file: give a file such as"
                     + " /run/numaspread/eth0.json");
         }
@@ -161,18 +166,24 @@ public final class StateFile {
             if (Files.exists(dir)) {
                 Set<PosixFilePermission> mode = Files.getPosixFilePermissions(dir);
                 if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
-                    throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "state file directory " + dir
-                            + " can be written by others (mode " + PosixFilePermissions.toString(mode) + "), so files"
-                            + " planted there could steer what numaspread writes as root; choose a directory only its"
-                            + " owner can write, such as the default /run/numaspread; nothing was changed");
+                    throw new NumaspreadException(
+                            NumaspreadException.Kind.REFUSED,
+                            "state file directory " + dir
+                                    + " can be written by others (mode " + PosixFilePermissions.toString(mode)
+                                    + "), so files"
+                                    + " planted there could steer what numaspread writes as root; choose a directory only its"
+                                    + " owner can write, such as the default /run/numaspread; nothing was changed");
                 }
                 int owner = (Integer) Files.getAttribute(dir, "unix:uid");
                 int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
                 if (owner != 0 && owner != self) {
-                    throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "state file directory " + dir
-                            + " belongs to uid " + owner + ", neither root nor this user (uid " + self + "), who could"
-                            + " plant files there; choose a directory of root's or your own, such as the default"
-                            + " /run/numaspread; nothing was changed");
+                    throw new NumaspreadException(
+                            NumaspreadException.Kind.REFUSED,
+                            "state file directory " + dir
+                                    + " belongs to uid " + owner + ", neither root nor this user (uid " + self
+                                    + "), who could"
+                                    + " plant files there; choose a directory of root's or your own, such as the default"
+                                    + " /run/numaspread; nothing was changed");
                 }
             }
             Optional<BasicFileAttributes> attributes = attributes(file);
@@ -190,7 +201,8 @@ public final class StateFile {
     private static NumaspreadException failure(String what, IOException e) {
         Errno errno = Errno.of(e);
         NumaspreadException.Kind kind = errno == Errno.EACCES || errno == Errno.EPERM
-                ? NumaspreadException.Kind.REFUSED : NumaspreadException.Kind.BAD_INPUT;
+                ? NumaspreadException.Kind.REFUSED
+                : NumaspreadException.Kind.BAD_INPUT;
         return new NumaspreadException(kind, what + ": " + Errno.describe(e) + "; nothing was changed", e);
     }
 
@@ -226,7 +238,8 @@ public final class StateFile {
         try {
             return Optional.of(decode(text));
         } catch (IllegalArgumentException | NumaspreadException e) {
-            throw NumaspreadException.badInput("state file " + file + " is not a numaspread state file: " + e.getMessage());
+            throw NumaspreadException.badInput(
+                    "state file " + file + " is not a numaspread state file: " + e.getMessage());
         }
     }
 
@@ -242,15 +255,19 @@ public final class StateFile {
             createDirectories(dir);
             AtomicFile.replace(file, encode(state).getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write state file " + file + ": "
-                    + Errno.describe(e) + "; nothing was changed (choose another with --state FILE)", e);
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "cannot write state file " + file + ": " + Errno.describe(e)
+                            + "; nothing was changed (choose another with --state FILE)",
+                    e);
         }
     }
 
     /** The directory with its missing parents, rwxr-xr-x whatever the umask adds, so that the check above passes. */
     private static void createDirectories(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+            Files.createDirectories(
+                    dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         }
     }
 
@@ -275,24 +292,31 @@ public final class StateFile {
             createDirectories(dir);
             Optional<BasicFileAttributes> attributes = attributes(lockFile);
             if (attributes.isPresent() && !attributes.get().isRegularFile()) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "lock file " + lockFile + " is "
-                        + describe(attributes.get()) + ", not a regular file; nothing was changed");
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "lock file " + lockFile + " is " + describe(attributes.get())
+                                + ", not a regular file; nothing was changed");
             }
-            channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS);
+            channel = FileChannel.open(
+                    lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 channel.close();
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "another numaspread apply or restore of " + file
-                        + " is running (it holds " + lockFile + "); nothing was changed");
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "another numaspread apply or restore of " + file + " is running (it holds " + lockFile
+                                + "); nothing was changed");
             }
             FileChannel held = channel;
             return () -> closeQuietly(held);
         } catch (IOException | OverlappingFileLockException e) {
             closeQuietly(channel);
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot lock " + lockFile + ": "
-                    + (e instanceof IOException io ? Errno.describe(io) : "held by this process")
-                    + "; nothing was changed", e);
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "cannot lock " + lockFile + ": "
+                            + (e instanceof IOException io ? Errno.describe(io) : "held by this process")
+                            + "; nothing was changed",
+                    e);
         }
     }
 
@@ -316,17 +340,25 @@ public final class StateFile {
 
     static String encode(State state) {
         StringBuilder json = new StringBuilder();
-        json.append("{\n  \"version\": ").append(VERSION).append(",\n  \"interface\": ")
+        json.append("{\n  \"version\": ")
+                .append(VERSION)
+                .append(",\n  \"interface\": ")
                 .append(MiniJson.quote(state.iface().value()));
-        state.threadedBefore().ifPresent(threaded -> json.append(",\n  \"threaded\": ").append(threaded));
+        state.threadedBefore()
+                .ifPresent(threaded -> json.append(",\n  \"threaded\": ").append(threaded));
         json.append(",\n  \"saved\": [");
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
-            json.append(i == 0 ? "\n" : ",\n").append("    {\"kind\": ")
+            json.append(i == 0 ? "\n" : ",\n")
+                    .append("    {\"kind\": ")
                     .append(MiniJson.quote(kindName(saved.target().kind())))
-                    .append(", \"number\": ").append(saved.target().number())
-                    .append(", \"name\": ").append(MiniJson.quote(saved.target().name()))
-                    .append(", \"value\": ").append(MiniJson.quote(saved.value())).append('}');
+                    .append(", \"number\": ")
+                    .append(saved.target().number())
+                    .append(", \"name\": ")
+                    .append(MiniJson.quote(saved.target().name()))
+                    .append(", \"value\": ")
+                    .append(MiniJson.quote(saved.value()))
+                    .append('}');
         }
         return json.append("\n  ]\n}\n").toString();
     }
@@ -341,8 +373,8 @@ public final class StateFile {
         Map<?, ?> root = as(Map.class, MiniJson.parse(text), "the file");
         Object version = root.get("version");
         if (!Long.valueOf(VERSION).equals(version)) {
-            throw new IllegalArgumentException("\"version\" is " + MiniJson.quote(String.valueOf(version))
-                    + ", expected " + VERSION);
+            throw new IllegalArgumentException(
+                    "\"version\" is " + MiniJson.quote(String.valueOf(version)) + ", expected " + VERSION);
         }
         InterfaceName iface = new InterfaceName(as(String.class, root.get("interface"), "\"interface\""));
         OptionalInt threadedBefore = OptionalInt.empty();
@@ -363,7 +395,8 @@ public final class StateFile {
                 case "irq" -> Target.Kind.IRQ;
                 case "xps" -> Target.Kind.XPS;
                 case "napi" -> Target.Kind.NAPI_THREAD;
-                default -> throw new IllegalArgumentException(entry + ": \"kind\" is none of \"irq\", \"xps\" and \"napi\"");
+                default ->
+                    throw new IllegalArgumentException(entry + ": \"kind\" is none of \"irq\", \"xps\" and \"napi\"");
             };
             long number = as(Long.class, fields.get("number"), entry + ": \"number\"");
             if (number < 0 || number > Integer.MAX_VALUE) {
@@ -371,15 +404,18 @@ public final class StateFile {
             }
             String name = as(String.class, fields.get("name"), entry + ": \"name\"");
             if (kind == Target.Kind.XPS && !name.equals(iface.value())) {
-                throw new IllegalArgumentException(entry + ": an xps entry names " + MiniJson.quote(name)
-                        + " in the state of " + iface);
+                throw new IllegalArgumentException(
+                        entry + ": an xps entry names " + MiniJson.quote(name) + " in the state of " + iface);
             }
-            if (kind == Target.Kind.NAPI_THREAD && (number < NapiInstance.MIN_NAPI_ID
-                    || !name.equals(Target.napiThreadName(iface, (int) number)))) {
+            if (kind == Target.Kind.NAPI_THREAD
+                    && (number < NapiInstance.MIN_NAPI_ID
+                            || !name.equals(Target.napiThreadName(iface, (int) number)))) {
                 throw new IllegalArgumentException(entry + ": a napi entry for NAPI " + number + " names "
-                        + MiniJson.quote(name) + ", not the thread " + (number < NapiInstance.MIN_NAPI_ID
-                        ? "of a NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")"
-                        : MiniJson.quote(Target.napiThreadName(iface, (int) number))) + " of " + iface);
+                        + MiniJson.quote(name) + ", not the thread "
+                        + (number < NapiInstance.MIN_NAPI_ID
+                                ? "of a NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")"
+                                : MiniJson.quote(Target.napiThreadName(iface, (int) number)))
+                        + " of " + iface);
             }
             Target target = new Target(kind, (int) number, name);
             if (!files.add(kind + " " + number)) {
@@ -407,8 +443,9 @@ public final class StateFile {
     /** {@code value} as a {@code type}, or a message naming {@code what} and what JSON type it should be. */
     private static <T> T as(Class<T> type, Object value, String what) {
         if (!type.isInstance(value)) {
-            String expected = type == Map.class ? "an object" : type == List.class ? "an array"
-                    : type == String.class ? "a string" : "an integer";
+            String expected = type == Map.class
+                    ? "an object"
+                    : type == List.class ? "an array" : type == String.class ? "a string" : "an integer";
             throw new IllegalArgumentException(what + " is " + (value == null ? "missing or null" : "not " + expected));
         }
         return type.cast(value);

@@ -9,8 +9,7 @@ import java.nio.file.Path;
 
 /** The privilege check that IRQ affinity and XPS share: opening the file for writing, which changes nothing. */
 final class SysfsProbe {
-    private SysfsProbe() {
-    }
+    private SysfsProbe() {}
 
     /**
      * Refuses when {@code file} cannot be opened for writing for want of privilege; anything else is the write's
@@ -24,14 +23,19 @@ final class SysfsProbe {
         } catch (IOException e) {
             Errno errno = Errno.of(e);
             if (errno == Errno.EROFS) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": EROFS ("
-                        + errno.text() + "): " + file.getParent() + " is mounted read-only, as in an unprivileged"
-                        + " container; run on the host or in a privileged container (--privileged, or CAP_SYS_ADMIN"
-                        + " with /proc/irq writable); nothing was changed");
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "cannot write " + file + ": EROFS ("
+                                + errno.text() + "): " + file.getParent()
+                                + " is mounted read-only, as in an unprivileged"
+                                + " container; run on the host or in a privileged container (--privileged, or CAP_SYS_ADMIN"
+                                + " with /proc/irq writable); nothing was changed");
             }
             if (errno == Errno.EACCES || errno == Errno.EPERM) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + file + ": "
-                        + errno.name() + " (" + errno.text() + "): changing " + needs + "; nothing was changed");
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "cannot write " + file + ": " + errno.name() + " (" + errno.text() + "): changing " + needs
+                                + "; nothing was changed");
             }
         }
     }

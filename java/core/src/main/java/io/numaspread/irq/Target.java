@@ -51,7 +51,8 @@ public record Target(Kind kind, int number, String name) {
         return switch (kind) {
             case IRQ -> paths.smpAffinityList(number);
             case XPS -> paths.xpsCpus(new InterfaceName(name), number);
-            case NAPI_THREAD -> throw new IllegalStateException(label() + " has no file; it is set with sched_setaffinity");
+            case NAPI_THREAD ->
+                throw new IllegalStateException(label() + " has no file; it is set with sched_setaffinity");
         };
     }
 
@@ -80,8 +81,8 @@ public record Target(Kind kind, int number, String name) {
         }
         for (int i = 0; i < text.length(); i++) {
             if (allowed.indexOf(text.charAt(i)) < 0) {
-                throw new IllegalArgumentException(quoted(text) + " is not " + form + " as the kernel prints it: character "
-                        + (i + 1) + " is not one of " + allowed);
+                throw new IllegalArgumentException(quoted(text) + " is not " + form
+                        + " as the kernel prints it: character " + (i + 1) + " is not one of " + allowed);
             }
         }
         return switch (kind) {

@@ -40,8 +40,9 @@ final class ThreadedNapi {
         return switch (text) {
             case "0" -> 0;
             case "1" -> 1;
-            default -> throw NumaspreadException.badInput(threadedFile + " holds \"" + KernelText.escape(text)
-                    + "\", neither 0 nor 1");
+            default ->
+                throw NumaspreadException.badInput(
+                        threadedFile + " holds \"" + KernelText.escape(text) + "\", neither 0 nor 1");
         };
     }
 
@@ -49,9 +50,12 @@ final class ThreadedNapi {
         try {
             files.probeWritable(threadedFile);
         } catch (IOException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "cannot write " + threadedFile + ": "
-                    + Errno.describe(e) + ": turning threaded NAPI on needs CAP_NET_ADMIN and root's write access to"
-                    + " /sys/class/net; nothing was changed");
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "cannot write " + threadedFile + ": "
+                            + Errno.describe(e)
+                            + ": turning threaded NAPI on needs CAP_NET_ADMIN and root's write access to"
+                            + " /sys/class/net; nothing was changed");
         }
     }
 
@@ -70,7 +74,8 @@ final class ThreadedNapi {
         }
         return Optional.of("writing \"1\" to " + threadedFile + " failed: " + failure
                 + (failure.contains("EOPNOTSUPP") || failure.contains("Operation not supported")
-                        ? " (the driver does not support threaded NAPI)" : ""));
+                        ? " (the driver does not support threaded NAPI)"
+                        : ""));
     }
 
     /** Writes 0 and reads it back; whether it reads back as 0. */

@@ -38,8 +38,8 @@ final class XpsMasks implements SettingWriter {
 
     @Override
     public void probe(Target target) {
-        SysfsProbe.probe(files, target.file(paths), "XPS needs CAP_NET_ADMIN and root's write access to"
-                + " /sys/class/net");
+        SysfsProbe.probe(
+                files, target.file(paths), "XPS needs CAP_NET_ADMIN and root's write access to" + " /sys/class/net");
     }
 
     @Override
@@ -50,7 +50,8 @@ final class XpsMasks implements SettingWriter {
     @Override
     public Optional<String> goneReason(Target target, InterruptTable interrupts) {
         Path queue = target.file(paths).getParent();
-        return Files.isDirectory(queue) ? Optional.empty()
+        return Files.isDirectory(queue)
+                ? Optional.empty()
                 : Optional.of(queue + " no longer exists (the transmit queues were reduced, or the device removed)");
     }
 }

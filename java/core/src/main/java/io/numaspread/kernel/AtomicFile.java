@@ -19,8 +19,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * may have prepared: never through a name that already exists, never through a link.
  */
 public final class AtomicFile {
-    private AtomicFile() {
-    }
+    private AtomicFile() {}
 
     /**
      * Replaces {@code file} with {@code content} atomically: a reader (or a crash) sees the old content or the new,
@@ -37,11 +36,11 @@ public final class AtomicFile {
             throw new IOException(file + " names no file");
         }
         refuseAllButARegularFile(file);
-        Path temporary = file.resolveSibling("." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
-                + ".tmp");
+        Path temporary = file.resolveSibling(
+                "." + name + "." + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".tmp");
         try {
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel channel = FileChannel.open(
+                    temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 ByteBuffer bytes = ByteBuffer.wrap(content);
                 while (bytes.hasRemaining()) {
                     channel.write(bytes);
@@ -68,12 +67,13 @@ public final class AtomicFile {
             return;
         }
         if (attributes.isSymbolicLink()) {
-            throw new IOException(file + " is a symbolic link (never followed: it could point root's writes"
-                    + " anywhere)");
+            throw new IOException(
+                    file + " is a symbolic link (never followed: it could point root's writes" + " anywhere)");
         }
         if (!attributes.isRegularFile()) {
-            throw new IOException(file + " is " + (attributes.isDirectory() ? "a directory" : "a FIFO, socket or"
-                    + " device") + ", not a regular file");
+            throw new IOException(
+                    file + " is " + (attributes.isDirectory() ? "a directory" : "a FIFO, socket or" + " device")
+                            + ", not a regular file");
         }
     }
 

@@ -35,7 +35,8 @@ public record InterfaceName(String value) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (c == '/' || c == ':' || c == '\0' || Character.isWhitespace(c) || c < 0x20 || c > 0x7e) {
-                return "it contains '" + (c < 0x20 || c > 0x7e ? String.format(Locale.ROOT, "\\u%04x", (int) c) : c) + "'";
+                return "it contains '" + (c < 0x20 || c > 0x7e ? String.format(Locale.ROOT, "\\u%04x", (int) c) : c)
+                        + "'";
             }
         }
         return null;

@@ -38,8 +38,8 @@ public interface KernelFiles {
         @Override
         public void write(Path file, String value) throws IOException {
             byte[] bytes = (value + "\n").getBytes(StandardCharsets.US_ASCII);
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel channel =
+                    FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 int written = channel.write(ByteBuffer.wrap(bytes));
                 if (written != bytes.length) {
                     throw new IOException("short write: " + written + " of " + bytes.length + " bytes");

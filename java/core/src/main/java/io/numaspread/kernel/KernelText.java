@@ -36,8 +36,7 @@ public final class KernelText {
      */
     public static final int MAX_ATTRIBUTE_BYTES = 1 << 20;
 
-    private KernelText() {
-    }
+    private KernelText() {}
 
     /** The file's meaning (see the class comment), read to at most {@link #MAX_ATTRIBUTE_BYTES}. */
     public static String read(Path file) throws IOException {
@@ -149,8 +148,10 @@ public final class KernelText {
                 case '\0' -> escaped.append("\\0");
                 case '\n' -> escaped.append("\\n");
                 case '\t' -> escaped.append("\\t");
-                default -> escaped.append("\\x").append(Character.forDigit(c >> 4, 16))
-                        .append(Character.forDigit(c & 0xf, 16));
+                default ->
+                    escaped.append("\\x")
+                            .append(Character.forDigit(c >> 4, 16))
+                            .append(Character.forDigit(c & 0xf, 16));
             }
         }
         return escaped == null ? text : escaped.toString();

@@ -16,8 +16,7 @@ import java.util.List;
  * process holds nothing to find.
  */
 public final class ProcessFiles {
-    private ProcessFiles() {
-    }
+    private ProcessFiles() {}
 
     /** The PIDs (numeric entries) of {@code procRoot}, ascending. */
     public static List<Integer> pids(Path procRoot) throws IOException {

@@ -124,7 +124,8 @@ public final class SysfsTree {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput(root.resolve(relative) + ": \"" + KernelText.escape(text) + "\" is not an integer", e);
+            throw NumaspreadException.badInput(
+                    root.resolve(relative) + ": \"" + KernelText.escape(text) + "\" is not an integer", e);
         }
     }
 

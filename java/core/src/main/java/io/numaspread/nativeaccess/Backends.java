@@ -18,8 +18,7 @@ public final class Backends {
 
     private static volatile Selection live;
 
-    private Backends() {
-    }
+    private Backends() {}
 
     /** The backend for this JVM on the live machine, chosen once. */
     public static Selection live() throws BackendUnavailableException {
@@ -70,7 +69,8 @@ public final class Backends {
             case FFM -> FfmBackend.load(sysfs.maskBits());
             case JNA -> {
                 if (!jnaOnClassPath()) {
-                    throw new BackendUnavailableException(BackendKind.JNA, "JNA (com.sun.jna) is not on the class path");
+                    throw new BackendUnavailableException(
+                            BackendKind.JNA, "JNA (com.sun.jna) is not on the class path");
                 }
                 yield JnaBackend.load(sysfs.maskBits());
             }

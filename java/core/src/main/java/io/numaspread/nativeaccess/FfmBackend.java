@@ -17,9 +17,11 @@ non-sealed interface FfmBackend extends NativeBackend {
     static NativeBackend load(int maskBits) throws BackendUnavailableException {
         int feature = Runtime.version().feature();
         int overlayFeature = 23;
-        throw new BackendUnavailableException(BackendKind.FFM, feature < overlayFeature
-                ? "it needs JDK " + overlayFeature + " or newer and this is JDK " + feature
-                : "its classes are not here: numaspread-core must be loaded as its multi-release jar, not from a"
-                        + " classes folder or a jar without Multi-Release: true");
+        throw new BackendUnavailableException(
+                BackendKind.FFM,
+                feature < overlayFeature
+                        ? "it needs JDK " + overlayFeature + " or newer and this is JDK " + feature
+                        : "its classes are not here: numaspread-core must be loaded as its multi-release jar, not from a"
+                                + " classes folder or a jar without Multi-Release: true");
     }
 }

@@ -200,7 +200,8 @@ public final class JnaBackend implements NativeBackend {
             @Override
             public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
                 int flags = (forWriting ? OpenFlags.O_WRONLY : OpenFlags.O_RDONLY)
-                        | (truncate ? OpenFlags.O_TRUNC : 0) | OpenFlags.O_CLOEXEC;
+                        | (truncate ? OpenFlags.O_TRUNC : 0)
+                        | OpenFlags.O_CLOEXEC;
                 try {
                     return libc.open(nulTerminatedPath, flags);
                 } catch (LastErrorException e) {

@@ -12,7 +12,9 @@ public final class NativeCallException extends NumaspreadException {
     private final String strerror;
 
     public NativeCallException(String function, int errno, String strerror, String detail) {
-        super(Kind.CALL_FAILED, function + " failed: " + strerror + " (errno " + errno + ")" + (detail.isEmpty() ? "" : ": " + detail));
+        super(
+                Kind.CALL_FAILED,
+                function + " failed: " + strerror + " (errno " + errno + ")" + (detail.isEmpty() ? "" : ": " + detail));
         this.function = function;
         this.errno = errno;
         this.strerror = strerror;

@@ -19,18 +19,26 @@ final class NetlinkAbi {
     /** {@code POLLIN}, the same on every Linux architecture. */
     static final short POLLIN = 1;
 
-    private NetlinkAbi() {
-    }
+    private NetlinkAbi() {}
 
     /** A {@code struct sockaddr_nl} that binds to {@code groups}, letting the kernel choose the port id. */
     static byte[] sockaddrNl(int groups) {
-        return ByteBuffer.allocate(SOCKADDR_NL_SIZE).order(ByteOrder.nativeOrder())
-                .putShort((short) AF_NETLINK).putShort((short) 0).putInt(0).putInt(groups).array();
+        return ByteBuffer.allocate(SOCKADDR_NL_SIZE)
+                .order(ByteOrder.nativeOrder())
+                .putShort((short) AF_NETLINK)
+                .putShort((short) 0)
+                .putInt(0)
+                .putInt(groups)
+                .array();
     }
 
     /** A {@code struct pollfd} waiting for input on {@code fd}. */
     static byte[] pollfd(int fd) {
-        return ByteBuffer.allocate(POLLFD_SIZE).order(ByteOrder.nativeOrder())
-                .putInt(fd).putShort(POLLIN).putShort((short) 0).array();
+        return ByteBuffer.allocate(POLLFD_SIZE)
+                .order(ByteOrder.nativeOrder())
+                .putInt(fd)
+                .putShort(POLLIN)
+                .putShort((short) 0)
+                .array();
     }
 }

@@ -11,6 +11,5 @@ final class OpenFlags {
     static final int O_TRUNC = 01000;
     static final int O_CLOEXEC = 02000000;
 
-    private OpenFlags() {
-    }
+    private OpenFlags() {}
 }

@@ -19,6 +19,5 @@ final class SocketOption {
     /** {@code sizeof(struct epoll_params)}: u32 usecs, u16 budget, u8 prefer, u8 pad. */
     static final int EPOLL_PARAMS_SIZE = 8;
 
-    private SocketOption() {
-    }
+    private SocketOption() {}
 }

@@ -78,8 +78,8 @@ public final class SysfsBackend implements NativeBackend {
         try {
             return Integer.parseInt(value);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput(sysfs.resolve(file) + ": \"" + KernelText.escape(value)
-                    + "\" is not a distance", e);
+            throw NumaspreadException.badInput(
+                    sysfs.resolve(file) + ": \"" + KernelText.escape(value) + "\" is not a distance", e);
         }
     }
 
@@ -88,7 +88,8 @@ public final class SysfsBackend implements NativeBackend {
         Path status = taskDir(tid).resolve("status");
         for (String line : readLines(status)) {
             if (line.startsWith("Cpus_allowed_list:")) {
-                return KernelText.parseCpuList(status, line.substring("Cpus_allowed_list:".length()).strip());
+                return KernelText.parseCpuList(
+                        status, line.substring("Cpus_allowed_list:".length()).strip());
             }
         }
         throw NumaspreadException.badInput(status + " has no Cpus_allowed_list line");
@@ -116,7 +117,8 @@ public final class SysfsBackend implements NativeBackend {
             Path link = Files.readSymbolicLink(proc.resolve("thread-self"));
             return Integer.parseInt(link.getFileName().toString());
         } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot read " + proc.resolve("thread-self") + ": " + Errno.describe(e), e);
+            throw NumaspreadException.badInput(
+                    "cannot read " + proc.resolve("thread-self") + ": " + Errno.describe(e), e);
         }
     }
 
@@ -134,12 +136,14 @@ public final class SysfsBackend implements NativeBackend {
 
     @Override
     public void setEpollBusyPoll(int epollFd, EpollBusyPoll params) {
-        throw new UnsupportedOperationException("the sysfs backend cannot call ioctl(EPIOCSPARAMS); use the ffm or jna backend");
+        throw new UnsupportedOperationException(
+                "the sysfs backend cannot call ioctl(EPIOCSPARAMS); use the ffm or jna backend");
     }
 
     @Override
     public EpollBusyPoll epollBusyPoll(int epollFd) {
-        throw new UnsupportedOperationException("the sysfs backend cannot call ioctl(EPIOCGPARAMS); use the ffm or jna backend");
+        throw new UnsupportedOperationException(
+                "the sysfs backend cannot call ioctl(EPIOCGPARAMS); use the ffm or jna backend");
     }
 
     @Override
@@ -149,8 +153,8 @@ public final class SysfsBackend implements NativeBackend {
 
     @Override
     public NetlinkFd openNetlink(int protocol, int groups) {
-        throw new UnsupportedOperationException("the sysfs backend cannot open netlink sockets; use the ffm or jna"
-                + " backend");
+        throw new UnsupportedOperationException(
+                "the sysfs backend cannot open netlink sockets; use the ffm or jna" + " backend");
     }
 
     private Path taskDir(int tid) {

@@ -46,12 +46,14 @@ public final class NetdevNetlink {
     public static final int NETDEV_CMD_QSTATS_GET = 12;
     /** Linux 6.13. */
     public static final int NETDEV_CMD_NAPI_SET = 14;
+
     static final int NETDEV_A_QUEUE_ID = 1;
     static final int NETDEV_A_QUEUE_IFINDEX = 2;
     static final int NETDEV_A_QUEUE_TYPE = 3;
     static final int NETDEV_A_QUEUE_NAPI_ID = 4;
     /** {@code enum netdev_queue_type}. */
     public static final int NETDEV_QUEUE_TYPE_RX = 0;
+
     public static final int NETDEV_QUEUE_TYPE_TX = 1;
     public static final int NETDEV_A_NAPI_IFINDEX = 1;
     static final int NETDEV_A_NAPI_ID = 2;
@@ -59,6 +61,7 @@ public final class NetdevNetlink {
     static final int NETDEV_A_NAPI_PID = 4;
     /** Linux 6.13, as are the two timeouts. */
     static final int NETDEV_A_NAPI_DEFER_HARD_IRQS = 5;
+
     static final int NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT = 6;
     static final int NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7;
     static final int NETDEV_A_QSTATS_IFINDEX = 1;
@@ -84,32 +87,35 @@ public final class NetdevNetlink {
     }
 
     /** One queue from {@code queue-get}; the driver links it to a NAPI instance or not. */
-    public record Queue(int id, int type, int ifindex, OptionalInt napiId) {
-    }
+    public record Queue(int id, int type, int ifindex, OptionalInt napiId) {}
 
     /**
      * One NAPI instance from {@code napi-get}. The IRQ is there when the driver links one, the PID when NAPI is
      * threaded, and the three settings from Linux 6.13.
      */
-    public record Napi(int id, int ifindex, OptionalInt irq, OptionalInt threadPid, OptionalLong deferHardIrqs,
-            OptionalLong groFlushTimeoutNanos, OptionalLong irqSuspendTimeoutNanos) {
-    }
+    public record Napi(
+            int id,
+            int ifindex,
+            OptionalInt irq,
+            OptionalInt threadPid,
+            OptionalLong deferHardIrqs,
+            OptionalLong groFlushTimeoutNanos,
+            OptionalLong irqSuspendTimeoutNanos) {}
 
     /**
      * One queue's counters from {@code qstats-get}: RX or TX, its id, and its packets and bytes in that
      * direction (absent when the driver does not keep them).
      */
-    public record QueueCounts(boolean receive, int queue, OptionalLong packets, OptionalLong bytes) {
-    }
+    public record QueueCounts(boolean receive, int queue, OptionalLong packets, OptionalLong bytes) {}
 
-    private NetdevNetlink() {
-    }
+    private NetdevNetlink() {}
 
     /** A {@code qstats-get} dump of interface {@code ifindex}'s counters, one answer per queue. */
     public static byte[] queueStatsDumpRequest(Family family, int sequence, int ifindex) {
-        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QSTATS_GET,
-                NETDEV_FAMILY_VERSION).u32(NETDEV_A_QSTATS_IFINDEX, ifindex)
-                .u32(NETDEV_A_QSTATS_SCOPE, NETDEV_QSTATS_SCOPE_QUEUE).bytes();
+        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QSTATS_GET, NETDEV_FAMILY_VERSION)
+                .u32(NETDEV_A_QSTATS_IFINDEX, ifindex)
+                .u32(NETDEV_A_QSTATS_SCOPE, NETDEV_QSTATS_SCOPE_QUEUE)
+                .bytes();
     }
 
     /**
@@ -137,8 +143,7 @@ public final class NetdevNetlink {
                     case NETDEV_A_QSTATS_RX_BYTES -> rxBytes = OptionalLong.of(attribute.unsigned());
                     case NETDEV_A_QSTATS_TX_PACKETS -> txPackets = OptionalLong.of(attribute.unsigned());
                     case NETDEV_A_QSTATS_TX_BYTES -> txBytes = OptionalLong.of(attribute.unsigned());
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
             if (type == NETDEV_QUEUE_TYPE_RX) {
@@ -158,35 +163,43 @@ public final class NetdevNetlink {
     /** {@code CTRL_CMD_GETFAMILY} for the netdev family, acknowledged. */
     public static byte[] getFamilyRequest(int sequence) {
         return request(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, sequence, CTRL_CMD_GETFAMILY, 1)
-                .string(CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME).bytes();
+                .string(CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME)
+                .bytes();
     }
 
     /** A {@code queue-get} dump of interface {@code ifindex}'s queues. */
     public static byte[] queueDumpRequest(Family family, int sequence, int ifindex) {
-        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QUEUE_GET,
-                NETDEV_FAMILY_VERSION).u32(NETDEV_A_QUEUE_IFINDEX, ifindex).bytes();
+        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_QUEUE_GET, NETDEV_FAMILY_VERSION)
+                .u32(NETDEV_A_QUEUE_IFINDEX, ifindex)
+                .bytes();
     }
 
     /** A {@code napi-get} dump of interface {@code ifindex}'s NAPI instances. */
     public static byte[] napiDumpRequest(Family family, int sequence, int ifindex) {
-        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_NAPI_GET,
-                NETDEV_FAMILY_VERSION).u32(NETDEV_A_NAPI_IFINDEX, ifindex).bytes();
+        return request(family.id(), NLM_F_REQUEST | NLM_F_DUMP, sequence, NETDEV_CMD_NAPI_GET, NETDEV_FAMILY_VERSION)
+                .u32(NETDEV_A_NAPI_IFINDEX, ifindex)
+                .bytes();
     }
 
     /** A {@code napi-get} of one NAPI instance, acknowledged. */
     public static byte[] napiGetRequest(Family family, int sequence, int napiId) {
-        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_GET,
-                NETDEV_FAMILY_VERSION).u32(NETDEV_A_NAPI_ID, napiId).bytes();
+        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_GET, NETDEV_FAMILY_VERSION)
+                .u32(NETDEV_A_NAPI_ID, napiId)
+                .bytes();
     }
 
     /**
      * A {@code napi-set} of NAPI instance {@code napiId}'s three settings, acknowledged: {@code
      * defer-hard-irqs}, {@code gro-flush-timeout} and {@code irq-suspend-timeout} (both in nanoseconds).
      */
-    public static byte[] napiSetRequest(Family family, int sequence, int napiId, long deferHardIrqs,
-            long groFlushTimeoutNanos, long irqSuspendTimeoutNanos) {
-        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_SET,
-                NETDEV_FAMILY_VERSION)
+    public static byte[] napiSetRequest(
+            Family family,
+            int sequence,
+            int napiId,
+            long deferHardIrqs,
+            long groFlushTimeoutNanos,
+            long irqSuspendTimeoutNanos) {
+        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_SET, NETDEV_FAMILY_VERSION)
                 .u32(NETDEV_A_NAPI_ID, napiId)
                 .u32(NETDEV_A_NAPI_DEFER_HARD_IRQS, deferHardIrqs)
                 .u64(NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT, groFlushTimeoutNanos)
@@ -237,8 +250,7 @@ public final class NetdevNetlink {
                     case NETDEV_A_QUEUE_IFINDEX -> owner = attribute.u32();
                     case NETDEV_A_QUEUE_TYPE -> type = attribute.u32();
                     case NETDEV_A_QUEUE_NAPI_ID -> napiId = OptionalInt.of(attribute.u32());
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
             if (owner == ifindex && id >= 0 && type >= 0) {
@@ -268,8 +280,7 @@ public final class NetdevNetlink {
                     case NETDEV_A_NAPI_DEFER_HARD_IRQS -> deferHardIrqs = OptionalLong.of(attribute.unsigned());
                     case NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT -> groFlushTimeout = OptionalLong.of(attribute.unsigned());
                     case NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT -> irqSuspendTimeout = OptionalLong.of(attribute.unsigned());
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
             if (owner == ifindex && id >= 0) {
@@ -282,14 +293,17 @@ public final class NetdevNetlink {
     /** The attributes after a generic netlink message's two headers. */
     public static List<Attribute> attributes(byte[] message) {
         if (message.length < NLMSG_HDRLEN + GENL_HDRLEN) {
-            throw new IllegalArgumentException("a generic netlink message of " + message.length
-                    + " bytes is shorter than its two headers");
+            throw new IllegalArgumentException(
+                    "a generic netlink message of " + message.length + " bytes is shorter than its two headers");
         }
         return NetlinkCodec.attributes(message, NLMSG_HDRLEN + GENL_HDRLEN);
     }
 
     /** A generic netlink request's two headers; its attributes follow. */
     private static NetlinkCodec.Builder request(int type, int flags, int sequence, int command, int version) {
-        return new NetlinkCodec.Builder(type, flags, sequence).u8(command).u8(version).u16(0);
+        return new NetlinkCodec.Builder(type, flags, sequence)
+                .u8(command)
+                .u8(version)
+                .u16(0);
     }
 }

@@ -37,8 +37,10 @@ public final class NetdevSession implements AutoCloseable {
     /** The netdev family, or empty when the kernel has none (before Linux 6.5). */
     public Optional<NetdevNetlink.Family> family() {
         try {
-            return Optional.of(parse(request(NetdevNetlink::getFamilyRequest, "nlctrl getfamily netdev"),
-                    NetdevNetlink::family, "nlctrl getfamily netdev"));
+            return Optional.of(parse(
+                    request(NetdevNetlink::getFamilyRequest, "nlctrl getfamily netdev"),
+                    NetdevNetlink::family,
+                    "nlctrl getfamily netdev"));
         } catch (NativeCallException e) {
             // ENOENT: the control family's answer when no family has the name asked for.
             if (e.errno() == Errno.ENOENT.number()) {
@@ -67,8 +69,10 @@ public final class NetdevSession implements AutoCloseable {
     }
 
     private static NumaspreadException malformed(String call, IllegalArgumentException e) {
-        return new NumaspreadException(NumaspreadException.Kind.CALL_FAILED, "netlink " + call
-                + ": the kernel's answer is malformed: " + e.getMessage(), e);
+        return new NumaspreadException(
+                NumaspreadException.Kind.CALL_FAILED,
+                "netlink " + call + ": the kernel's answer is malformed: " + e.getMessage(),
+                e);
     }
 
     @Override

@@ -21,6 +21,7 @@ public final class NetlinkCodec {
     public static final int NLMSG_HDRLEN = 16;
     /** The message types that end an answer: an error or acknowledgement, and the end of a dump. */
     public static final int NLMSG_ERROR = 2;
+
     public static final int NLMSG_DONE = 3;
     public static final int NLM_F_REQUEST = 0x1;
     public static final int NLM_F_ACK = 0x4;
@@ -31,8 +32,7 @@ public final class NetlinkCodec {
     /** Attribute types carry NLA_F_NESTED and NLA_F_NET_BYTEORDER in their top bits. */
     public static final int NLA_TYPE_MASK = 0x3fff;
 
-    private NetlinkCodec() {
-    }
+    private NetlinkCodec() {}
 
     /** {@code NLMSG_ALIGN}, {@code NLA_ALIGN}: messages and attributes start on 4-byte boundaries. */
     public static int align(int length) {
@@ -76,11 +76,16 @@ public final class NetlinkCodec {
         while (offset + NLMSG_HDRLEN <= length) {
             int messageLength = buffer.getInt(offset);
             if (messageLength < NLMSG_HDRLEN || offset + messageLength > length) {
-                throw new IllegalArgumentException(source + ": message at byte " + offset + " claims "
-                        + messageLength + " bytes; the datagram has " + (length - offset) + " left");
+                throw new IllegalArgumentException(source + ": message at byte " + offset + " claims " + messageLength
+                        + " bytes; the datagram has " + (length - offset) + " left");
             }
-            messages.add(new Message(buffer, offset, messageLength, Short.toUnsignedInt(buffer.getShort(offset + 4)),
-                    Short.toUnsignedInt(buffer.getShort(offset + 6)), buffer.getInt(offset + 8)));
+            messages.add(new Message(
+                    buffer,
+                    offset,
+                    messageLength,
+                    Short.toUnsignedInt(buffer.getShort(offset + 4)),
+                    Short.toUnsignedInt(buffer.getShort(offset + 6)),
+                    buffer.getInt(offset + 8)));
             offset += align(messageLength);
         }
         return messages;
@@ -149,8 +154,8 @@ public final class NetlinkCodec {
 
         private void require(int bytes) {
             if (valueLength < bytes) {
-                throw new IllegalArgumentException("netlink attribute " + type + " has " + valueLength
-                        + " bytes, fewer than its " + bytes);
+                throw new IllegalArgumentException(
+                        "netlink attribute " + type + " has " + valueLength + " bytes, fewer than its " + bytes);
             }
         }
     }
@@ -163,7 +168,11 @@ public final class NetlinkCodec {
         private final ByteBuffer buffer = ByteBuffer.allocate(256).order(ByteOrder.nativeOrder());
 
         public Builder(int type, int flags, int sequence) {
-            buffer.putInt(0).putShort((short) type).putShort((short) flags).putInt(sequence).putInt(0);
+            buffer.putInt(0)
+                    .putShort((short) type)
+                    .putShort((short) flags)
+                    .putInt(sequence)
+                    .putInt(0);
         }
 
         /** One byte of the fixed header. */
@@ -180,13 +189,17 @@ public final class NetlinkCodec {
 
         /** A 4-byte attribute. */
         public Builder u32(int type, long value) {
-            buffer.putShort((short) (NLA_HDRLEN + Integer.BYTES)).putShort((short) type).putInt((int) value);
+            buffer.putShort((short) (NLA_HDRLEN + Integer.BYTES))
+                    .putShort((short) type)
+                    .putInt((int) value);
             return this;
         }
 
         /** An 8-byte attribute. */
         public Builder u64(int type, long value) {
-            buffer.putShort((short) (NLA_HDRLEN + Long.BYTES)).putShort((short) type).putLong(value);
+            buffer.putShort((short) (NLA_HDRLEN + Long.BYTES))
+                    .putShort((short) type)
+                    .putLong(value);
             return this;
         }
 

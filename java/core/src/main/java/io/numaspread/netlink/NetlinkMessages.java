@@ -33,9 +33,11 @@ public final class NetlinkMessages {
         }
 
         public String describe() {
-            String state = deleted() ? "removed" : (flags & IFF_UP) == 0 ? "down"
-                    : (flags & IFF_LOWER_UP) == 0 ? "up, no carrier" : "up";
-            return name.orElse("ifindex " + index) + " " + (deleted() ? "RTM_DELLINK" : "RTM_NEWLINK") + " (" + state + ")";
+            String state = deleted()
+                    ? "removed"
+                    : (flags & IFF_UP) == 0 ? "down" : (flags & IFF_LOWER_UP) == 0 ? "up, no carrier" : "up";
+            return name.orElse("ifindex " + index) + " " + (deleted() ? "RTM_DELLINK" : "RTM_NEWLINK") + " (" + state
+                    + ")";
         }
     }
 
@@ -50,8 +52,7 @@ public final class NetlinkMessages {
         }
     }
 
-    private NetlinkMessages() {
-    }
+    private NetlinkMessages() {}
 
     /**
      * The link messages in one rtnetlink datagram; other message types are skipped.
@@ -66,7 +67,8 @@ public final class NetlinkMessages {
                 int index = message.buffer().getInt(message.payload() + 4);
                 int flags = message.buffer().getInt(message.payload() + 8);
                 Optional<String> name = message.attributes(IFINFOMSG_LEN).stream()
-                        .filter(attribute -> attribute.type() == IFLA_IFNAME).findFirst()
+                        .filter(attribute -> attribute.type() == IFLA_IFNAME)
+                        .findFirst()
                         .map(NetlinkCodec.Attribute::string);
                 links.add(new Link(type, index, name, flags));
             }

@@ -143,7 +143,10 @@ public final class NetlinkSocket implements AutoCloseable {
         while (true) {
             long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (remainingMillis <= 0) {
-                throw new NativeCallException("netlink " + call, Errno.ETIMEDOUT.number(), Errno.ETIMEDOUT.text(),
+                throw new NativeCallException(
+                        "netlink " + call,
+                        Errno.ETIMEDOUT.number(),
+                        Errno.ETIMEDOUT.text(),
                         "the kernel did not answer in time");
             }
             try {
@@ -162,8 +165,7 @@ public final class NetlinkSocket implements AutoCloseable {
      * Adds the answering messages of one datagram to {@code answer}: true once the answer is complete
      * ({@code NLMSG_DONE} for a dump, the acknowledgement otherwise).
      */
-    static boolean collect(byte[] datagram, int length, int sequence, boolean dump, String call,
-            List<byte[]> answer) {
+    static boolean collect(byte[] datagram, int length, int sequence, boolean dump, String call, List<byte[]> answer) {
         for (NetlinkCodec.Message message : NetlinkCodec.messages(datagram, length, "netlink " + call)) {
             if (message.sequence() != sequence) {
                 throw new IllegalArgumentException("netlink " + call + ": a message carries sequence number "
@@ -173,11 +175,15 @@ public final class NetlinkSocket implements AutoCloseable {
             if (message.type() == NLMSG_ERROR || message.type() == NLMSG_DONE) {
                 // Both carry an int: 0, or a negative errno (a dump can fail after its first datagrams).
                 int error = message.length() >= NLMSG_HDRLEN + Integer.BYTES
-                        ? message.buffer().getInt(message.payload()) : 0;
+                        ? message.buffer().getInt(message.payload())
+                        : 0;
                 if (error < 0) {
                     Errno errno = Errno.ofNumber(-error);
-                    throw new NativeCallException("netlink " + call, -error,
-                            errno == Errno.UNKNOWN ? "errno " + -error : errno.text(), "the kernel refused the request");
+                    throw new NativeCallException(
+                            "netlink " + call,
+                            -error,
+                            errno == Errno.UNKNOWN ? "errno " + -error : errno.text(),
+                            "the kernel refused the request");
                 }
                 if (message.type() == NLMSG_DONE || !dump) {
                     return true;

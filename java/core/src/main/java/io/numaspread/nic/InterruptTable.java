@@ -79,14 +79,16 @@ public final class InterruptTable {
             String[] tokens = row.substring(colon + 1).trim().split("\\s+");
             Map<Integer, Long> counts = new LinkedHashMap<>();
             int column = 0;
-            while (column < cpus.size() && column < tokens.length && isCount(tokens[column])
+            while (column < cpus.size()
+                    && column < tokens.length
+                    && isCount(tokens[column])
                     && tokens[column].length() <= 19) {
                 counts.put(cpus.get(column), Long.parseLong(tokens[column]));
                 column++;
             }
             if (column < cpus.size()) {
-                throw new IllegalArgumentException("line for IRQ " + irq + " has "
-                        + column + " counts for " + cpus.size() + " CPU columns: \"" + row + "\"");
+                throw new IllegalArgumentException("line for IRQ " + irq + " has " + column + " counts for "
+                        + cpus.size() + " CPU columns: \"" + row + "\"");
             }
             lines.put(irq, new Line(irq, nameOf(tokens, column), counts));
         }
@@ -145,7 +147,10 @@ public final class InterruptTable {
 
     /** The lowest IRQ named {@code name}, if any. */
     public Optional<Integer> numberOf(String name) {
-        return lines.values().stream().filter(line -> line.name().equals(name)).map(Line::irq).min(Integer::compare);
+        return lines.values().stream()
+                .filter(line -> line.name().equals(name))
+                .map(Line::irq)
+                .min(Integer::compare);
     }
 
     /** The name of {@code irq}, or the empty string when the kernel prints none (no handler requested). */

@@ -20,8 +20,7 @@ public final class NapiConfig {
     /** The kernel that first has {@code napi-set} and the settings in {@code napi-get}. */
     public static final String NEEDED_KERNEL = "Linux 6.13";
 
-    private NapiConfig() {
-    }
+    private NapiConfig() {}
 
     /**
      * NAPI {@code napiId}'s settings, from {@code napi-get}.
@@ -33,19 +32,28 @@ public final class NapiConfig {
         try (NetdevSession session = openSession(paths, backend, "reading NAPI settings")) {
             NetdevNetlink.Family family = requireNapiSet(paths, session, "reading NAPI settings");
             String call = "netdev napi-get " + napiId;
-            List<NetdevNetlink.Napi> napis = NetdevSession.parse(session.request(
-                    sequence -> NetdevNetlink.napiGetRequest(family, sequence, napiId), call),
-                    NapiConfig::anyInterface, call);
-            NetdevNetlink.Napi napi = napis.stream().filter(found -> found.id() == napiId).findFirst()
-                    .orElseThrow(() -> new NumaspreadException(NumaspreadException.Kind.CALL_FAILED,
+            List<NetdevNetlink.Napi> napis = NetdevSession.parse(
+                    session.request(sequence -> NetdevNetlink.napiGetRequest(family, sequence, napiId), call),
+                    NapiConfig::anyInterface,
+                    call);
+            NetdevNetlink.Napi napi = napis.stream()
+                    .filter(found -> found.id() == napiId)
+                    .findFirst()
+                    .orElseThrow(() -> new NumaspreadException(
+                            NumaspreadException.Kind.CALL_FAILED,
                             "netlink " + call + ": the kernel answered without NAPI " + napiId));
-            if (napi.deferHardIrqs().isEmpty() || napi.groFlushTimeoutNanos().isEmpty()
+            if (napi.deferHardIrqs().isEmpty()
+                    || napi.groFlushTimeoutNanos().isEmpty()
                     || napi.irqSuspendTimeoutNanos().isEmpty()) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "reading NAPI settings needs "
-                        + NEEDED_KERNEL + " or newer; kernel " + NapiDiscovery.kernelRelease(paths)
-                        + "'s napi-get does not report them");
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "reading NAPI settings needs "
+                                + NEEDED_KERNEL + " or newer; kernel " + NapiDiscovery.kernelRelease(paths)
+                                + "'s napi-get does not report them");
             }
-            return new NapiSettings(napi.deferHardIrqs().getAsLong(), napi.groFlushTimeoutNanos().getAsLong(),
+            return new NapiSettings(
+                    napi.deferHardIrqs().getAsLong(),
+                    napi.groFlushTimeoutNanos().getAsLong(),
                     napi.irqSuspendTimeoutNanos().getAsLong());
         }
     }
@@ -59,28 +67,40 @@ public final class NapiConfig {
     public static void write(KernelPaths paths, NativeBackend backend, int napiId, NapiSettings settings) {
         try (NetdevSession session = openSession(paths, backend, "napi-set")) {
             NetdevNetlink.Family family = requireNapiSet(paths, session, "napi-set");
-            session.request(sequence -> NetdevNetlink.napiSetRequest(family, sequence, napiId,
-                    settings.deferHardIrqs(), settings.groFlushTimeoutNanos(), settings.irqSuspendTimeoutNanos()),
+            session.request(
+                    sequence -> NetdevNetlink.napiSetRequest(
+                            family,
+                            sequence,
+                            napiId,
+                            settings.deferHardIrqs(),
+                            settings.groFlushTimeoutNanos(),
+                            settings.irqSuspendTimeoutNanos()),
                     "netdev napi-set " + napiId);
         }
     }
 
     /** {@code napi-get} of one NAPI answers for whichever interface it belongs to. */
     private static List<NetdevNetlink.Napi> anyInterface(List<byte[]> answer) {
-        return answer.stream().flatMap(message -> {
-            int ifindex = NetdevNetlink.attributes(message).stream()
-                    .filter(attribute -> attribute.type() == NetdevNetlink.NETDEV_A_NAPI_IFINDEX)
-                    .mapToInt(NetlinkCodec.Attribute::u32).findFirst().orElse(-1);
-            return NetdevNetlink.napis(List.of(message), ifindex).stream();
-        }).toList();
+        return answer.stream()
+                .flatMap(message -> {
+                    int ifindex = NetdevNetlink.attributes(message).stream()
+                            .filter(attribute -> attribute.type() == NetdevNetlink.NETDEV_A_NAPI_IFINDEX)
+                            .mapToInt(NetlinkCodec.Attribute::u32)
+                            .findFirst()
+                            .orElse(-1);
+                    return NetdevNetlink.napis(List.of(message), ifindex).stream();
+                })
+                .toList();
     }
 
     private static NetdevSession openSession(KernelPaths paths, NativeBackend backend, String what) {
         Optional<NetdevSession> session = NetdevSession.open(backend);
         if (session.isEmpty()) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, what + " needs netdev netlink ("
-                    + NEEDED_KERNEL + " or newer) through the ffm or jna backend; the "
-                    + backend.kind().name().toLowerCase(Locale.ROOT) + " backend has no netlink");
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    what + " needs netdev netlink ("
+                            + NEEDED_KERNEL + " or newer) through the ffm or jna backend; the "
+                            + backend.kind().name().toLowerCase(Locale.ROOT) + " backend has no netlink");
         }
         return session.get();
     }
@@ -88,9 +108,11 @@ public final class NapiConfig {
     private static NetdevNetlink.Family requireNapiSet(KernelPaths paths, NetdevSession session, String what) {
         Optional<NetdevNetlink.Family> family = session.family();
         if (family.isEmpty() || !family.get().has(NetdevNetlink.NETDEV_CMD_NAPI_SET)) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, what + " needs " + NEEDED_KERNEL
-                    + " or newer (netdev netlink napi-set); kernel " + NapiDiscovery.kernelRelease(paths)
-                    + (family.isEmpty() ? " has no netdev netlink family" : "'s netdev family lacks napi-set"));
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    what + " needs " + NEEDED_KERNEL
+                            + " or newer (netdev netlink napi-set); kernel " + NapiDiscovery.kernelRelease(paths)
+                            + (family.isEmpty() ? " has no netdev netlink family" : "'s netdev family lacks napi-set"));
         }
         return family.get();
     }

@@ -33,8 +33,7 @@ import java.util.TreeMap;
  * </ul>
  */
 public final class NapiDiscovery {
-    private NapiDiscovery() {
-    }
+    private NapiDiscovery() {}
 
     /**
      * The NAPI instances of {@code iface}, from netdev netlink where the kernel has it, otherwise a map with
@@ -50,41 +49,49 @@ public final class NapiDiscovery {
         }
         Optional<NetdevSession> opened = NetdevSession.open(backend);
         if (opened.isEmpty()) {
-            return interrupts(iface, "the " + backend.kind().name().toLowerCase(Locale.ROOT)
-                    + " backend has no netlink to ask netdev for NAPI IDs");
+            return interrupts(
+                    iface,
+                    "the " + backend.kind().name().toLowerCase(Locale.ROOT)
+                            + " backend has no netlink to ask netdev for NAPI IDs");
         }
         try (NetdevSession session = opened.get()) {
             int ifindex = parseIfindex(netDir.resolve("ifindex"));
-            int rxQueues = NicDiscovery.numbersIn(netDir.resolve("queues"), "rx-").size();
+            int rxQueues =
+                    NicDiscovery.numbersIn(netDir.resolve("queues"), "rx-").size();
             String release = kernelRelease(paths);
             Optional<NetdevNetlink.Family> found = session.family();
             if (found.isEmpty()) {
-                return interrupts(iface, "kernel " + release + " has no netdev generic netlink family "
-                        + "(queue-get and napi-get need Linux 6.8+)");
+                return interrupts(
+                        iface,
+                        "kernel " + release + " has no netdev generic netlink family "
+                                + "(queue-get and napi-get need Linux 6.8+)");
             }
             NetdevNetlink.Family family = found.get();
             if (!family.has(NetdevNetlink.NETDEV_CMD_NAPI_GET)) {
-                return interrupts(iface, "kernel " + release + "'s netdev netlink family has no napi-get "
-                        + "(Linux 6.8+)");
+                return interrupts(
+                        iface, "kernel " + release + "'s netdev netlink family has no napi-get " + "(Linux 6.8+)");
             }
             List<NetdevNetlink.Queue> queues = List.of();
             if (family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET)) {
                 String call = "netdev queue-get " + iface;
-                queues = NetdevSession.parse(session.request(
-                        sequence -> NetdevNetlink.queueDumpRequest(family, sequence, ifindex), call),
-                        answer -> NetdevNetlink.queues(answer, ifindex), call);
+                queues = NetdevSession.parse(
+                        session.request(sequence -> NetdevNetlink.queueDumpRequest(family, sequence, ifindex), call),
+                        answer -> NetdevNetlink.queues(answer, ifindex),
+                        call);
             }
             String call = "netdev napi-get " + iface;
-            List<NetdevNetlink.Napi> napis = NetdevSession.parse(session.request(
-                    sequence -> NetdevNetlink.napiDumpRequest(family, sequence, ifindex), call),
-                    answer -> NetdevNetlink.napis(answer, ifindex), call);
+            List<NetdevNetlink.Napi> napis = NetdevSession.parse(
+                    session.request(sequence -> NetdevNetlink.napiDumpRequest(family, sequence, ifindex), call),
+                    answer -> NetdevNetlink.napis(answer, ifindex),
+                    call);
             return fromNetlink(iface, queues, napis, rxQueues);
         }
     }
 
     /** The running kernel's release, for messages; "unknown" when /proc does not say. */
     static String kernelRelease(KernelPaths paths) {
-        return KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease")).orElse("unknown");
+        return KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease"))
+                .orElse("unknown");
     }
 
     /**
@@ -93,13 +100,16 @@ public final class NapiDiscovery {
      *
      * @param rxQueues how many receive queues the interface has ({@code queues/rx-*} in sysfs)
      */
-    static NapiMap fromNetlink(InterfaceName iface, List<NetdevNetlink.Queue> queues, List<NetdevNetlink.Napi> napis,
-            int rxQueues) {
-        List<NetdevNetlink.Napi> byId = napis.stream().filter(napi -> napi.id() >= NapiInstance.MIN_NAPI_ID)
-                .sorted(Comparator.comparingInt(NetdevNetlink.Napi::id)).toList();
+    static NapiMap fromNetlink(
+            InterfaceName iface, List<NetdevNetlink.Queue> queues, List<NetdevNetlink.Napi> napis, int rxQueues) {
+        List<NetdevNetlink.Napi> byId = napis.stream()
+                .filter(napi -> napi.id() >= NapiInstance.MIN_NAPI_ID)
+                .sorted(Comparator.comparingInt(NetdevNetlink.Napi::id))
+                .toList();
         Map<Integer, Integer> rxQueueOfNapi = new TreeMap<>();
         for (NetdevNetlink.Queue queue : queues) {
-            if (queue.type() == NetdevNetlink.NETDEV_QUEUE_TYPE_RX && queue.napiId().isPresent()) {
+            if (queue.type() == NetdevNetlink.NETDEV_QUEUE_TYPE_RX
+                    && queue.napiId().isPresent()) {
                 rxQueueOfNapi.merge(queue.napiId().getAsInt(), queue.id(), Math::min);
             }
         }
@@ -108,28 +118,40 @@ public final class NapiDiscovery {
             List<NapiInstance> instances = new ArrayList<>();
             for (NetdevNetlink.Napi napi : byId) {
                 Integer queue = rxQueueOfNapi.get(napi.id());
-                instances.add(new NapiInstance(napi.id(), queue == null ? OptionalInt.empty() : OptionalInt.of(queue),
-                        napi.irq(), napi.threadPid()));
+                instances.add(new NapiInstance(
+                        napi.id(),
+                        queue == null ? OptionalInt.empty() : OptionalInt.of(queue),
+                        napi.irq(),
+                        napi.threadPid()));
             }
-            return new NapiMap(iface, instances, NapiSource.NETLINK, "netdev netlink: queue-get links "
-                    + rxQueueOfNapi.size() + " of " + rxQueues + " rx queues to NAPI IDs; napi-get gives "
-                    + napiCount(byId.size()) + irqsNote(byId) + threads);
+            return new NapiMap(
+                    iface,
+                    instances,
+                    NapiSource.NETLINK,
+                    "netdev netlink: queue-get links "
+                            + rxQueueOfNapi.size() + " of " + rxQueues + " rx queues to NAPI IDs; napi-get gives "
+                            + napiCount(byId.size()) + irqsNote(byId) + threads);
         }
         boolean derivable = byId.size() == rxQueues;
         List<NapiInstance> instances = new ArrayList<>();
         for (int i = 0; i < byId.size(); i++) {
             NetdevNetlink.Napi napi = byId.get(i);
-            instances.add(new NapiInstance(napi.id(), derivable ? OptionalInt.of(i) : OptionalInt.empty(), napi.irq(),
-                    napi.threadPid()));
+            instances.add(new NapiInstance(
+                    napi.id(), derivable ? OptionalInt.of(i) : OptionalInt.empty(), napi.irq(), napi.threadPid()));
         }
         String derivation = derivable
                 ? "rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links none (virtio_net "
                         + "before about Linux 6.14) registers one NAPI per rx queue, in queue order, at probe"
                 : "the " + napiCount(byId.size()) + " cannot be matched to " + rxQueues + " rx queues, so no queue "
                         + "is assigned";
-        return new NapiMap(iface, instances, NapiSource.NETLINK_DERIVED, "netdev netlink: napi-get gives "
-                + napiCount(byId.size()) + irqsNote(byId) + threads + ", but queue-get links no rx queue to them; "
-                + derivation);
+        return new NapiMap(
+                iface,
+                instances,
+                NapiSource.NETLINK_DERIVED,
+                "netdev netlink: napi-get gives "
+                        + napiCount(byId.size()) + irqsNote(byId) + threads
+                        + ", but queue-get links no rx queue to them; "
+                        + derivation);
     }
 
     private static String napiCount(int count) {
@@ -138,19 +160,25 @@ public final class NapiDiscovery {
 
     private static String irqsNote(List<NetdevNetlink.Napi> napis) {
         long withIrq = napis.stream().filter(napi -> napi.irq().isPresent()).count();
-        return withIrq == napis.size() ? " with their IRQs" : withIrq == 0 ? " without IRQs" : ", " + withIrq
-                + " with IRQs";
+        return withIrq == napis.size()
+                ? " with their IRQs"
+                : withIrq == 0 ? " without IRQs" : ", " + withIrq + " with IRQs";
     }
 
     private static String threadsNote(List<NetdevNetlink.Napi> napis) {
-        long threaded = napis.stream().filter(napi -> napi.threadPid().isPresent()).count();
-        return threaded == 0 ? ", NAPI not threaded" : threaded == napis.size() ? ", threaded (thread PIDs)"
-                : ", " + threaded + " threaded";
+        long threaded =
+                napis.stream().filter(napi -> napi.threadPid().isPresent()).count();
+        return threaded == 0
+                ? ", NAPI not threaded"
+                : threaded == napis.size() ? ", threaded (thread PIDs)" : ", " + threaded + " threaded";
     }
 
     private static NapiMap interrupts(InterfaceName iface, String why) {
-        return new NapiMap(iface, List.of(), NapiSource.INTERRUPTS, why + "; queues are known by their IRQs in "
-                + "/proc/interrupts only");
+        return new NapiMap(
+                iface,
+                List.of(),
+                NapiSource.INTERRUPTS,
+                why + "; queues are known by their IRQs in " + "/proc/interrupts only");
     }
 
     /** An interface's {@code ifindex} file, read. */
@@ -159,8 +187,8 @@ public final class NapiDiscovery {
         try {
             return Integer.parseInt(text);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput(file + " holds \"" + KernelText.escape(text)
-                    + "\", not an interface index");
+            throw NumaspreadException.badInput(
+                    file + " holds \"" + KernelText.escape(text) + "\", not an interface index");
         }
     }
 }

@@ -21,8 +21,14 @@ import java.util.Optional;
  * @param localCpus the function's {@code local_cpulist}; empty when absent
  * @param txQueues the indices of {@code queues/tx-N}
  */
-public record Nic(InterfaceName name, String driver, Path pciFunction, int numaNode, CpuSet localCpus,
-        QueueNaming.Grouping grouping, List<Integer> txQueues) {
+public record Nic(
+        InterfaceName name,
+        String driver,
+        Path pciFunction,
+        int numaNode,
+        CpuSet localCpus,
+        QueueNaming.Grouping grouping,
+        List<Integer> txQueues) {
     public Nic {
         txQueues = List.copyOf(txQueues);
     }
@@ -65,7 +71,9 @@ public record Nic(InterfaceName name, String driver, Path pciFunction, int numaN
         if (local.isEmpty()) {
             return Optional.empty();
         }
-        List<NumaNode> holding = topology.nodes().stream().filter(n -> n.cpus().intersects(local)).toList();
+        List<NumaNode> holding = topology.nodes().stream()
+                .filter(n -> n.cpus().intersects(local))
+                .toList();
         return holding.size() == 1 ? Optional.of(holding.get(0).id()) : Optional.empty();
     }
 
@@ -84,8 +92,14 @@ public record Nic(InterfaceName name, String driver, Path pciFunction, int numaN
      */
     public PlanRequest planRequest(Topology topology, Purpose purpose) {
         Mode mode = purpose == Purpose.IRQS ? Mode.CPU : Mode.SIBLINGS;
-        return new PlanRequest(origin(topology).map(List::of).orElse(List.of()), queues().size(), mode, purpose,
-                Optional.empty(), CpuSet.EMPTY, false);
+        return new PlanRequest(
+                origin(topology).map(List::of).orElse(List.of()),
+                queues().size(),
+                mode,
+                purpose,
+                Optional.empty(),
+                CpuSet.EMPTY,
+                false);
     }
 
     /** How the origin was found, for people: "numa_node 1" or "numa_node -1, local_cpulist 0-1: node 0". */

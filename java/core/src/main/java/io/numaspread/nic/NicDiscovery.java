@@ -9,7 +9,6 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,8 +20,7 @@ import java.util.stream.Stream;
 
 /** Finds a NIC's PCI function, vectors and queues in a sysfs tree and a proc tree. Reads only. */
 public final class NicDiscovery {
-    private NicDiscovery() {
-    }
+    private NicDiscovery() {}
 
     /**
      * @throws NumaspreadException (bad input) when the interface does not exist, is virtual, has no MSI vectors,
@@ -36,8 +34,8 @@ public final class NicDiscovery {
         }
         Path device = netDir.resolve("device");
         if (!Files.exists(device)) {
-            throw NumaspreadException.badInput(iface + " is a virtual interface (" + device
-                    + " does not exist): it has no queue IRQs");
+            throw NumaspreadException.badInput(
+                    iface + " is a virtual interface (" + device + " does not exist): it has no queue IRQs");
         }
         Path pciFunction = msiOwner(iface, device, paths);
         List<Integer> irqs = numbersIn(pciFunction.resolve("msi_irqs"), "");
@@ -53,8 +51,8 @@ public final class NicDiscovery {
             }
         }
         if (named.isEmpty()) {
-            throw NumaspreadException.badInput(iface + "'s " + irqs.size() + " vectors (IRQs " + irqs + ") have no handler in "
-                    + paths.interrupts() + ": is " + iface + " up?");
+            throw NumaspreadException.badInput(iface + "'s " + irqs.size() + " vectors (IRQs " + irqs
+                    + ") have no handler in " + paths.interrupts() + ": is " + iface + " up?");
         }
         QueueNaming.Grouping grouping = QueueNaming.group(iface, named);
         if (!unnamed.isEmpty()) {
@@ -62,11 +60,19 @@ public final class NicDiscovery {
             all.addAll(unnamed);
             grouping = new QueueNaming.Grouping(grouping.scheme(), grouping.recognised(), all);
         }
-        int numaNode = KernelText.readOptional(pciFunction.resolve("numa_node")).map(text -> parseInt(pciFunction.resolve("numa_node"), text))
+        int numaNode = KernelText.readOptional(pciFunction.resolve("numa_node"))
+                .map(text -> parseInt(pciFunction.resolve("numa_node"), text))
                 .orElse(-1);
         CpuSet localCpus = KernelText.readOptional(pciFunction.resolve("local_cpulist"))
-                .map(text -> KernelText.parseCpuList(pciFunction.resolve("local_cpulist"), text)).orElse(CpuSet.EMPTY);
-        return new Nic(iface, driverOf(device), pciFunction, numaNode, localCpus, grouping,
+                .map(text -> KernelText.parseCpuList(pciFunction.resolve("local_cpulist"), text))
+                .orElse(CpuSet.EMPTY);
+        return new Nic(
+                iface,
+                driverOf(device),
+                pciFunction,
+                numaNode,
+                localCpus,
+                grouping,
                 numbersIn(netDir.resolve("queues"), "tx-"));
     }
 
@@ -94,8 +100,8 @@ public final class NicDiscovery {
                     bestMetric = metric;
                 }
             } catch (NumberFormatException e) {
-                throw NumaspreadException.badInput(paths.defaultRoutes() + ": malformed line \""
-                        + KernelText.escape(line.trim()) + "\"");
+                throw NumaspreadException.badInput(
+                        paths.defaultRoutes() + ": malformed line \"" + KernelText.escape(line.trim()) + "\"");
             }
         }
         return Optional.ofNullable(best).map(InterfaceName::new);
@@ -116,8 +122,8 @@ public final class NicDiscovery {
                 return dir;
             }
         }
-        throw NumaspreadException.badInput(iface + "'s device " + start + " and its parents have no msi_irqs/: "
-                + iface + " has no MSI/MSI-X vectors to place");
+        throw NumaspreadException.badInput(iface + "'s device " + start + " and its parents have no msi_irqs/: " + iface
+                + " has no MSI/MSI-X vectors to place");
     }
 
     private static String driverOf(Path device) {
@@ -137,7 +143,9 @@ public final class NicDiscovery {
         TreeSet<Integer> numbers = new TreeSet<>();
         try (Stream<Path> entries = Files.list(dir)) {
             entries.map(p -> p.getFileName().toString())
-                    .filter(n -> n.startsWith(prefix) && n.length() > prefix.length() && n.length() < prefix.length() + 10
+                    .filter(n -> n.startsWith(prefix)
+                            && n.length() > prefix.length()
+                            && n.length() < prefix.length() + 10
                             && n.substring(prefix.length()).chars().allMatch(Character::isDigit))
                     .forEach(n -> numbers.add(Integer.parseInt(n.substring(prefix.length()))));
         } catch (IOException e) {

@@ -8,5 +8,4 @@ import java.util.OptionalLong;
  * queue the packets and bytes it passed to the stack, for a transmit queue those it sent. Empty where the driver
  * does not count.
  */
-public record QueueCounters(boolean receive, int queue, OptionalLong packets, OptionalLong bytes) {
-}
+public record QueueCounters(boolean receive, int queue, OptionalLong packets, OptionalLong bytes) {}

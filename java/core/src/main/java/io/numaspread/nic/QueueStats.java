@@ -15,8 +15,7 @@ import java.util.Optional;
 /** Reads a NIC's per-queue counters through netdev {@code qstats-get} (Linux 6.10+). */
 public final class QueueStats {
 
-    private QueueStats() {
-    }
+    private QueueStats() {}
 
     /**
      * The per-queue counters of {@code iface}, or empty when they cannot be had: a backend without netlink, a
@@ -37,9 +36,11 @@ public final class QueueStats {
             int ifindex = NapiDiscovery.parseIfindex(paths.netDevice(iface).resolve("ifindex"));
             String call = "netdev qstats-get " + iface;
             try {
-                return Optional.of(NetdevSession.parse(session.request(
-                        sequence -> NetdevNetlink.queueStatsDumpRequest(family.get(), sequence, ifindex), call),
-                        answer -> counters(NetdevNetlink.queueCounters(answer, ifindex)), call));
+                return Optional.of(NetdevSession.parse(
+                        session.request(
+                                sequence -> NetdevNetlink.queueStatsDumpRequest(family.get(), sequence, ifindex), call),
+                        answer -> counters(NetdevNetlink.queueCounters(answer, ifindex)),
+                        call));
             } catch (NativeCallException e) {
                 // EOPNOTSUPP: the driver keeps no per-queue counters.
                 if (e.errno() == Errno.EOPNOTSUPP.number()) {
@@ -51,7 +52,8 @@ public final class QueueStats {
     }
 
     private static List<QueueCounters> counters(List<NetdevNetlink.QueueCounts> counts) {
-        return counts.stream().map(count -> new QueueCounters(count.receive(), count.queue(), count.packets(),
-                count.bytes())).toList();
+        return counts.stream()
+                .map(count -> new QueueCounters(count.receive(), count.queue(), count.packets(), count.bytes()))
+                .toList();
     }
 }

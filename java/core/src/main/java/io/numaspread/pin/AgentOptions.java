@@ -26,8 +26,15 @@ import java.util.OptionalInt;
  *     pinning
  * @param verbose print each pin to stderr, not only failures
  */
-public record AgentOptions(List<String> globs, Optional<InterfaceName> nic, OptionalInt node, OptionalInt count,
-        Mode mode, boolean applyIrqs, boolean strict, boolean verbose) {
+public record AgentOptions(
+        List<String> globs,
+        Optional<InterfaceName> nic,
+        OptionalInt node,
+        OptionalInt count,
+        Mode mode,
+        boolean applyIrqs,
+        boolean strict,
+        boolean verbose) {
 
     public static final String SYNTAX = "threads=GLOB[|GLOB...],(nic=IFACE|node=N,count=K)[,mode=siblings|cpu]"
             + "[,irqs=apply][,strict=true][,verbose=true]";
@@ -35,8 +42,7 @@ public record AgentOptions(List<String> globs, Optional<InterfaceName> nic, Opti
     /** The keys, in the order {@link #SYNTAX} gives them. */
     public static final String KEYS = "[threads, nic, node, count, mode, irqs, strict, verbose]";
 
-    private static final String[] KEY_NAMES = {"threads", "nic", "node", "count", "mode", "irqs", "strict",
-        "verbose"};
+    private static final String[] KEY_NAMES = {"threads", "nic", "node", "count", "mode", "irqs", "strict", "verbose"};
     private static final int THREADS = 0;
     private static final int NIC = 1;
     private static final int NODE = 2;
@@ -86,20 +92,28 @@ public record AgentOptions(List<String> globs, Optional<InterfaceName> nic, Opti
         OptionalInt node = number(values[NODE], "node", 0);
         OptionalInt count = number(values[COUNT], "count", 1);
         if ((values[NIC] != null) == node.isPresent()) {
-            throw NumaspreadException.badInput(node.isPresent() ? "give nic= or node=, not both"
-                    : "nic=IFACE or node=N,count=K is missing; use " + SYNTAX);
+            throw NumaspreadException.badInput(
+                    node.isPresent()
+                            ? "give nic= or node=, not both"
+                            : "nic=IFACE or node=N,count=K is missing; use " + SYNTAX);
         }
         if (node.isPresent() && count.isEmpty()) {
             throw NumaspreadException.badInput("node=" + node.getAsInt() + " needs count=K");
         }
-        Optional<InterfaceName> nic = values[NIC] == null ? Optional.empty()
-                : Optional.of(new InterfaceName(values[NIC]));
+        Optional<InterfaceName> nic =
+                values[NIC] == null ? Optional.empty() : Optional.of(new InterfaceName(values[NIC]));
         boolean applyIrqs = choice(values[IRQS], "irqs", "apply", null, "[apply]");
         if (applyIrqs && nic.isEmpty()) {
             throw NumaspreadException.badInput("irqs=apply needs nic=IFACE");
         }
         Mode mode = choice(values[MODE], "mode", "cpu", "siblings", "[siblings, cpu]") ? Mode.CPU : Mode.SIBLINGS;
-        return new AgentOptions(split(values[THREADS], '|'), nic, node, count, mode, applyIrqs,
+        return new AgentOptions(
+                split(values[THREADS], '|'),
+                nic,
+                node,
+                count,
+                mode,
+                applyIrqs,
                 choice(values[STRICT], "strict", "true", "false", "[true, false]"),
                 choice(values[VERBOSE], "verbose", "true", "false", "[true, false]"));
     }

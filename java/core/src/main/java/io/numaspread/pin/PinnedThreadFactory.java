@@ -72,11 +72,21 @@ public final class PinnedThreadFactory implements ThreadFactory {
         try {
             pinner.pinCurrentThread(assignment.cpus());
             pins.add(new ThreadPin(index, name, tid, assignment, null));
-            LOG.log(Level.INFO, "thread {0} (tid {1}) pinned to CPUs {2}: assignment {3}, node {4}",
-                    name, Integer.toString(tid), assignment.cpus(), assignment.index(), assignment.node());
+            LOG.log(
+                    Level.INFO,
+                    "thread {0} (tid {1}) pinned to CPUs {2}: assignment {3}, node {4}",
+                    name,
+                    Integer.toString(tid),
+                    assignment.cpus(),
+                    assignment.index(),
+                    assignment.node());
         } catch (RuntimeException e) {
             pins.add(new ThreadPin(index, name, tid, assignment, e.getMessage()));
-            LOG.log(Level.WARNING, "thread {0} (tid {1}) runs unpinned: {2}", name, Integer.toString(tid),
+            LOG.log(
+                    Level.WARNING,
+                    "thread {0} (tid {1}) runs unpinned: {2}",
+                    name,
+                    Integer.toString(tid),
                     e.getMessage());
         }
     }
@@ -110,8 +120,9 @@ public final class PinnedThreadFactory implements ThreadFactory {
             try {
                 String.format(Locale.ROOT, format, 0);
             } catch (IllegalFormatException e) {
-                throw new IllegalArgumentException("thread name pattern \"" + format + "\" is not a format for one "
-                        + "int: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "thread name pattern \"" + format + "\" is not a format for one " + "int: " + e.getMessage(),
+                        e);
             }
             this.nameFormat = format;
             return this;

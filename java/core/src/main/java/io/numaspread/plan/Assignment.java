@@ -16,8 +16,8 @@ import java.util.OptionalInt;
  * @param pass 0 while every CPU has at most one queue, 1 when CPUs take a second, and so on
  * @param origin the origin node the queue belongs to; empty when it has none
  */
-public record Assignment(int index, CpuSet cpus, int cpu, int node, OptionalInt distance, int level, int pass,
-        OptionalInt origin) {
+public record Assignment(
+        int index, CpuSet cpus, int cpu, int node, OptionalInt distance, int level, int pass, OptionalInt origin) {
 
     /** An assignment of a plan with at most one origin, which the queue's distance does not name. */
     public Assignment(int index, CpuSet cpus, int cpu, int node, OptionalInt distance, int level, int pass) {

@@ -194,8 +194,14 @@ final class Layout {
         for (int g = 0; g < groups; g++) {
             byLevel[next[groupLevel[g]]++] = g;
         }
-        return new View(origin, origin >= 0 ? OptionalInt.of(origin) : OptionalInt.empty(), unique, groupLevel,
-                levelStart, byLevel, reported);
+        return new View(
+                origin,
+                origin >= 0 ? OptionalInt.of(origin) : OptionalInt.empty(),
+                unique,
+                groupLevel,
+                levelStart,
+                byLevel,
+                reported);
     }
 
     /**
@@ -204,7 +210,13 @@ final class Layout {
      * @param byLevel the groups ordered by level, then by lowest CPU; level l is
      *     {@code byLevel[levelStart[l] .. levelStart[l + 1])}
      */
-    record View(int origin, OptionalInt originNode, int levels, int[] groupLevel, int[] levelStart, int[] byLevel,
+    record View(
+            int origin,
+            OptionalInt originNode,
+            int levels,
+            int[] groupLevel,
+            int[] levelStart,
+            int[] byLevel,
             OptionalInt[] distanceBySlot) {
         OptionalInt distanceTo(int nodeId) {
             return distanceBySlot[nodeId + 1];

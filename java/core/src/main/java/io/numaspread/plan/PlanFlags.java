@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param cpus replaces the allowed set, when present
  * @param exclude replaces the excluded CPUs, when present
  */
-public record PlanFlags(Optional<Mode> mode, Policy policy, boolean skipFirst, Optional<CpuSet> cpus,
-        Optional<CpuSet> exclude) {
+public record PlanFlags(
+        Optional<Mode> mode, Policy policy, boolean skipFirst, Optional<CpuSet> cpus, Optional<CpuSet> exclude) {
     /** {@code base} (origins, count and purpose from {@code --node/--count} or a NIC) with these choices. */
     public PlanRequest applyTo(PlanRequest base) {
         PlanRequest request = base.withPolicy(policy).withSkipFirst(skipFirst);

@@ -27,8 +27,15 @@ import java.util.Optional;
  * @param skipFirst each origin's first slot is computed but gets no queue (mana leaves it to its control IRQ)
  * @param policy how the priorities rank; {@link Policy#KERNEL} by default
  */
-public record PlanRequest(List<Integer> origins, int count, Mode mode, Purpose purpose, Optional<CpuSet> cpus,
-        CpuSet exclude, boolean skipFirst, Policy policy) {
+public record PlanRequest(
+        List<Integer> origins,
+        int count,
+        Mode mode,
+        Purpose purpose,
+        Optional<CpuSet> cpus,
+        CpuSet exclude,
+        boolean skipFirst,
+        Policy policy) {
 
     /** The most queues one plan may hold, so that a typo in a count fails instead of exhausting memory. */
     public static final int MAX_QUEUES = 1 << 20;
@@ -44,14 +51,20 @@ public record PlanRequest(List<Integer> origins, int count, Mode mode, Purpose p
             }
         }
         if ((long) count * Math.max(1, origins.size()) > MAX_QUEUES) {
-            throw new IllegalArgumentException("the queue count " + count + " is beyond the " + MAX_QUEUES
-                    + " queues a plan may hold");
+            throw new IllegalArgumentException(
+                    "the queue count " + count + " is beyond the " + MAX_QUEUES + " queues a plan may hold");
         }
     }
 
     /** The request as it was before policies existed: the {@link Policy#KERNEL} policy. */
-    public PlanRequest(List<Integer> origins, int count, Mode mode, Purpose purpose, Optional<CpuSet> cpus,
-            CpuSet exclude, boolean skipFirst) {
+    public PlanRequest(
+            List<Integer> origins,
+            int count,
+            Mode mode,
+            Purpose purpose,
+            Optional<CpuSet> cpus,
+            CpuSet exclude,
+            boolean skipFirst) {
         this(origins, count, mode, purpose, cpus, exclude, skipFirst, Policy.KERNEL);
     }
 
@@ -67,8 +80,8 @@ public record PlanRequest(List<Integer> origins, int count, Mode mode, Purpose p
 
     /** {@code count} threads near {@code node}, sibling mode, within this process's allowed CPUs. */
     public static PlanRequest threads(int node, int count) {
-        return new PlanRequest(List.of(node), count, Mode.SIBLINGS, Purpose.THREADS, Optional.empty(),
-                CpuSet.EMPTY, false);
+        return new PlanRequest(
+                List.of(node), count, Mode.SIBLINGS, Purpose.THREADS, Optional.empty(), CpuSet.EMPTY, false);
     }
 
     /** How many queues the plan holds: {@code count} for each origin. */

@@ -32,8 +32,7 @@ import java.util.List;
  * O(queues × groups in a level) at worst.
  */
 public final class Planner {
-    private Planner() {
-    }
+    private Planner() {}
 
     /**
      * @throws IllegalArgumentException for an unknown origin node or an empty candidate set, naming it
@@ -53,7 +52,10 @@ public final class Planner {
         }
         Layout layout = new Layout(topology, candidates);
         Assignment[] assignments = request.origins().size() <= 1
-                ? single(layout, request, request.origins().isEmpty() ? -1 : request.origins().get(0))
+                ? single(
+                        layout,
+                        request,
+                        request.origins().isEmpty() ? -1 : request.origins().get(0))
                 : shared(layout, request);
         return new SpreadPlan(request, candidates, Arrays.asList(assignments));
     }
@@ -81,8 +83,8 @@ public final class Planner {
         Assignment[] assignments = new Assignment[request.count()];
         for (int index = 0; index < assignments.length; index++) {
             int position = index + first;
-            assignments[index] = assignment(layout, view, request.mode(), index, order[position % order.length],
-                    position / order.length);
+            assignments[index] = assignment(
+                    layout, view, request.mode(), index, order[position % order.length], position / order.length);
         }
         return assignments;
     }
@@ -107,8 +109,14 @@ public final class Planner {
             out = rounds(layout, view.byLevel(), 0, end, active, order, out);
         } else {
             for (int level = 0; level < levels; level++) {
-                out = rounds(layout, view.byLevel(), view.levelStart()[level], view.levelStart()[level + 1], active,
-                        order, out);
+                out = rounds(
+                        layout,
+                        view.byLevel(),
+                        view.levelStart()[level],
+                        view.levelStart()[level + 1],
+                        active,
+                        order,
+                        out);
             }
         }
         return order;
@@ -147,8 +155,8 @@ public final class Planner {
                 int pass = turns.pass(o);
                 int cpu = turns.take(o);
                 if (turn >= skip) {
-                    assignments[o * count + turn - skip] = assignment(layout, turns.views[o], request.mode(),
-                            turn - skip, cpu, pass);
+                    assignments[o * count + turn - skip] =
+                            assignment(layout, turns.views[o], request.mode(), turn - skip, cpu, pass);
                 }
             }
         }
@@ -159,7 +167,14 @@ public final class Planner {
         int g = layout.group[cpu];
         int node = layout.nodeOf(cpu);
         CpuSet cpus = mode == Mode.SIBLINGS ? layout.groupCpus(g) : CpuSet.of(layout.cpu[cpu]);
-        return new Assignment(index, cpus, layout.cpu[cpu], node, view.distanceTo(node), view.groupLevel()[g], pass,
+        return new Assignment(
+                index,
+                cpus,
+                layout.cpu[cpu],
+                node,
+                view.distanceTo(node),
+                view.groupLevel()[g],
+                pass,
                 view.originNode());
     }
 

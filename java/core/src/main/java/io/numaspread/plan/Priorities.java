@@ -30,12 +30,10 @@ import java.util.Set;
  * </ol>
  */
 public final class Priorities {
-    private Priorities() {
-    }
+    private Priorities() {}
 
     /** One queue of a placement: its origin node (empty for none) and its affinity. */
-    public record Queue(OptionalInt origin, CpuSet cpus) {
-    }
+    public record Queue(OptionalInt origin, CpuSet cpus) {}
 
     /** The checks of a plan, most important first. */
     public static List<PriorityCheck> check(Topology topology, SpreadPlan plan) {
@@ -52,12 +50,12 @@ public final class Priorities {
      * @throws IllegalArgumentException if a queue's CPUs are not all candidates, or two queues' CPUs overlap
      *     without being equal
      */
-    public static List<PriorityCheck> check(Topology topology, CpuSet candidates, List<Queue> queues,
-            Policy policy) {
+    public static List<PriorityCheck> check(Topology topology, CpuSet candidates, List<Queue> queues, Policy policy) {
         Layout layout = new Layout(topology, candidates);
         int[][] queueCpus = new int[queues.size()][];
         int[] load = loads(layout, queues, queueCpus);
-        return List.of(onePerCpu(layout, load, queues.size(), policy),
+        return List.of(
+                onePerCpu(layout, load, queues.size(), policy),
                 locality(layout, load, queues, queueCpus, policy),
                 dislocality(layout, load, queues, queueCpus));
     }
@@ -65,7 +63,8 @@ public final class Priorities {
     private static int[] loads(Layout layout, List<Queue> queues, int[][] queueCpus) {
         Map<CpuSet, List<Integer>> byMask = new LinkedHashMap<>();
         for (int q = 0; q < queues.size(); q++) {
-            byMask.computeIfAbsent(queues.get(q).cpus(), mask -> new ArrayList<>()).add(q);
+            byMask.computeIfAbsent(queues.get(q).cpus(), mask -> new ArrayList<>())
+                    .add(q);
         }
         int[] load = new int[layout.size];
         CpuSet[] owner = new CpuSet[layout.size];
@@ -74,12 +73,13 @@ public final class Priorities {
             int[] cpus = mask.stream().map(cpu -> dense(layout, cpu)).toArray();
             for (int i = 0; i < cpus.length; i++) {
                 if (cpus[i] < 0) {
-                    throw new IllegalArgumentException("queue " + entry.getValue().get(0) + " has CPU "
-                            + mask.nth(i) + ", which is no candidate (" + layout.candidates + ")");
+                    throw new IllegalArgumentException(
+                            "queue " + entry.getValue().get(0) + " has CPU " + mask.nth(i) + ", which is no candidate ("
+                                    + layout.candidates + ")");
                 }
                 if (owner[cpus[i]] != null) {
-                    throw new IllegalArgumentException("queue affinities " + owner[cpus[i]] + " and " + mask
-                            + " overlap without being equal");
+                    throw new IllegalArgumentException(
+                            "queue affinities " + owner[cpus[i]] + " and " + mask + " overlap without being equal");
                 }
                 owner[cpus[i]] = mask;
             }
@@ -118,16 +118,20 @@ public final class Priorities {
                     : new PriorityCheck(priority, Status.BROKEN, detail);
         }
         if (load[most] > 1) {
-            return new PriorityCheck(priority, Status.NOT_POSSIBLE, queues + " queues for " + layout.size
-                    + " candidate CPUs: each CPU carries " + (load[least] == load[most] ? "" : load[least] + " or ")
-                    + load[most]);
+            return new PriorityCheck(
+                    priority,
+                    Status.NOT_POSSIBLE,
+                    queues + " queues for " + layout.size
+                            + " candidate CPUs: each CPU carries "
+                            + (load[least] == load[most] ? "" : load[least] + " or ")
+                            + load[most]);
         }
-        return new PriorityCheck(priority, Status.HELD, queues + " queues on " + layout.size
-                + " candidate CPUs, none carries two");
+        return new PriorityCheck(
+                priority, Status.HELD, queues + " queues on " + layout.size + " candidate CPUs, none carries two");
     }
 
-    private static PriorityCheck locality(Layout layout, int[] load, List<Queue> queues, int[][] queueCpus,
-            Policy policy) {
+    private static PriorityCheck locality(
+            Layout layout, int[] load, List<Queue> queues, int[][] queueCpus, Policy policy) {
         Priority priority = Priority.NUMA_LOCALITY;
         Set<Integer> origins = origins(queues);
         if (origins.isEmpty()) {
@@ -147,23 +151,28 @@ public final class Priorities {
                     farthest = Math.max(farthest, level);
                     if (fewestBefore[level] < load[cpu]) {
                         String detail = "queue " + q + " of node " + origin + " is on " + where(layout, view, cpu)
-                                + " while " + where(layout, view, nearestWithFewer(layout, view, load, level,
-                                        load[cpu])) + " carries fewer queues";
+                                + " while "
+                                + where(layout, view, nearestWithFewer(layout, view, load, level, load[cpu]))
+                                + " carries fewer queues";
                         if (policy == Policy.CORES) {
-                            return new PriorityCheck(priority, Status.WAIVED,
-                                    "policy cores ranks sibling dislocality first: " + detail);
+                            return new PriorityCheck(
+                                    priority, Status.WAIVED, "policy cores ranks sibling dislocality first: " + detail);
                         }
                         return origins.size() > 1 && load[cpu] > 1
-                                ? new PriorityCheck(priority, Status.NOT_POSSIBLE, "origins sharing more queues "
-                                        + "than CPUs keep locality within each pass, not across passes: " + detail)
+                                ? new PriorityCheck(
+                                        priority,
+                                        Status.NOT_POSSIBLE,
+                                        "origins sharing more queues "
+                                                + "than CPUs keep locality within each pass, not across passes: "
+                                                + detail)
                                 : new PriorityCheck(priority, Status.BROKEN, detail);
                     }
                 }
             }
             reach.add("node " + origin + " reaches hop level " + farthest + " of 0-" + (view.levels() - 1));
         }
-        return new PriorityCheck(priority, Status.HELD, "every queue is on the nearest CPUs with room; "
-                + String.join(", ", reach));
+        return new PriorityCheck(
+                priority, Status.HELD, "every queue is on the nearest CPUs with room; " + String.join(", ", reach));
     }
 
     /** For each level, the fewest queues on any CPU of a nearer level ({@code MAX_VALUE} for level 0). */
@@ -240,9 +249,12 @@ public final class Priorities {
                                 + " queues" + (pass > 0 ? " of pass " + pass : "") + " while siblings "
                                 + layout.groupCpus(emptiest) + " of the same level carry " + emptiestFilled;
                         return origins.size() > 1
-                                ? new PriorityCheck(priority, Status.NOT_POSSIBLE, "several origins fill one "
-                                        + "another's levels nearest first, so a level of one can be uneven: "
-                                        + detail)
+                                ? new PriorityCheck(
+                                        priority,
+                                        Status.NOT_POSSIBLE,
+                                        "several origins fill one "
+                                                + "another's levels nearest first, so a level of one can be uneven: "
+                                                + detail)
                                 : new PriorityCheck(priority, Status.BROKEN, detail);
                     }
                     if (fullestFilled >= 2 && shared == null) {

@@ -32,8 +32,15 @@ public final class Topology {
      * @param nodes ordered by id; each node's distances follow this order
      * @param cpus the online CPUs, ordered by id
      */
-    public Topology(BackendKind backend, CpuSet possible, CpuSet online, CpuSet allowed, CpuSet isolated,
-            CpuSet nohzFull, List<NumaNode> nodes, List<CpuInfo> cpus) {
+    public Topology(
+            BackendKind backend,
+            CpuSet possible,
+            CpuSet online,
+            CpuSet allowed,
+            CpuSet isolated,
+            CpuSet nohzFull,
+            List<NumaNode> nodes,
+            List<CpuInfo> cpus) {
         this.backend = Objects.requireNonNull(backend);
         this.possible = possible;
         this.online = online;
@@ -45,8 +52,8 @@ public final class Topology {
         for (int i = 0; i < this.nodes.size(); i++) {
             NumaNode node = this.nodes.get(i);
             if (node.distances().size() != this.nodes.size()) {
-                throw new IllegalArgumentException("node " + node.id() + " has " + node.distances().size()
-                        + " distances for " + this.nodes.size() + " nodes");
+                throw new IllegalArgumentException("node " + node.id() + " has "
+                        + node.distances().size() + " distances for " + this.nodes.size() + " nodes");
             }
             nodeIndex.put(node.id(), i);
         }
@@ -150,7 +157,7 @@ public final class Topology {
 
     @Override
     public String toString() {
-        return "Topology[backend=" + backend.id() + ", nodes=" + nodes + ", online=" + online
-                + ", allowed=" + allowed + ", isolated=" + isolated + ", nohzFull=" + nohzFull + "]";
+        return "Topology[backend=" + backend.id() + ", nodes=" + nodes + ", online=" + online + ", allowed=" + allowed
+                + ", isolated=" + isolated + ", nohzFull=" + nohzFull + "]";
     }
 }

@@ -21,8 +21,7 @@ import java.util.Optional;
  * backend, or from sysfs when the backend's libnuma is unusable.
  */
 public final class TopologyDiscovery {
-    private TopologyDiscovery() {
-    }
+    private TopologyDiscovery() {}
 
     /**
      * @param backend the selected backend; its libnuma is used when usable
@@ -53,7 +52,9 @@ public final class TopologyDiscovery {
         List<CpuInfo> cpus = new ArrayList<>(online.size());
         for (int cpu : online.toArray()) {
             String topologyDir = cpuDir + "/cpu" + cpu + "/topology";
-            CpuSet siblings = sysfs.readCpuList(topologyDir + "/thread_siblings_list").intersect(online).with(cpu);
+            CpuSet siblings = sysfs.readCpuList(topologyDir + "/thread_siblings_list")
+                    .intersect(online)
+                    .with(cpu);
             int packageId = sysfs.exists(topologyDir + "/physical_package_id")
                     ? sysfs.readInt(topologyDir + "/physical_package_id")
                     : -1;
@@ -76,7 +77,8 @@ public final class TopologyDiscovery {
      */
     private static int processId() {
         try {
-            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/self")).toString());
+            return Integer.parseInt(
+                    Files.readSymbolicLink(Path.of("/proc/self")).toString());
         } catch (IOException | NumberFormatException e) {
             throw NumaspreadException.badInput("cannot read this process's id from /proc/self: " + e.getMessage(), e);
         }

@@ -15,8 +15,8 @@ import java.time.Duration;
 public record Backoff(Duration window, int threshold, Duration first, Duration cap) {
     public Backoff {
         if (threshold < 1 || first.isNegative() || first.isZero() || cap.compareTo(first) < 0) {
-            throw new IllegalArgumentException("backoff needs threshold >= 1 and 0 < first <= cap, not " + threshold
-                    + ", " + first + ", " + cap);
+            throw new IllegalArgumentException(
+                    "backoff needs threshold >= 1 and 0 < first <= cap, not " + threshold + ", " + first + ", " + cap);
         }
     }
 

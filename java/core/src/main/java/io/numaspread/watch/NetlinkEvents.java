@@ -34,8 +34,8 @@ public final class NetlinkEvents implements AutoCloseable {
      * @return empty when the backend cannot open netlink sockets (the sysfs backend)
      * @throws NativeCallException when a socket cannot be opened or bound
      */
-    public static Optional<NetlinkEvents> start(NativeBackend backend, Consumer<KernelEvent> sink,
-            Consumer<String> log) {
+    public static Optional<NetlinkEvents> start(
+            NativeBackend backend, Consumer<KernelEvent> sink, Consumer<String> log) {
         NetlinkSocket route;
         try {
             route = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
@@ -44,17 +44,28 @@ public final class NetlinkEvents implements AutoCloseable {
         }
         NetlinkSocket uevents;
         try {
-            uevents = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT,
-                    NetlinkSocket.UEVENT_KERNEL_GROUP);
+            uevents = NetlinkSocket.open(
+                    backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP);
         } catch (RuntimeException e) {
             route.close();
             throw e;
         }
         NetlinkEvents events = new NetlinkEvents(List.of(route, uevents));
-        events.read("rtnetlink", route, (bytes, length) -> NetlinkMessages.links(bytes, length).stream()
-                .map(NetlinkEvents::event).toList(), sink, log);
-        events.read("uevent", uevents, (bytes, length) -> NetlinkMessages.uevent(bytes, length)
-                .flatMap(NetlinkEvents::event).stream().toList(), sink, log);
+        events.read(
+                "rtnetlink",
+                route,
+                (bytes, length) -> NetlinkMessages.links(bytes, length).stream()
+                        .map(NetlinkEvents::event)
+                        .toList(),
+                sink,
+                log);
+        events.read(
+                "uevent",
+                uevents,
+                (bytes, length) -> NetlinkMessages.uevent(bytes, length).flatMap(NetlinkEvents::event).stream()
+                        .toList(),
+                sink,
+                log);
         return Optional.of(events);
     }
 
@@ -77,20 +88,26 @@ public final class NetlinkEvents implements AutoCloseable {
         String action = uevent.action();
         switch (subsystem) {
             case "cpu":
-                if (action.equals("online") || action.equals("offline") || action.equals("add")
+                if (action.equals("online")
+                        || action.equals("offline")
+                        || action.equals("add")
                         || action.equals("remove")) {
                     return Optional.of(new KernelEvent("uevent", device + " " + action, Optional.empty()));
                 }
                 return Optional.empty();
             case "net":
-                return Optional.of(new KernelEvent("uevent", uevent.get("INTERFACE").orElse(device) + " " + action,
+                return Optional.of(new KernelEvent(
+                        "uevent",
+                        uevent.get("INTERFACE").orElse(device) + " " + action,
                         Optional.of(uevent.get("INTERFACE").orElse(device))));
             case "queues":
-                return interfaceOfQueue(uevent.devpath()).map(iface -> new KernelEvent("uevent",
-                        iface + " queue " + device + " " + action, Optional.of(iface)));
+                return interfaceOfQueue(uevent.devpath())
+                        .map(iface -> new KernelEvent(
+                                "uevent", iface + " queue " + device + " " + action, Optional.of(iface)));
             default:
                 if (action.equals("bind") || action.equals("unbind")) {
-                    String driver = uevent.get("DRIVER").map(d -> (action.equals("bind") ? " to " : " from ") + d)
+                    String driver = uevent.get("DRIVER")
+                            .map(d -> (action.equals("bind") ? " to " : " from ") + d)
                             .orElse("");
                     return Optional.of(new KernelEvent("uevent", device + " " + action + driver, Optional.empty()));
                 }
@@ -113,35 +130,38 @@ public final class NetlinkEvents implements AutoCloseable {
         List<KernelEvent> parse(byte[] datagram, int length);
     }
 
-    private void read(String name, NetlinkSocket socket, Parser parser, Consumer<KernelEvent> sink,
-            Consumer<String> log) {
-        Thread reader = new Thread(() -> {
-            byte[] buffer = new byte[64 * 1024];
-            while (!closed) {
-                int length;
-                try {
-                    length = socket.receive(buffer, POLL_MILLIS);
-                } catch (NativeCallException e) {
-                    // ENOBUFS: the socket's buffer overflowed and messages were lost.
-                    if (e.errno() == Errno.ENOBUFS.number()) {
-                        sink.accept(new KernelEvent(name, "overrun (the kernel dropped messages)", Optional.empty()));
-                        continue;
+    private void read(
+            String name, NetlinkSocket socket, Parser parser, Consumer<KernelEvent> sink, Consumer<String> log) {
+        Thread reader = new Thread(
+                () -> {
+                    byte[] buffer = new byte[64 * 1024];
+                    while (!closed) {
+                        int length;
+                        try {
+                            length = socket.receive(buffer, POLL_MILLIS);
+                        } catch (NativeCallException e) {
+                            // ENOBUFS: the socket's buffer overflowed and messages were lost.
+                            if (e.errno() == Errno.ENOBUFS.number()) {
+                                sink.accept(new KernelEvent(
+                                        name, "overrun (the kernel dropped messages)", Optional.empty()));
+                                continue;
+                            }
+                            if (!closed) {
+                                log.accept("events: the " + name + " reader stopped: " + e.getMessage()
+                                        + "; the drift check goes on");
+                            }
+                            return;
+                        }
+                        if (length > 0) {
+                            try {
+                                parser.parse(buffer, length).forEach(sink);
+                            } catch (IllegalArgumentException e) {
+                                log.accept("events: skipped a malformed " + name + " message: " + e.getMessage());
+                            }
+                        }
                     }
-                    if (!closed) {
-                        log.accept("events: the " + name + " reader stopped: " + e.getMessage()
-                                + "; the drift check goes on");
-                    }
-                    return;
-                }
-                if (length > 0) {
-                    try {
-                        parser.parse(buffer, length).forEach(sink);
-                    } catch (IllegalArgumentException e) {
-                        log.accept("events: skipped a malformed " + name + " message: " + e.getMessage());
-                    }
-                }
-            }
-        }, "numaspread-" + name);
+                },
+                "numaspread-" + name);
         reader.setDaemon(true);
         reader.start();
         readers.add(reader);

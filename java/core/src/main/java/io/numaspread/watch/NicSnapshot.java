@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * exclusive CPUs), the queue vectors with their IRQ numbers, the active transmit queues, and the plan made from
  * them. Two snapshots that differ mean the plan had to be made again.
  */
-public record NicSnapshot(CpuSet online, CpuSet keptFree, Map<Integer, String> queueVectors, int txQueues,
-        List<CpuSet> plan) {
+public record NicSnapshot(
+        CpuSet online, CpuSet keptFree, Map<Integer, String> queueVectors, int txQueues, List<CpuSet> plan) {
     public NicSnapshot {
         queueVectors = Map.copyOf(queueVectors);
         plan = List.copyOf(plan);
@@ -27,7 +27,11 @@ public record NicSnapshot(CpuSet online, CpuSet keptFree, Map<Integer, String> q
         for (NicVector vector : nic.queueVectors()) {
             vectors.put(vector.irq(), vector.name());
         }
-        return new NicSnapshot(online, keptFree, vectors, nic.txQueues().size(),
+        return new NicSnapshot(
+                online,
+                keptFree,
+                vectors,
+                nic.txQueues().size(),
                 plan.assignments().stream().map(Assignment::cpus).toList());
     }
 }

@@ -43,8 +43,13 @@ public sealed interface WatchEvent {
      * What the plan depends on changed, and the new plan was applied. {@code before} is empty when the NIC came
      * back after it was gone.
      */
-    record Changed(InterfaceName nic, Optional<NicSnapshot> before, NicSnapshot now, List<KernelEvent> after,
-            Map<AffinityTransaction.Status, Integer> counts) implements WatchEvent {
+    record Changed(
+            InterfaceName nic,
+            Optional<NicSnapshot> before,
+            NicSnapshot now,
+            List<KernelEvent> after,
+            Map<AffinityTransaction.Status, Integer> counts)
+            implements WatchEvent {
         public Changed {
             after = List.copyOf(after);
             counts = Collections.unmodifiableSortedMap(new TreeMap<>(counts));
@@ -81,8 +86,18 @@ public sealed interface WatchEvent {
      * none known when empty). Round 1 came from {@code drifts} drifts within {@code window}; the target is left
      * alone for {@code leftAlone}, until {@code until}, rounds doubling up to {@code cap}.
      */
-    record FightRound(InterfaceName nic, Target target, String found, int round, int drifts, Duration window,
-            Duration leftAlone, Instant until, Duration cap, List<Writers.Writer> writers) implements WatchEvent {
+    record FightRound(
+            InterfaceName nic,
+            Target target,
+            String found,
+            int round,
+            int drifts,
+            Duration window,
+            Duration leftAlone,
+            Instant until,
+            Duration cap,
+            List<Writers.Writer> writers)
+            implements WatchEvent {
         public FightRound {
             writers = List.copyOf(writers);
         }
@@ -92,8 +107,7 @@ public sealed interface WatchEvent {
      * The fight over {@code target} has ended: the plan held for {@code heldFor} (a whole window), or, when
      * empty, a change of the NIC or the CPUs planned everything again.
      */
-    record FightOver(InterfaceName nic, Target target, Optional<Duration> heldFor) implements WatchEvent {
-    }
+    record FightOver(InterfaceName nic, Target target, Optional<Duration> heldFor) implements WatchEvent {}
 
     /** A check failed for a reason other than the NIC going; said once while the same failure lasts. */
     record Failed(InterfaceName nic, String cause, List<KernelEvent> after) implements WatchEvent {
@@ -121,12 +135,10 @@ public sealed interface WatchEvent {
     }
 
     /** A check of a NIC that is present ended: what it read and planned. */
-    record Checked(InterfaceName nic, Instant at, Nic read, SpreadPlan plan) implements WatchEvent {
-    }
+    record Checked(InterfaceName nic, Instant at, Nic read, SpreadPlan plan) implements WatchEvent {}
 
     /** NAPI threads pinned again: re-created (threaded toggled, {@code ethtool -L}, a reset) or moved. */
-    record NapiThreadsPinned(InterfaceName nic, int threads) implements WatchEvent {
-    }
+    record NapiThreadsPinned(InterfaceName nic, int threads) implements WatchEvent {}
 
     /** Threaded NAPI was off ({@code threadedFile} held 0): it was turned on and {@code pinned} threads pinned. */
     record ThreadedTurnedOn(InterfaceName nic, Path threadedFile, long pinned, List<KernelEvent> after)
@@ -144,14 +156,11 @@ public sealed interface WatchEvent {
     }
 
     /** At the end, nothing to restore: no state file {@code stateFile}, or the kernel discarded every IRQ in it. */
-    record NothingToRestore(InterfaceName nic, Path stateFile, boolean discarded) implements WatchEvent {
-    }
+    record NothingToRestore(InterfaceName nic, Path stateFile, boolean discarded) implements WatchEvent {}
 
     /** At the end, {@code restored} of {@code recorded} values put back from {@code stateFile}, then removed. */
-    record Restored(InterfaceName nic, long restored, int recorded, Path stateFile) implements WatchEvent {
-    }
+    record Restored(InterfaceName nic, long restored, int recorded, Path stateFile) implements WatchEvent {}
 
     /** At the end, the restore failed. */
-    record RestoreFailed(InterfaceName nic, String cause) implements WatchEvent {
-    }
+    record RestoreFailed(InterfaceName nic, String cause) implements WatchEvent {}
 }

@@ -93,8 +93,13 @@ public final class Watcher {
      * @param napi how each NIC's NAPI threads are found and pinned, which keeps them on their queues' CPUs and
      *     threaded NAPI on; present exactly when {@code placement} pins NAPI threads
      */
-    public record Settings(Duration interval, Duration settle, Backoff backoff, PlacementOptions placement,
-            Path stateDirectory, Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi) {
+    public record Settings(
+            Duration interval,
+            Duration settle,
+            Backoff backoff,
+            PlacementOptions placement,
+            Path stateDirectory,
+            Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi) {
         public Settings {
             if (napi.isPresent() != placement.napiThreads()) {
                 throw new IllegalArgumentException("NAPI thread access must be given exactly when NAPI threads are"
@@ -102,8 +107,8 @@ public final class Watcher {
             }
         }
 
-        public Settings(Duration interval, Duration settle, Backoff backoff, PlacementOptions placement,
-                Path stateDirectory) {
+        public Settings(
+                Duration interval, Duration settle, Backoff backoff, PlacementOptions placement, Path stateDirectory) {
             this(interval, settle, backoff, placement, stateDirectory, Optional.empty());
         }
 
@@ -138,6 +143,7 @@ public final class Watcher {
         boolean present = true;
         /** The last failure reported, so that one that lasts is said once, not at every check. */
         Optional<String> failure = Optional.empty();
+
         Map<Target, Fight> fights = new HashMap<>();
         /** The NIC's NAPI threads, found by name, with the PIDs netlink gave at the last check. */
         Optional<NapiThreads> threads = Optional.empty();
@@ -145,8 +151,14 @@ public final class Watcher {
         Optional<String> napiProblem = Optional.empty();
     }
 
-    public Watcher(List<InterfaceName> nics, KernelPaths paths, KernelFiles files, Planning planning,
-            Settings settings, Listener listener, Clock clock) {
+    public Watcher(
+            List<InterfaceName> nics,
+            KernelPaths paths,
+            KernelFiles files,
+            Planning planning,
+            Settings settings,
+            Listener listener,
+            Clock clock) {
         this.nics = List.copyOf(nics);
         this.paths = paths;
         this.files = files;
@@ -181,8 +193,8 @@ public final class Watcher {
             while (!stopping) {
                 Instant drift = nextDrift;
                 Instant due = recheck.filter(at -> at.isBefore(drift)).orElse(drift);
-                KernelEvent first = events.poll(Math.max(0, Duration.between(clock.instant(), due).toMillis()),
-                        TimeUnit.MILLISECONDS);
+                KernelEvent first = events.poll(
+                        Math.max(0, Duration.between(clock.instant(), due).toMillis()), TimeUnit.MILLISECONDS);
                 if (stopping) {
                     break;
                 }
@@ -194,7 +206,9 @@ public final class Watcher {
                 if (first != null) {
                     List<KernelEvent> burst = settle(first);
                     for (InterfaceName iface : nics) {
-                        List<KernelEvent> concerning = burst.stream().filter(e -> e.concerns(iface.value())).toList();
+                        List<KernelEvent> concerning = burst.stream()
+                                .filter(e -> e.concerns(iface.value()))
+                                .toList();
                         if (!concerning.isEmpty()) {
                             check(iface, Trigger.EVENT, concerning);
                         }
@@ -238,12 +252,14 @@ public final class Watcher {
     }
 
     private enum Trigger {
-        START, EVENT, RECHECK, DRIFT_CHECK
+        START,
+        EVENT,
+        RECHECK,
+        DRIFT_CHECK
     }
 
     /** What one check read: the NIC, the plan made for it, and what that plan depends on. */
-    private record Reading(Nic nic, SpreadPlan plan, NicSnapshot snapshot) {
-    }
+    private record Reading(Nic nic, SpreadPlan plan, NicSnapshot snapshot) {}
 
     private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {
         check(iface, trigger, events, true);
@@ -267,7 +283,8 @@ public final class Watcher {
                 planAgain(iface, state, reading, wanted, events);
             } else {
                 List<AffinityTransaction.Result> found = readBack(iface, state, reading.nic(), wanted);
-                List<AffinityTransaction.Result> moved = found.stream().filter(Watcher::moved).toList();
+                List<AffinityTransaction.Result> moved =
+                        found.stream().filter(Watcher::moved).toList();
                 if (moved.stream().allMatch(r -> state.fights.containsKey(r.target()))) {
                     // Nothing moved, or only what a writer has been moving lately (a fight, or one to come): a
                     // driver's change moves every queue IRQ, and waiting for one would slow each check of a fight.
@@ -324,8 +341,8 @@ public final class Watcher {
      * Reads the machine and the NIC and plans; empty, once said why, when either cannot be read (the machine
      * changing, or the NIC gone). At the start, throws instead.
      */
-    private Optional<Reading> read(InterfaceName iface, Placed state, Trigger trigger, List<KernelEvent> events,
-            Instant now) {
+    private Optional<Reading> read(
+            InterfaceName iface, Placed state, Trigger trigger, List<KernelEvent> events, Instant now) {
         Topology topology;
         CpuSet keptFree;
         try {
@@ -361,8 +378,8 @@ public final class Watcher {
      * The settings of {@code reading}'s plan, with the NAPI threads'; at the start, what the IRQs' files hold is
      * recorded first.
      */
-    private List<Setting> wanted(InterfaceName iface, Placed state, Reading reading, Trigger trigger,
-            List<KernelEvent> events) {
+    private List<Setting> wanted(
+            InterfaceName iface, Placed state, Reading reading, Trigger trigger, List<KernelEvent> events) {
         List<Setting> irqSettings = IrqPlan.settings(reading.nic(), reading.plan(), settings.xps());
         if (trigger == Trigger.START) {
             recordOriginals(iface, irqSettings);
@@ -372,12 +389,13 @@ public final class Watcher {
 
     /** Whether what the plan depends on changed since the last check (or the NIC came back). */
     private static boolean changedSince(Placed state, Reading reading) {
-        return !state.present || state.snapshot.map(s -> !s.equals(reading.snapshot())).orElse(true);
+        return !state.present
+                || state.snapshot.map(s -> !s.equals(reading.snapshot())).orElse(true);
     }
 
     /** Applies the plan made again after a change, and tells what changed. */
-    private void planAgain(InterfaceName iface, Placed state, Reading reading, List<Setting> wanted,
-            List<KernelEvent> events) {
+    private void planAgain(
+            InterfaceName iface, Placed state, Reading reading, List<Setting> wanted, List<KernelEvent> events) {
         Optional<NicSnapshot> before = state.present ? Optional.of(state.snapshot.orElseThrow()) : Optional.empty();
         pruneStaleState(iface);
         state.fights.forEach((target, fight) -> {
@@ -388,14 +406,15 @@ public final class Watcher {
         state.fights.clear();
         NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
         countNapiThreads(iface, outcome.results());
-        listener.heard(new WatchEvent.Changed(iface, before, reading.snapshot(), after(iface, events),
-                outcome.counts()));
+        listener.heard(
+                new WatchEvent.Changed(iface, before, reading.snapshot(), after(iface, events), outcome.counts()));
     }
 
     /** What each file of the plan holds now, as a dry run of the apply reads it. */
-    private List<AffinityTransaction.Result> readBack(InterfaceName iface, Placed state, Nic nic,
-            List<Setting> wanted) {
-        return placement().apply(nic, NicPlacement.Wanted.only(wanted, threadsOf(state)), settings.placement(true))
+    private List<AffinityTransaction.Result> readBack(
+            InterfaceName iface, Placed state, Nic nic, List<Setting> wanted) {
+        return placement()
+                .apply(nic, NicPlacement.Wanted.only(wanted, threadsOf(state)), settings.placement(true))
                 .results();
     }
 
@@ -435,13 +454,13 @@ public final class Watcher {
         }
     }
 
-    private void reportGone(InterfaceName iface, Placed state, NumaspreadException why, List<KernelEvent> events,
-            Instant now) {
+    private void reportGone(
+            InterfaceName iface, Placed state, NumaspreadException why, List<KernelEvent> events, Instant now) {
         boolean justWent = state.present;
         state.present = false;
         state.failure = Optional.empty();
-        listener.heard(new WatchEvent.Gone(iface, now, justWent, why.getMessage(),
-                justWent ? after(iface, events) : List.of()));
+        listener.heard(new WatchEvent.Gone(
+                iface, now, justWent, why.getMessage(), justWent ? after(iface, events) : List.of()));
     }
 
     /**
@@ -452,7 +471,7 @@ public final class Watcher {
      */
     private Topology currentTopology(Trigger trigger) {
         SysfsTree sysfs = SysfsTree.at(paths.sysfsRoot());
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 return TopologyDiscovery.discover(new SysfsBackend(sysfs, paths.procRoot()), sysfs);
             } catch (NumaspreadException e) {
@@ -474,16 +493,24 @@ public final class Watcher {
      * {@link #readBack}) were changed by someone. {@code events}: those that triggered the check; none for a
      * timed check.
      */
-    private void putBack(InterfaceName iface, Placed state, Nic nic, List<Setting> wanted,
-            List<AffinityTransaction.Result> reading, Trigger trigger, List<KernelEvent> events, Instant now) {
-        List<AffinityTransaction.Result> moved = reading.stream().filter(Watcher::moved).toList();
+    private void putBack(
+            InterfaceName iface,
+            Placed state,
+            Nic nic,
+            List<Setting> wanted,
+            List<AffinityTransaction.Result> reading,
+            Trigger trigger,
+            List<KernelEvent> events,
+            Instant now) {
+        List<AffinityTransaction.Result> moved =
+                reading.stream().filter(Watcher::moved).toList();
         for (AffinityTransaction.Result held : reading) {
             if (!moved(held)) {
                 state.fights.computeIfPresent(held.target(), (target, fight) -> {
                     Fight next = fight.held(now, settings.backoff());
                     if (fight.fighting() && !next.fighting()) {
-                        listener.heard(new WatchEvent.FightOver(iface, target,
-                                Optional.of(settings.backoff().window())));
+                        listener.heard(new WatchEvent.FightOver(
+                                iface, target, Optional.of(settings.backoff().window())));
                     }
                     return next == Fight.NONE ? null : next;
                 });
@@ -495,7 +522,8 @@ public final class Watcher {
         boolean byWriter = trigger == Trigger.DRIFT_CHECK;
         List<Target> leftAlone = new ArrayList<>();
         if (byWriter) {
-            listener.heard(new WatchEvent.DriftFound(iface,
+            listener.heard(new WatchEvent.DriftFound(
+                    iface,
                     moved.stream().map(AffinityTransaction.Result::target).toList()));
             for (AffinityTransaction.Result result : moved) {
                 Fight before = state.fights.getOrDefault(result.target(), Fight.NONE);
@@ -509,26 +537,40 @@ public final class Watcher {
                 }
             }
         }
-        List<Setting> toWrite = wanted.stream().filter(s -> !leftAlone.contains(s.target())).toList();
-        List<AffinityTransaction.Result> rewritten = moved.stream().filter(r -> !leftAlone.contains(r.target())).toList();
+        List<Setting> toWrite =
+                wanted.stream().filter(s -> !leftAlone.contains(s.target())).toList();
+        List<AffinityTransaction.Result> rewritten =
+                moved.stream().filter(r -> !leftAlone.contains(r.target())).toList();
         if (rewritten.isEmpty()) {
             return;
         }
         countNapiThreads(iface, apply(state, nic, toWrite).results());
-        List<WatchEvent.Moved> putBack = rewritten.stream().map(WatchEvent.Moved::of).toList();
-        listener.heard(byWriter ? new WatchEvent.DriftPutBack(iface, putBack)
-                : new WatchEvent.ResetPutBack(iface, putBack, events));
+        List<WatchEvent.Moved> putBack =
+                rewritten.stream().map(WatchEvent.Moved::of).toList();
+        listener.heard(
+                byWriter
+                        ? new WatchEvent.DriftPutBack(iface, putBack)
+                        : new WatchEvent.ResetPutBack(iface, putBack, events));
     }
 
     /** The new round {@code fight} of the fight over {@code result}'s target, found at {@code now}. */
-    private WatchEvent.FightRound fightRound(InterfaceName iface, AffinityTransaction.Result result, Fight fight,
-            Instant now) {
+    private WatchEvent.FightRound fightRound(
+            InterfaceName iface, AffinityTransaction.Result result, Fight fight, Instant now) {
         List<Writers.Writer> suspects = result.target().kind() == Target.Kind.IRQ
-                ? Writers.suspects(paths.procRoot(), result.target().number()) : List.of();
+                ? Writers.suspects(paths.procRoot(), result.target().number())
+                : List.of();
         Instant until = fight.leaveAloneUntil().orElseThrow();
-        return new WatchEvent.FightRound(iface, result.target(), result.before(), fight.round(),
-                fight.drifts().size(), settings.backoff().window(), Duration.between(now, until), until,
-                settings.backoff().cap(), suspects);
+        return new WatchEvent.FightRound(
+                iface,
+                result.target(),
+                result.before(),
+                fight.round(),
+                fight.drifts().size(),
+                settings.backoff().window(),
+                Duration.between(now, until),
+                until,
+                settings.backoff().cap(),
+                suspects);
     }
 
     private NicPlacement.Outcome apply(Placed state, Nic nic, List<Setting> wanted) {
@@ -537,8 +579,8 @@ public final class Watcher {
 
     /** Every apply's: the watched trees, the NICs' NAPI access, a state file per NIC in the state directory. */
     private NicPlacement placement() {
-        return new NicPlacement(paths, files, settings.napi(),
-                NicPlacement.StateLocation.directory(settings.stateDirectory()));
+        return new NicPlacement(
+                paths, files, settings.napi(), NicPlacement.StateLocation.directory(settings.stateDirectory()));
     }
 
     private static NapiThreads threadsOf(Placed state) {
@@ -550,8 +592,8 @@ public final class Watcher {
      * When threaded NAPI is off (someone turned it off, or at the start), it is turned on again and its threads
      * pinned in one apply, which records threaded's previous value; that says one line.
      */
-    private List<Setting> withNapiThreads(Placed state, Nic nic, SpreadPlan plan, List<Setting> wanted,
-            Trigger trigger, List<KernelEvent> events) {
+    private List<Setting> withNapiThreads(
+            Placed state, Nic nic, SpreadPlan plan, List<Setting> wanted, Trigger trigger, List<KernelEvent> events) {
         if (settings.napi().isEmpty()) {
             return wanted;
         }
@@ -575,10 +617,13 @@ public final class Watcher {
         }
         state.napiProblem = Optional.empty();
         if (KernelText.readOptional(threadedFile).map("0"::equals).orElse(false)) {
-            NicPlacement.Outcome outcome = placement().apply(nic, NicPlacement.Wanted.plan(plan),
-                    settings.placement(false));
+            NicPlacement.Outcome outcome =
+                    placement().apply(nic, NicPlacement.Wanted.plan(plan), settings.placement(false));
             long pinned = countNapiThreads(nic.name(), outcome.results());
-            listener.heard(new WatchEvent.ThreadedTurnedOn(nic.name(), threadedFile, pinned,
+            listener.heard(new WatchEvent.ThreadedTurnedOn(
+                    nic.name(),
+                    threadedFile,
+                    pinned,
                     trigger == Trigger.START ? List.of() : after(nic.name(), events)));
         }
         NapiThreads threads = state.threads.orElseGet(() -> new NapiThreads(paths, files, napi.setter(), Map.of()));
@@ -591,8 +636,10 @@ public final class Watcher {
 
     /** Tells the listener how many NAPI threads {@code results} pinned, and returns it. */
     private long countNapiThreads(InterfaceName iface, List<AffinityTransaction.Result> results) {
-        long pinned = results.stream().filter(r -> r.target().kind() == Target.Kind.NAPI_THREAD
-                && r.status() == AffinityTransaction.Status.CHANGED).count();
+        long pinned = results.stream()
+                .filter(r -> r.target().kind() == Target.Kind.NAPI_THREAD
+                        && r.status() == AffinityTransaction.Status.CHANGED)
+                .count();
         if (pinned > 0) {
             listener.heard(new WatchEvent.NapiThreadsPinned(iface, (int) pinned));
         }
@@ -610,8 +657,11 @@ public final class Watcher {
 
     /** The kernel events waiting in the queue that concern {@code iface}. */
     private List<KernelEvent> pending(InterfaceName iface) {
-        return new ArrayList<>(this.events).stream()
-                .filter(event -> event.concerns(iface.value()) && !event.source().equals("watch")).toList();
+        return new ArrayList<>(this.events)
+                .stream()
+                        .filter(event ->
+                                event.concerns(iface.value()) && !event.source().equals("watch"))
+                        .toList();
     }
 
     private Path stateFile(InterfaceName iface) {
@@ -632,15 +682,19 @@ public final class Watcher {
                 continue; // no file: apply records a thread's affinity before it first pins it
             }
             try {
-                now.add(new StateFile.Saved(setting.target(), files.read(setting.target().file(paths))));
+                now.add(new StateFile.Saved(
+                        setting.target(), files.read(setting.target().file(paths))));
             } catch (IOException e) {
                 // Unreadable (XPS of a single-queue device): apply reports it, and there is nothing to restore.
             }
         }
         Path file = stateFile(iface);
         try (StateFile.Lock lock = StateFile.lock(file)) {
-            StateFile.write(file, StateFile.read(file).map(state -> state.mergedWith(now))
-                    .orElseGet(() -> new StateFile.State(iface, now)));
+            StateFile.write(
+                    file,
+                    StateFile.read(file)
+                            .map(state -> state.mergedWith(now))
+                            .orElseGet(() -> new StateFile.State(iface, now)));
         }
     }
 
@@ -660,12 +714,17 @@ public final class Watcher {
                 return;
             }
             InterruptTable interrupts = InterruptTable.read(paths);
-            List<StateFile.Saved> kept = state.get().saved().stream().filter(saved -> switch (saved.target().kind()) {
-                case IRQ -> interrupts.name(saved.target().number()).equals(saved.target().name());
-                case XPS -> Files.exists(saved.target().file(paths));
-                // A re-created thread keeps its name, and its original affinity is still the one to restore.
-                case NAPI_THREAD -> true;
-            }).toList();
+            List<StateFile.Saved> kept = state.get().saved().stream()
+                    .filter(saved -> switch (saved.target().kind()) {
+                        case IRQ ->
+                            interrupts
+                                    .name(saved.target().number())
+                                    .equals(saved.target().name());
+                        case XPS -> Files.exists(saved.target().file(paths));
+                        // A re-created thread keeps its name, and its original affinity is still the one to restore.
+                        case NAPI_THREAD -> true;
+                    })
+                    .toList();
             if (kept.size() == state.get().saved().size()) {
                 return;
             }
@@ -689,10 +748,12 @@ public final class Watcher {
                 listener.heard(new WatchEvent.NothingToRestore(iface, file, true));
                 return;
             }
-            List<AffinityTransaction.Result> results = new AffinityTransaction(paths, files,
-                    SysfsTree.at(paths.sysfsRoot()).maskBits(), threadsOf(placed.get(iface)))
+            List<AffinityTransaction.Result> results = new AffinityTransaction(
+                            paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threadsOf(placed.get(iface)))
                     .restore(file, Optional.of(iface));
-            long restored = results.stream().filter(r -> r.status() == AffinityTransaction.Status.RESTORED).count();
+            long restored = results.stream()
+                    .filter(r -> r.status() == AffinityTransaction.Status.RESTORED)
+                    .count();
             listener.heard(new WatchEvent.Restored(iface, restored, results.size(), file));
         } catch (NumaspreadException e) {
             listener.heard(new WatchEvent.RestoreFailed(iface, e.getMessage()));

@@ -15,8 +15,7 @@ import java.util.List;
  * {@code /proc/irq/N/} directory or {@code smp_affinity} (a vendor script or a shell loop).
  */
 public final class Writers {
-    private Writers() {
-    }
+    private Writers() {}
 
     /**
      * One likely writer: a running irqbalance, or a process whose command line ({@code commandLine}, its
@@ -35,7 +34,8 @@ public final class Writers {
     /** The irqbalance that does not ban {@code irq}, then the processes whose command line names it. */
     public static List<Writer> suspects(Path procRoot, int irq) {
         List<Writer> suspects = new ArrayList<>();
-        Irqbalance.find(procRoot).stream().filter(process -> !process.bannedIrqs().contains(irq))
+        Irqbalance.find(procRoot).stream()
+                .filter(process -> !process.bannedIrqs().contains(irq))
                 .forEach(process -> suspects.add(Writer.irqbalance(process.pid())));
         long self = ProcessHandle.current().pid();
         try {

@@ -42,8 +42,11 @@ final class BoundFfmBackend implements FfmBackend {
             Linker.nativeLinker().downcallHandle(FunctionDescriptor.of(ValueLayout.JAVA_INT));
         } catch (IllegalCallerException e) {
             Module module = BoundFfmBackend.class.getModule();
-            throw new BackendUnavailableException(BackendKind.FFM, "native access is denied (run java with "
-                    + "--enable-native-access=" + (module.isNamed() ? module.getName() : "ALL-UNNAMED") + ")", e);
+            throw new BackendUnavailableException(
+                    BackendKind.FFM,
+                    "native access is denied (run java with " + "--enable-native-access="
+                            + (module.isNamed() ? module.getName() : "ALL-UNNAMED") + ")",
+                    e);
         }
         Optional<String> missing = LibC.missingSymbol();
         if (missing.isPresent()) {
@@ -72,8 +75,7 @@ final class BoundFfmBackend implements FfmBackend {
     public CpuSet nodeCpus(int node) {
         requireNuma();
         CallState call = callState.get();
-        return LibNuma.nodeToCpus(call, node)
-                .orElseThrow(() -> failure("numa_node_to_cpus", call, "node " + node));
+        return LibNuma.nodeToCpus(call, node).orElseThrow(() -> failure("numa_node_to_cpus", call, "node " + node));
     }
 
     @Override
@@ -168,8 +170,8 @@ final class BoundFfmBackend implements FfmBackend {
             public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
                 CallState call = callState.get();
                 try (Arena arena = Arena.ofConfined()) {
-                    int fd = LibC.open(call, arena.allocateFrom(ValueLayout.JAVA_BYTE, nulTerminatedPath), forWriting,
-                            truncate);
+                    int fd = LibC.open(
+                            call, arena.allocateFrom(ValueLayout.JAVA_BYTE, nulTerminatedPath), forWriting, truncate);
                     return fd < 0 ? -call.errno() : fd;
                 }
             }

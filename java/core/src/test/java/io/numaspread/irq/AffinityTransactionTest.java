@@ -33,7 +33,8 @@ class AffinityTransactionTest extends StandInNicTest {
 
     /** The mana plan's sibling groups for four queues. */
     private List<Setting> settings(boolean xps) {
-        List<CpuSet> groups = List.of(CpuSet.parse("0-1"), CpuSet.parse("2-3"), CpuSet.parse("0-1"), CpuSet.parse("2-3"));
+        List<CpuSet> groups =
+                List.of(CpuSet.parse("0-1"), CpuSet.parse("2-3"), CpuSet.parse("0-1"), CpuSet.parse("2-3"));
         List<Setting> settings = new ArrayList<>();
         for (int q = 0; q < 4; q++) {
             settings.add(new Setting(Target.irq(50 + q, "i40e-eth0-TxRx-" + q), groups.get(q)));
@@ -52,14 +53,19 @@ class AffinityTransactionTest extends StandInNicTest {
 
     @Test
     void appliesVerifiesAndRecordsTheOriginalValuesFirst() throws IOException {
-        List<AffinityTransaction.Result> results = applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
-        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
-        assertTrue(results.stream().allMatch(r -> r.status() == AffinityTransaction.Status.CHANGED), results.toString());
+        List<AffinityTransaction.Result> results =
+                applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false);
+        assertEquals(
+                List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
+        assertTrue(
+                results.stream().allMatch(r -> r.status() == AffinityTransaction.Status.CHANGED), results.toString());
         assertEquals("0-7", affinity(49), "the misc vector is left alone");
         assertEquals("0-7", affinity(1), "an unrelated IRQ is left alone");
         StateFile.State saved = StateFile.read(state).orElseThrow();
         assertEquals(ETH0, saved.iface());
-        assertEquals(List.of(50, 51, 52, 53), saved.saved().stream().map(s -> s.target().number()).toList());
+        assertEquals(
+                List.of(50, 51, 52, 53),
+                saved.saved().stream().map(s -> s.target().number()).toList());
         assertTrue(saved.saved().stream().allMatch(s -> s.value().equals("0-7")));
     }
 
@@ -76,12 +82,15 @@ class AffinityTransactionTest extends StandInNicTest {
     void aSecondApplyKeepsTheOriginalStateAndRestoreReturnsToIt() throws IOException {
         AffinityTransaction applier = applier(KernelFiles.DIRECT);
         applier.apply(ETH0, settings(true), state, false);
-        List<Setting> second = List.of(new Setting(Target.irq(50, "i40e-eth0-TxRx-0"), CpuSet.of(5)),
+        List<Setting> second = List.of(
+                new Setting(Target.irq(50, "i40e-eth0-TxRx-0"), CpuSet.of(5)),
                 new Setting(Target.irq(53, "i40e-eth0-TxRx-3"), CpuSet.of(6)));
         applier.apply(ETH0, second, state, false);
         assertEquals("5", affinity(50));
-        assertTrue(StateFile.read(state).orElseThrow().saved().stream()
-                .filter(s -> s.target().kind() == Target.Kind.IRQ).allMatch(s -> s.value().equals("0-7")),
+        assertTrue(
+                StateFile.read(state).orElseThrow().saved().stream()
+                        .filter(s -> s.target().kind() == Target.Kind.IRQ)
+                        .allMatch(s -> s.value().equals("0-7")),
                 "the original, not the intermediate, values are kept");
         assertEquals("03", Files.readString(paths.xpsCpus(ETH0, 0)).strip());
 
@@ -93,10 +102,10 @@ class AffinityTransactionTest extends StandInNicTest {
 
     @Test
     void aWriteThatFailsMidwayPutsEveryChangeBack() {
-        KernelFiles failing = inject((file, writes) -> writes == 3
-                ? new ErrnoException("write", file, Errno.EINVAL.number()) : null);
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(failing).apply(ETH0, settings(false), state, false));
+        KernelFiles failing =
+                inject((file, writes) -> writes == 3 ? new ErrnoException("write", file, Errno.EINVAL.number()) : null);
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(failing).apply(ETH0, settings(false), state, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertTrue(e.getMessage().startsWith("IRQ 52 (i40e-eth0-TxRx-2): writing \"0-1\" to "), e.getMessage());
         assertTrue(e.getMessage().contains("EINVAL (Invalid argument)"), e.getMessage());
@@ -108,9 +117,10 @@ class AffinityTransactionTest extends StandInNicTest {
     @Test
     void anXpsWriteFailureRollsBackTheIrqsToo() {
         KernelFiles failing = inject((file, writes) -> file.endsWith("xps_cpus") && writes == 6
-                ? new ErrnoException("write", file, Errno.ENODEV.number()) : null);
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(failing).apply(ETH0, settings(true), state, false));
+                ? new ErrnoException("write", file, Errno.ENODEV.number())
+                : null);
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(failing).apply(ETH0, settings(true), state, false));
         assertTrue(e.getMessage().startsWith("eth0 tx-1 xps_cpus: writing \"0c\""), e.getMessage());
         assertTrue(e.getMessage().contains("ENODEV"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -128,8 +138,8 @@ class AffinityTransactionTest extends StandInNicTest {
                 super.write(file, clamp ? "0" : value);
             }
         };
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(clamping).apply(ETH0, settings(false), state, false));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(clamping).apply(ETH0, settings(false), state, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertTrue(e.getMessage().contains("IRQ 51") && e.getMessage().contains("reads back as \"0\""), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -137,12 +147,18 @@ class AffinityTransactionTest extends StandInNicTest {
 
     @Test
     void aKernelManagedIrqIsReportedAndTheOthersStillApply() throws IOException {
-        KernelFiles managed51 = inject((file, writes) -> file.equals(paths.smpAffinityList(51))
-                ? new ErrnoException("write", file, Errno.EIO.number()) : null);
+        KernelFiles managed51 = inject((file, writes) ->
+                file.equals(paths.smpAffinityList(51)) ? new ErrnoException("write", file, Errno.EIO.number()) : null);
         List<AffinityTransaction.Result> results = applier(managed51).apply(ETH0, settings(false), state, false);
-        AffinityTransaction.Result irq51 = results.stream().filter(r -> r.target().number() == 51).findFirst().orElseThrow();
+        AffinityTransaction.Result irq51 = results.stream()
+                .filter(r -> r.target().number() == 51)
+                .findFirst()
+                .orElseThrow();
         assertEquals(AffinityTransaction.Status.MANAGED, irq51.status());
-        assertTrue(irq51.detail().contains("managed by the kernel") && irq51.detail().contains("EIO"), irq51.detail());
+        assertTrue(
+                irq51.detail().contains("managed by the kernel")
+                        && irq51.detail().contains("EIO"),
+                irq51.detail());
         assertEquals("0-7", affinity(51));
         assertEquals(List.of("0-1", "0-1", "2-3"), List.of(affinity(50), affinity(52), affinity(53)));
     }
@@ -150,7 +166,8 @@ class AffinityTransactionTest extends StandInNicTest {
     @Test
     void eachEpermWhileOthersSucceedIsAManagedIrq() {
         KernelFiles managed = inject((file, writes) -> file.equals(paths.smpAffinityList(53))
-                ? new ErrnoException("write", file, Errno.EPERM.number()) : null);
+                ? new ErrnoException("write", file, Errno.EPERM.number())
+                : null);
         List<AffinityTransaction.Result> results = applier(managed).apply(ETH0, settings(false), state, false);
         assertEquals(AffinityTransaction.Status.MANAGED, results.get(3).status());
         assertEquals(AffinityTransaction.Status.CHANGED, results.get(0).status());
@@ -158,10 +175,9 @@ class AffinityTransactionTest extends StandInNicTest {
 
     @Test
     void epermOnEveryIrqIsNoPrivilegeAndChangesNothing() {
-        KernelFiles unprivileged = inject((file, writes) -> new ErrnoException("write", file,
-                Errno.EPERM.number()));
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(unprivileged).apply(ETH0, settings(true), state, false));
+        KernelFiles unprivileged = inject((file, writes) -> new ErrnoException("write", file, Errno.EPERM.number()));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(unprivileged).apply(ETH0, settings(true), state, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("needs root"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -183,8 +199,8 @@ class AffinityTransactionTest extends StandInNicTest {
                 throw new AccessDeniedException(file.toString());
             }
         };
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(denied).apply(ETH0, settings(false), state, false));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(denied).apply(ETH0, settings(false), state, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("EACCES") && e.getMessage().contains("needs root"), e.getMessage());
         assertEquals(List.of(), written);
@@ -199,8 +215,8 @@ class AffinityTransactionTest extends StandInNicTest {
                 throw new ErrnoException("open", file, Errno.EROFS.number());
             }
         };
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(readOnly).apply(ETH0, settings(false), state, false));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(readOnly).apply(ETH0, settings(false), state, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("EROFS") && e.getMessage().contains("privileged container"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -218,8 +234,16 @@ class AffinityTransactionTest extends StandInNicTest {
             }
         };
         List<AffinityTransaction.Result> results = applier(singleQueue).apply(ETH0, settings(true), state, false);
-        assertEquals(4, results.stream().filter(r -> r.status() == AffinityTransaction.Status.UNAVAILABLE).count());
-        assertEquals(4, results.stream().filter(r -> r.status() == AffinityTransaction.Status.CHANGED).count());
+        assertEquals(
+                4,
+                results.stream()
+                        .filter(r -> r.status() == AffinityTransaction.Status.UNAVAILABLE)
+                        .count());
+        assertEquals(
+                4,
+                results.stream()
+                        .filter(r -> r.status() == AffinityTransaction.Status.CHANGED)
+                        .count());
     }
 
     @Test
@@ -232,16 +256,18 @@ class AffinityTransactionTest extends StandInNicTest {
         assertEquals(AffinityTransaction.Status.GONE, irq53.status());
         assertTrue(irq53.detail().contains("IRQ 53 is now \"nvme0q1\", another IRQ, left alone"), irq53.detail());
         assertEquals("2-3", affinity(53), "left alone");
-        assertEquals(List.of("0-7", "0-7", "0-7"), List.of(affinity(50), affinity(51), affinity(52)), "the others are back");
+        assertEquals(
+                List.of("0-7", "0-7", "0-7"), List.of(affinity(50), affinity(51), affinity(52)), "the others are back");
         assertFalse(Files.exists(state), "nothing is left to put back");
     }
 
     @Test
     void aStaleStateFileIsRefusedBeforeAnyChange() throws IOException {
-        StateFile.write(state, new StateFile.State(ETH0,
-                List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
+        StateFile.write(
+                state, new StateFile.State(ETH0, List.of(new StateFile.Saved(Target.irq(50, "virtio7-input.0"), "3"))));
         Map<Path, String> withState = NicFixture.snapshot(proc, sys);
-        NumaspreadException e = assertThrows(NumaspreadException.class,
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
         assertTrue(e.getMessage().contains("stale"), e.getMessage());
@@ -251,11 +277,12 @@ class AffinityTransactionTest extends StandInNicTest {
     @Test
     void anotherInterfacesStateFileIsRefused() {
         StateFile.write(state, new StateFile.State(new InterfaceName("eth1"), List.of()));
-        NumaspreadException e = assertThrows(NumaspreadException.class,
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
                 () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
         assertTrue(e.getMessage().contains("is for eth1, not eth0"), e.getMessage());
-        NumaspreadException restore = assertThrows(NumaspreadException.class,
-                () -> applier(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
+        NumaspreadException restore = assertThrows(
+                NumaspreadException.class, () -> applier(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, restore.kind());
     }
 
@@ -263,10 +290,13 @@ class AffinityTransactionTest extends StandInNicTest {
     @SuppressWarnings("try") // the lock is held, not used
     void aConcurrentApplyOfTheSameStateFileIsRefused() {
         try (StateFile.Lock held = StateFile.lock(state)) {
-            NumaspreadException e = assertThrows(NumaspreadException.class,
+            NumaspreadException e = assertThrows(
+                    NumaspreadException.class,
                     () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
             assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-            assertTrue(e.getMessage().contains("held by this process") || e.getMessage().contains("is running"),
+            assertTrue(
+                    e.getMessage().contains("held by this process")
+                            || e.getMessage().contains("is running"),
                     e.getMessage());
         }
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -277,8 +307,8 @@ class AffinityTransactionTest extends StandInNicTest {
 
     @Test
     void restoreWithoutAStateFileSaysSo() {
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> applier(KernelFiles.DIRECT).restore(state, Optional.empty()));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> applier(KernelFiles.DIRECT).restore(state, Optional.empty()));
         assertTrue(e.getMessage().contains("no state file " + state), e.getMessage());
     }
 

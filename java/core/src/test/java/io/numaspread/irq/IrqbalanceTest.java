@@ -29,12 +29,16 @@ class IrqbalanceTest {
     void aRunningIrqbalanceIsRefusedWithTheFix() {
         NicFixture.process(proc, 1, "systemd", "/sbin/init");
         NicFixture.process(proc, 612, "irqbalance", "/usr/sbin/irqbalance", "--foreground", "--banirq=38");
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-        assertTrue(e.getMessage().contains("pid 612") && e.getMessage().contains("--banirq=39")
-                && !e.getMessage().contains("--banirq=38") && e.getMessage().contains("systemctl stop irqbalance")
-                && e.getMessage().contains("IRQBALANCE_BANNED_CPULIST") && e.getMessage().contains("--force"),
+        assertTrue(
+                e.getMessage().contains("pid 612")
+                        && e.getMessage().contains("--banirq=39")
+                        && !e.getMessage().contains("--banirq=38")
+                        && e.getMessage().contains("systemctl stop irqbalance")
+                        && e.getMessage().contains("IRQBALANCE_BANNED_CPULIST")
+                        && e.getMessage().contains("--force"),
                 e.getMessage());
     }
 
@@ -46,8 +50,23 @@ class IrqbalanceTest {
 
     @Test
     void everySpellingOfBanirqThatGetoptAccepts() {
-        assertEquals(List.of(38, 39, 40, 41, 42, 43), Irqbalance.bannedIrqs(String.join("\0", "irqbalance",
-                "-i38", "-i", "39", "--banirq=40", "--banirq", "41", "-fi42", "--bani=43", "-p", "44", "-e5", "-i")));
+        assertEquals(
+                List.of(38, 39, 40, 41, 42, 43),
+                Irqbalance.bannedIrqs(String.join(
+                        "\0",
+                        "irqbalance",
+                        "-i38",
+                        "-i",
+                        "39",
+                        "--banirq=40",
+                        "--banirq",
+                        "41",
+                        "-fi42",
+                        "--bani=43",
+                        "-p",
+                        "44",
+                        "-e5",
+                        "-i")));
         assertEquals(List.of(), Irqbalance.bannedIrqs(String.join("\0", "irqbalance", "--", "-i38")));
         assertEquals(List.of(), Irqbalance.bannedIrqs(String.join("\0", "irqbalance", "-s", "-i38", "--ban=39")));
     }
@@ -56,10 +75,12 @@ class IrqbalanceTest {
     void theSecondOfTwoIrqbalancesIsLookedAtToo() {
         NicFixture.process(proc, 612, "irqbalance", "irqbalance", "--banirq=38", "--banirq=39");
         NicFixture.process(proc, 700, "irqbalance", "irqbalance", "--banirq=38");
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
         assertTrue(e.getMessage().contains("pid 700") && e.getMessage().contains("[39]"), e.getMessage());
-        assertEquals(List.of(612, 700), Irqbalance.find(proc).stream().map(Irqbalance.Process::pid).toList());
+        assertEquals(
+                List.of(612, 700),
+                Irqbalance.find(proc).stream().map(Irqbalance.Process::pid).toList());
     }
 
     /**
@@ -71,10 +92,13 @@ class IrqbalanceTest {
         NicFixture.process(proc, 612, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         Files.writeString(proc.resolve("612/environ"), "LANG=C\0IRQBALANCE_BANNED_CPULIST=2-3\0");
         assertEquals(CpuSet.parse("2-3"), Irqbalance.find(proc).get(0).bannedCpus());
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
-        assertTrue(e.getMessage().contains("[38, 39]") && e.getMessage().contains("bans CPUs 2-3 of the plan")
-                && e.getMessage().contains("move these IRQs away"), e.getMessage());
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
+        assertTrue(
+                e.getMessage().contains("[38, 39]")
+                        && e.getMessage().contains("bans CPUs 2-3 of the plan")
+                        && e.getMessage().contains("move these IRQs away"),
+                e.getMessage());
 
         Files.writeString(proc.resolve("612/cmdline"), "irqbalance\0--banirq=38\0-i39\0");
         assertDoesNotThrow(() -> Irqbalance.refuseIfRunning(proc, IRQS_38_39_ON_2_3));
@@ -83,7 +107,8 @@ class IrqbalanceTest {
     /** As irqbalance's setup_banned_cpus: a non-empty IRQBALANCE_BANNED_CPUS wins over the list. */
     @Test
     void theHexMaskWinsOverTheListAsInIrqbalance() {
-        assertEquals(CpuSet.parse("0-1"), Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPULIST=4\0IRQBALANCE_BANNED_CPUS=3\0"));
+        assertEquals(
+                CpuSet.parse("0-1"), Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPULIST=4\0IRQBALANCE_BANNED_CPUS=3\0"));
         assertEquals(CpuSet.of(4), Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPUS=\0IRQBALANCE_BANNED_CPULIST=4\0"));
         assertEquals(CpuSet.EMPTY, Irqbalance.bannedCpus("IRQBALANCE_BANNED_CPULIST=nonsense\0"));
         assertEquals(CpuSet.EMPTY, Irqbalance.bannedCpus(""));

@@ -42,11 +42,19 @@ class LinkIrqPolicyTest {
     void theFileUdevRecordedForTheNicWithItsDropInsInOrder() throws IOException {
         write("etc/systemd/network/10-eth0.link", MATCH_ETH0 + "[Link]\nIRQAffinityPolicy=spread\n");
         write("etc/systemd/network/10-eth0.link.d/50-single.conf", "[Link]\n# why\nIRQAffinityPolicy = single\n");
-        udevEntry(2, "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link",
-                "ID_NET_LINK_FILE_DROPINS=/etc/systemd/network/10-eth0.link.d/50-single.conf", "ID_NET_NAME=eth0");
-        assertEquals(List.of(new LinkIrqPolicy(Path.of("/etc/systemd/network/10-eth0.link"), "single", true)),
+        udevEntry(
+                2,
+                "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link",
+                "ID_NET_LINK_FILE_DROPINS=/etc/systemd/network/10-eth0.link.d/50-single.conf",
+                "ID_NET_NAME=eth0");
+        assertEquals(
+                List.of(new LinkIrqPolicy(Path.of("/etc/systemd/network/10-eth0.link"), "single", true)),
                 LinkIrqPolicy.find(root, 2));
-        assertEquals(List.of(), LinkIrqPolicy.find(root, 3).stream().filter(LinkIrqPolicy::fromUdevDatabase).toList(),
+        assertEquals(
+                List.of(),
+                LinkIrqPolicy.find(root, 3).stream()
+                        .filter(LinkIrqPolicy::fromUdevDatabase)
+                        .toList(),
                 "another NIC's entry is absent, so nothing is udev's word for it");
     }
 
@@ -54,15 +62,19 @@ class LinkIrqPolicyTest {
     void anEmptyAssignmentInADropInHandsTheNicBack() throws IOException {
         write("usr/lib/systemd/network/99-default.link", "[Match]\nOriginalName=*\n[Link]\nIRQAffinityPolicy=spread\n");
         write("etc/systemd/network/99-default.link.d/numaspread.conf", "[Link]\nIRQAffinityPolicy=\n");
-        udevEntry(2, "ID_NET_LINK_FILE=/usr/lib/systemd/network/99-default.link",
+        udevEntry(
+                2,
+                "ID_NET_LINK_FILE=/usr/lib/systemd/network/99-default.link",
                 "ID_NET_LINK_FILE_DROPINS=/etc/systemd/network/99-default.link.d/numaspread.conf");
         assertEquals(List.of(), LinkIrqPolicy.find(root, 2));
     }
 
     @Test
     void aValueUdevCannotParseKeepsTheEarlierOneAndOtherSectionsDoNotCount() throws IOException {
-        write("etc/systemd/network/10-eth0.link", MATCH_ETH0 + "IRQAffinityPolicy=single\n[Link]\n"
-                + "IRQAffinityPolicy=spread\nIRQAffinityPolicy=numa\n[SR-IOV]\nIRQAffinityPolicy=single\n");
+        write(
+                "etc/systemd/network/10-eth0.link",
+                MATCH_ETH0 + "IRQAffinityPolicy=single\n[Link]\n"
+                        + "IRQAffinityPolicy=spread\nIRQAffinityPolicy=numa\n[SR-IOV]\nIRQAffinityPolicy=single\n");
         udevEntry(2, "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link");
         assertEquals("spread", LinkIrqPolicy.find(root, 2).get(0).policy());
     }
@@ -80,7 +92,9 @@ class LinkIrqPolicyTest {
     void aDropInPathWithAnEscapedColon() throws IOException {
         write("etc/systemd/network/10-eth0.link", MATCH_ETH0);
         write("etc/systemd/network/10-eth0.link.d/a:b.conf", "[Link]\nIRQAffinityPolicy=single\n");
-        udevEntry(2, "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link",
+        udevEntry(
+                2,
+                "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link",
                 "ID_NET_LINK_FILE_DROPINS=/etc/systemd/network/10-eth0.link.d/a\\x3ab.conf");
         assertEquals("single", LinkIrqPolicy.find(root, 2).get(0).policy());
     }
@@ -95,7 +109,8 @@ class LinkIrqPolicyTest {
         write("run/systemd/network/30-ice.link.d/irq.conf", "[Link]\nIRQAffinityPolicy=spread\n");
         write("usr/lib/systemd/network/99-default.link", "[Match]\nOriginalName=*\n[Link]\nIRQAffinityPolicy=single\n");
         write("etc/systemd/network/99-default.link.d/off.conf", "[Link]\nIRQAffinityPolicy=\n");
-        assertEquals(List.of(new LinkIrqPolicy(Path.of("/usr/local/lib/systemd/network/30-ice.link"), "spread", false)),
+        assertEquals(
+                List.of(new LinkIrqPolicy(Path.of("/usr/local/lib/systemd/network/30-ice.link"), "spread", false)),
                 LinkIrqPolicy.find(root, 2));
     }
 
@@ -104,7 +119,10 @@ class LinkIrqPolicyTest {
         Files.createDirectories(root.resolve("etc/systemd/network/10-eth0.link"));
         udevEntry(2, "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link");
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> LinkIrqPolicy.find(root, 2));
-        assertTrue(e.getMessage().contains(root.resolve("etc/systemd/network/10-eth0.link").toString()),
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                root.resolve("etc/systemd/network/10-eth0.link").toString()),
                 e.getMessage());
     }
 }

@@ -55,18 +55,23 @@ class NapiThreadPlanTest {
     }
 
     private static NapiInstance napi(int id, int queue) {
-        return new NapiInstance(id, queue < 0 ? OptionalInt.empty() : OptionalInt.of(queue), OptionalInt.empty(),
-                OptionalInt.empty());
+        return new NapiInstance(
+                id, queue < 0 ? OptionalInt.empty() : OptionalInt.of(queue), OptionalInt.empty(), OptionalInt.empty());
     }
 
     @Test
     void eachThreadGetsItsQueuesCpusWhateverOrderTheIdsAreIn() {
         // Queues linked out of ID order, and a transmit-only NAPI linked to no queue.
-        NapiMap map = new NapiMap(ETH0, List.of(napi(8193, 2), napi(8194, 0), napi(8195, 3), napi(8196, 1),
-                napi(8197, -1)), NapiSource.NETLINK, "netlink");
+        NapiMap map = new NapiMap(
+                ETH0,
+                List.of(napi(8193, 2), napi(8194, 0), napi(8195, 3), napi(8196, 1), napi(8197, -1)),
+                NapiSource.NETLINK,
+                "netlink");
         List<Setting> settings = NapiThreadPlan.settings(nic, plan, map);
         List<Setting> irqs = IrqPlan.settings(nic, plan, false);
-        assertEquals(List.of(8194, 8196, 8193, 8195), settings.stream().map(s -> s.target().number()).toList());
+        assertEquals(
+                List.of(8194, 8196, 8193, 8195),
+                settings.stream().map(s -> s.target().number()).toList());
         for (int queue = 0; queue < 4; queue++) {
             assertEquals(irqs.get(queue).cpus(), settings.get(queue).cpus(), "queue " + queue);
             assertEquals(Target.Kind.NAPI_THREAD, settings.get(queue).target().kind());
@@ -78,17 +83,31 @@ class NapiThreadPlanTest {
 
     @Test
     void aMapThatLinksNoQueueIsRefusedSayingWhy() {
-        NumaspreadException unlinked = assertThrows(NumaspreadException.class, () -> NapiThreadPlan.settings(nic, plan,
-                new NapiMap(ETH0, List.of(napi(8193, -1)), NapiSource.NETLINK_DERIVED, "derived from nothing")));
+        NumaspreadException unlinked = assertThrows(
+                NumaspreadException.class,
+                () -> NapiThreadPlan.settings(
+                        nic,
+                        plan,
+                        new NapiMap(
+                                ETH0, List.of(napi(8193, -1)), NapiSource.NETLINK_DERIVED, "derived from nothing")));
         assertEquals(NumaspreadException.Kind.REFUSED, unlinked.kind());
-        assertTrue(unlinked.getMessage().contains("links none of its 1 NAPI instances")
-                && unlinked.getMessage().contains("derived from nothing"), unlinked.getMessage());
-        NumaspreadException down = assertThrows(NumaspreadException.class, () -> NapiThreadPlan.settings(nic, plan,
-                new NapiMap(ETH0, List.of(), NapiSource.NETLINK_DERIVED, "napi-get gives 0 NAPIs")));
-        assertTrue(down.getMessage().contains("lists no NAPI of it (the kernel lists an interface's NAPIs only while"
-                + " it is up)"), down.getMessage());
-        NumaspreadException old = assertThrows(NumaspreadException.class, () -> NapiThreadPlan.settings(nic, plan,
-                new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "/proc/interrupts")));
+        assertTrue(
+                unlinked.getMessage().contains("links none of its 1 NAPI instances")
+                        && unlinked.getMessage().contains("derived from nothing"),
+                unlinked.getMessage());
+        NumaspreadException down = assertThrows(
+                NumaspreadException.class,
+                () -> NapiThreadPlan.settings(
+                        nic, plan, new NapiMap(ETH0, List.of(), NapiSource.NETLINK_DERIVED, "napi-get gives 0 NAPIs")));
+        assertTrue(
+                down.getMessage()
+                        .contains(
+                                "lists no NAPI of it (the kernel lists an interface's NAPIs only while" + " it is up)"),
+                down.getMessage());
+        NumaspreadException old = assertThrows(
+                NumaspreadException.class,
+                () -> NapiThreadPlan.settings(
+                        nic, plan, new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "/proc/interrupts")));
         assertTrue(old.getMessage().contains("napi-get (Linux 6.8 or later)"), old.getMessage());
     }
 

@@ -87,25 +87,28 @@ class NapiThreadsApplyTest extends StandInNicTest {
         List<NapiInstance> instances = new ArrayList<>();
         for (int queue = 0; queue < 4; queue++) {
             Integer pid = netlinkPids.get(8193 + queue);
-            instances.add(new NapiInstance(8193 + queue, OptionalInt.of(queue), OptionalInt.of(50 + queue),
+            instances.add(new NapiInstance(
+                    8193 + queue,
+                    OptionalInt.of(queue),
+                    OptionalInt.of(50 + queue),
                     pid == null ? OptionalInt.empty() : OptionalInt.of(pid)));
         }
         return new NapiMap(ETH0, instances, NapiSource.NETLINK, "netdev netlink queue-get and napi-get");
     }
 
     private NicPlacement.Outcome apply(boolean dryRun) {
-        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity)).apply(nic,
-                NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
+        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity))
+                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
     }
 
     private NicPlacement placement(NicPlacement.NapiAccess access) {
-        return new NicPlacement(paths, KernelFiles.DIRECT, Optional.of(iface -> access),
-                NicPlacement.StateLocation.file(state));
+        return new NicPlacement(
+                paths, KernelFiles.DIRECT, Optional.of(iface -> access), NicPlacement.StateLocation.file(state));
     }
 
     private AffinityTransaction restorer() {
-        return new AffinityTransaction(paths, KernelFiles.DIRECT, 8,
-                new NapiThreads(paths, KernelFiles.DIRECT, this::setAffinity, Map.of()));
+        return new AffinityTransaction(
+                paths, KernelFiles.DIRECT, 8, new NapiThreads(paths, KernelFiles.DIRECT, this::setAffinity, Map.of()));
     }
 
     private String threadAffinity(int pid) throws IOException {
@@ -134,19 +137,29 @@ class NapiThreadsApplyTest extends StandInNicTest {
         assertEquals(planned, threadAffinities());
         assertEquals(planned, List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         assertEquals("0-7", threadAffinity(4242), "a process named like a NAPI thread is left alone");
-        assertTrue(outcome.results().stream().anyMatch(r -> r.target().equals(Target.napiThread(ETH0, 8196))
-                && r.status() == AffinityTransaction.Status.CHANGED), outcome.results().toString());
-        assertTrue(outcome.notes().stream().anyMatch(n -> n.contains("restore puts back 0")), outcome.notes().toString());
+        assertTrue(
+                outcome.results().stream()
+                        .anyMatch(r -> r.target().equals(Target.napiThread(ETH0, 8196))
+                                && r.status() == AffinityTransaction.Status.CHANGED),
+                outcome.results().toString());
+        assertTrue(
+                outcome.notes().stream().anyMatch(n -> n.contains("restore puts back 0")),
+                outcome.notes().toString());
 
         StateFile.State saved = StateFile.read(state).orElseThrow();
         assertEquals(OptionalInt.of(0), saved.threadedBefore());
-        assertEquals("0-7", saved.find(Target.napiThread(ETH0, 8193)).orElseThrow().value());
+        assertEquals(
+                "0-7", saved.find(Target.napiThread(ETH0, 8193)).orElseThrow().value());
 
         List<AffinityTransaction.Result> restored = restorer().restore(state, Optional.of(ETH0));
         assertEquals(List.of("0-7", "0-7", "0-7", "0-7"), threadAffinities());
         assertEquals("0", Files.readString(threaded).strip());
         assertFalse(Files.exists(state));
-        assertEquals(8, restored.stream().filter(r -> r.status() == AffinityTransaction.Status.RESTORED).count());
+        assertEquals(
+                8,
+                restored.stream()
+                        .filter(r -> r.status() == AffinityTransaction.Status.RESTORED)
+                        .count());
     }
 
     @Test
@@ -164,8 +177,11 @@ class NapiThreadsApplyTest extends StandInNicTest {
         failAtPin = 6; // four probes (each sets the affinity a thread has), the first thread, then the second
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
-        assertTrue(e.getMessage().contains("napi/eth0-8194") && e.getMessage().contains("EINVAL")
-                && e.getMessage().contains("rolled back"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("napi/eth0-8194")
+                        && e.getMessage().contains("EINVAL")
+                        && e.getMessage().contains("rolled back"),
+                e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys), "every IRQ, thread and threaded as it was");
         assertFalse(Files.exists(state), "the run created the state file and put everything back");
     }
@@ -173,13 +189,17 @@ class NapiThreadsApplyTest extends StandInNicTest {
     @Test
     void noNapiLinkedToAQueueIsRefusedBeforeThreadedIsTouched() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> placement(new NicPlacement.NapiAccess(() -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS,
-                        "no netdev family"), this::setAffinity)).apply(nic, NicPlacement.Wanted.plan(plan),
-                new NicPlacement.Options(NAPI_THREADS, false)));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
+                () -> placement(new NicPlacement.NapiAccess(
+                                () -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
+                                this::setAffinity))
+                        .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-        assertTrue(e.getMessage().contains("napi-get (Linux 6.8 or later)")
-                && e.getMessage().endsWith("nothing was changed"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("napi-get (Linux 6.8 or later)")
+                        && e.getMessage().endsWith("nothing was changed"),
+                e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
@@ -188,10 +208,14 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void aMapThatLosesItsQueuesOnceThreadedIsOnIsRefusedAndThreadedIsPutBack() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         AtomicInteger calls = new AtomicInteger();
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> placement(new NicPlacement.NapiAccess(() -> calls.incrementAndGet() == 1 ? map()
-                        : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"), this::setAffinity))
-                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
+                () -> placement(new NicPlacement.NapiAccess(
+                                () -> calls.incrementAndGet() == 1
+                                        ? map()
+                                        : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
+                                this::setAffinity))
+                        .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"), e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -204,7 +228,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-        assertTrue(e.getMessage().contains(threaded + " is missing") && e.getMessage().contains("5.12"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains(threaded + " is missing")
+                        && e.getMessage().contains("5.12"),
+                e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
@@ -213,7 +240,9 @@ class NapiThreadsApplyTest extends StandInNicTest {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         NicPlacement.Outcome outcome = apply(true);
         assertEquals(before, NicFixture.snapshot(proc, sys));
-        assertTrue(outcome.notes().stream().anyMatch(n -> n.contains("apply would set it to 1")), outcome.notes().toString());
+        assertTrue(
+                outcome.notes().stream().anyMatch(n -> n.contains("apply would set it to 1")),
+                outcome.notes().toString());
         assertTrue(pinned.isEmpty());
     }
 
@@ -238,7 +267,9 @@ class NapiThreadsApplyTest extends StandInNicTest {
         List<AffinityTransaction.Result> results = restorer().restore(state, Optional.of(ETH0));
         assertEquals("0-7", threadAffinity(900));
         AffinityTransaction.Result gone = results.stream()
-                .filter(r -> r.target().equals(Target.napiThread(ETH0, 8196))).findFirst().orElseThrow();
+                .filter(r -> r.target().equals(Target.napiThread(ETH0, 8196)))
+                .findFirst()
+                .orElseThrow();
         assertEquals(AffinityTransaction.Status.GONE, gone.status());
         assertTrue(gone.detail().contains("no kernel thread napi/eth0-8196"), gone.detail());
         assertEquals("0", Files.readString(threaded).strip());

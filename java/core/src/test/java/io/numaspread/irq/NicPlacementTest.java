@@ -52,16 +52,17 @@ class NicPlacementTest extends StandInNicTest {
         return apply(plan, placement, dryRun, state);
     }
 
-    private NicPlacement.Outcome apply(SpreadPlan plan, PlacementOptions placement, boolean dryRun,
-            NicPlacement.StateLocation state) {
-        return new NicPlacement(paths, KernelFiles.DIRECT, Optional.empty(), state).apply(nic,
-                NicPlacement.Wanted.plan(plan), new NicPlacement.Options(placement, dryRun));
+    private NicPlacement.Outcome apply(
+            SpreadPlan plan, PlacementOptions placement, boolean dryRun, NicPlacement.StateLocation state) {
+        return new NicPlacement(paths, KernelFiles.DIRECT, Optional.empty(), state)
+                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(placement, dryRun));
     }
 
     @Test
     void writesTheNicsPlanRecordsTheStateAndSaysHowToUndo() throws IOException {
         NicPlacement.Outcome outcome = apply(WITH_XPS, false, NicPlacement.StateLocation.file(state));
-        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
+        assertEquals(
+                List.of("0-1", "2-3", "0-1", "2-3"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         for (NicVector vector : nic.queueVectors()) {
             assertEquals(plan.get(nic.planIndex(vector.queue())).cpus().toString(), affinity(vector.irq()));
         }
@@ -83,8 +84,8 @@ class NicPlacementTest extends StandInNicTest {
     void aRunningIrqbalanceIsRefusedBeforeAnyChangeUnlessForcedOrADryRun() throws IOException {
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
         before = NicFixture.snapshot(proc, sys);
-        NumaspreadException refused = assertThrows(NumaspreadException.class,
-                () -> apply(PLAIN, false, NicPlacement.StateLocation.file(state)));
+        NumaspreadException refused = assertThrows(
+                NumaspreadException.class, () -> apply(PLAIN, false, NicPlacement.StateLocation.file(state)));
         assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
         assertTrue(refused.getMessage().startsWith("irqbalance is running (pid 700)"), refused.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -126,8 +127,8 @@ class NicPlacementTest extends StandInNicTest {
     void aPlanThatIsNotOnePerQueueIsRefusedBeforeAnyChange() {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         SpreadPlan two = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withCount(2));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> apply(two, PLAIN, false, NicPlacement.StateLocation.file(state)));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> apply(two, PLAIN, false, NicPlacement.StateLocation.file(state)));
         assertEquals("the plan has 2 assignments for 4 queues of eth0", e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));

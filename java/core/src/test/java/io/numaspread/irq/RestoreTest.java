@@ -12,7 +12,6 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
-import io.numaspread.kernel.KernelPaths;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
@@ -81,12 +80,13 @@ class RestoreTest extends StandInNicTest {
     void aBadSecondEntryIsRefusedBeforeTheFirstIsWritten() throws IOException {
         applyQueues(false);
         Map<Path, String> applied = NicFixture.snapshot(proc, sys);
-        for (String bad : List.of("\"0-99\"", "null", "\"\"", "\"  \"", "\" 0 , 1 \"", "\"+3\"", "3", "\"0-2147483647\"")) {
+        for (String bad :
+                List.of("\"0-99\"", "null", "\"\"", "\"  \"", "\" 0 , 1 \"", "\"+3\"", "3", "\"0-2147483647\"")) {
             writeState("{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"0-7\"},"
                     + " {\"kind\": \"irq\", \"number\": 51, \"name\": \"i40e-eth0-TxRx-1\", \"value\": " + bad + "}");
             CountingFiles files = new CountingFiles();
-            NumaspreadException e = assertThrows(NumaspreadException.class,
-                    () -> transaction(files).restore(state, Optional.of(ETH0)), bad);
+            NumaspreadException e = assertThrows(
+                    NumaspreadException.class, () -> transaction(files).restore(state, Optional.of(ETH0)), bad);
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind(), bad + ": " + e.getMessage());
             assertTrue(e.getMessage().contains("IRQ 51 (i40e-eth0-TxRx-1)"), bad + ": " + e.getMessage());
             assertFalse(e.getMessage().contains("Exception") || e.getMessage().contains("java."), e.getMessage());
@@ -99,8 +99,10 @@ class RestoreTest extends StandInNicTest {
     void anXpsValueIsParsedStrictlyAndWrittenInTheKernelsForm() throws IOException {
         for (String bad : List.of("\"+3\"", "\"0x3\"", "\"3 \"", "\",3\"", "\"\"")) {
             writeState("{\"kind\": \"xps\", \"number\": 0, \"name\": \"eth0\", \"value\": " + bad + "}");
-            NumaspreadException e = assertThrows(NumaspreadException.class,
-                    () -> transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)), bad);
+            NumaspreadException e = assertThrows(
+                    NumaspreadException.class,
+                    () -> transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)),
+                    bad);
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind(), bad);
             assertEquals(before, NicFixture.snapshot(proc, sys), bad);
         }
@@ -118,17 +120,24 @@ class RestoreTest extends StandInNicTest {
             tx3.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
         }
         String interrupts = Files.readString(paths.interrupts());
-        Files.writeString(paths.interrupts(), interrupts.lines().filter(line -> !line.startsWith("  52:"))
-                .reduce("", (a, b) -> a + b + "\n"));
+        Files.writeString(
+                paths.interrupts(),
+                interrupts.lines().filter(line -> !line.startsWith("  52:")).reduce("", (a, b) -> a + b + "\n"));
 
-        List<AffinityTransaction.Result> results = transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
-        List<String> gone = results.stream().filter(r -> r.status() == AffinityTransaction.Status.GONE)
-                .map(r -> r.target().label() + ": " + r.detail()).toList();
+        List<AffinityTransaction.Result> results =
+                transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
+        List<String> gone = results.stream()
+                .filter(r -> r.status() == AffinityTransaction.Status.GONE)
+                .map(r -> r.target().label() + ": " + r.detail())
+                .toList();
         assertEquals(2, gone.size(), gone.toString());
         assertTrue(gone.get(0).startsWith("IRQ 52 (i40e-eth0-TxRx-2): IRQ 52 no longer exists"), gone.toString());
-        assertTrue(gone.get(1).startsWith("eth0 tx-3 xps_cpus: ") && gone.get(1).contains("no longer exists"),
+        assertTrue(
+                gone.get(1).startsWith("eth0 tx-3 xps_cpus: ") && gone.get(1).contains("no longer exists"),
                 gone.toString());
-        assertEquals(List.of("0-7", "0-7", "2", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
+        assertEquals(
+                List.of("0-7", "0-7", "2", "0-7"),
+                List.of(affinity(50), affinity(51), affinity(52), affinity(53)),
                 "IRQ 52's number is free: its file is left as it is");
         assertEquals("ff", Files.readString(paths.xpsCpus(ETH0, 2)).strip());
         assertFalse(Files.exists(state), "a preStop restore succeeds: nothing is left to put back");
@@ -147,20 +156,26 @@ class RestoreTest extends StandInNicTest {
         Map<Path, String> afterReload = NicFixture.snapshot(proc, sys);
 
         List<Setting> renumbered = List.of(new Setting(Target.irq(60, "i40e-eth0-TxRx-0"), CpuSet.of(4)));
-        RestoreNeeded refused = assertThrows(RestoreNeeded.class,
-                () -> transaction(KernelFiles.DIRECT).apply(ETH0, renumbered, state, false));
+        RestoreNeeded refused = assertThrows(
+                RestoreNeeded.class, () -> transaction(KernelFiles.DIRECT).apply(ETH0, renumbered, state, false));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, refused.kind());
-        assertTrue(refused.getMessage().contains("records \"i40e-eth0-TxRx-0\" as IRQ 50 but it is now IRQ 60"),
+        assertTrue(
+                refused.getMessage().contains("records \"i40e-eth0-TxRx-0\" as IRQ 50 but it is now IRQ 60"),
                 refused.getMessage());
         assertEquals(state, refused.stateFile(), "the remedy: restore this file first");
         assertEquals(paths, refused.paths());
         assertTrue(refused.getMessage().contains("restore " + state + " first"), refused.getMessage());
         assertEquals(afterReload, NicFixture.snapshot(proc, sys), "nothing merged, nothing written");
 
-        List<AffinityTransaction.Result> results = transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
+        List<AffinityTransaction.Result> results =
+                transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
         assertTrue(results.stream().allMatch(r -> r.status() == AffinityTransaction.Status.GONE), results.toString());
-        assertTrue(results.get(0).detail().contains("\"i40e-eth0-TxRx-0\" is now IRQ 60: the driver was reloaded and"
-                + " renumbered its IRQs"), results.get(0).detail());
+        assertTrue(
+                results.get(0)
+                        .detail()
+                        .contains("\"i40e-eth0-TxRx-0\" is now IRQ 60: the driver was reloaded and"
+                                + " renumbered its IRQs"),
+                results.get(0).detail());
         assertEquals("0-7", affinity(60), "the new IRQ keeps the driver's default");
         assertFalse(Files.exists(state));
     }
@@ -169,12 +184,16 @@ class RestoreTest extends StandInNicTest {
     void aStateFileThatNamesEachVectorTwiceRestoresTheLiveOnes() throws IOException {
         // What an older apply wrote after a renumbering: merged by number, the names appear twice.
         NicFixture.file(paths.smpAffinityList(60), "5");
-        Files.writeString(paths.interrupts(), Files.readString(paths.interrupts()).replace("  50:", "  60:"));
+        Files.writeString(
+                paths.interrupts(), Files.readString(paths.interrupts()).replace("  50:", "  60:"));
         writeState("{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"1\"},"
                 + " {\"kind\": \"irq\", \"number\": 60, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"0-7\"}");
-        List<AffinityTransaction.Result> results = transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
+        List<AffinityTransaction.Result> results =
+                transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
         assertEquals(AffinityTransaction.Status.GONE, results.get(0).status());
-        assertTrue(results.get(0).detail().contains("is now IRQ 60"), results.get(0).detail());
+        assertTrue(
+                results.get(0).detail().contains("is now IRQ 60"),
+                results.get(0).detail());
         assertEquals(AffinityTransaction.Status.RESTORED, results.get(1).status());
         assertEquals("0-7", affinity(60));
         assertFalse(Files.exists(state));
@@ -190,8 +209,8 @@ class RestoreTest extends StandInNicTest {
                 throw new AccessDeniedException(file.toString());
             }
         };
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> transaction(denied).restore(state, Optional.of(ETH0)));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> transaction(denied).restore(state, Optional.of(ETH0)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().contains("EACCES") && e.getMessage().contains("needs root"), e.getMessage());
         assertEquals(List.of(), denied.written);
@@ -210,12 +229,15 @@ class RestoreTest extends StandInNicTest {
                 super.write(file, value);
             }
         };
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> transaction(failing).restore(state, Optional.of(ETH0)));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> transaction(failing).restore(state, Optional.of(ETH0)));
         assertEquals(NumaspreadException.Kind.INCOMPLETE, e.kind());
-        assertTrue(e.getMessage().contains("IRQ 52 (i40e-eth0-TxRx-2): writing \"0-7\"")
-                && e.getMessage().contains("EINVAL"), e.getMessage());
-        assertEquals(List.of("0-7", "0-7", "2", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
+        assertTrue(
+                e.getMessage().contains("IRQ 52 (i40e-eth0-TxRx-2): writing \"0-7\"")
+                        && e.getMessage().contains("EINVAL"),
+                e.getMessage());
+        assertEquals(
+                List.of("0-7", "0-7", "2", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
         assertTrue(Files.exists(state), "kept for another try");
         transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
         assertEquals(before, NicFixture.snapshot(proc, sys));
@@ -225,8 +247,8 @@ class RestoreTest extends StandInNicTest {
     void aMalformedInterruptsFileIsBadInputBeforeAnyWrite() throws IOException {
         applyQueues(false);
         Files.writeString(paths.interrupts(), "           CPUx\n  50: 1 i40e-eth0-TxRx-0\n");
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
         assertTrue(e.getMessage().startsWith(paths.interrupts() + ": "), e.getMessage());
         assertFalse(e.getMessage().contains("For input string"), e.getMessage());

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class StateFileSafetyTest {
-    private static final StateFile.State STATE = new StateFile.State(new InterfaceName("eth0"),
-            List.of(new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1")));
+    private static final StateFile.State STATE = new StateFile.State(
+            new InterfaceName("eth0"), List.of(new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1")));
 
     @TempDir
     Path dir;
@@ -60,7 +60,8 @@ class StateFileSafetyTest {
         Path victim = victim();
         Path file = dir.resolve("eth0.json");
         Files.createSymbolicLink(file, victim);
-        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(file)).getMessage()
+        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(file))
+                .getMessage()
                 .contains("is a symbolic link"));
         failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.write(file, STATE));
         failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.lock(file));
@@ -72,7 +73,8 @@ class StateFileSafetyTest {
     void aLinkPlantedAsTheLockFileIsNotFollowed() throws IOException {
         Path victim = victim();
         Files.createSymbolicLink(dir.resolve(".eth0.json.lock"), victim);
-        NumaspreadException e = failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(dir.resolve("eth0.json")));
+        NumaspreadException e =
+                failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(dir.resolve("eth0.json")));
         assertTrue(e.getMessage().contains("is a symbolic link"), e.getMessage());
         assertEquals("root:secret\n", Files.readString(victim));
     }
@@ -92,15 +94,18 @@ class StateFileSafetyTest {
     void aFifoOrADeviceIsRefusedWithoutBlockingOrReadingForever() throws Exception {
         Path fifo = dir.resolve("eth0.json");
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
-        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(fifo)).getMessage()
+        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(fifo))
+                .getMessage()
                 .contains("is a FIFO, socket or device, not a regular file"));
         failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.lock(fifo));
 
         Path lockFifo = dir.resolve(".eth1.json.lock");
-        assertEquals(0, new ProcessBuilder("mkfifo", lockFifo.toString()).start().waitFor());
+        assertEquals(
+                0, new ProcessBuilder("mkfifo", lockFifo.toString()).start().waitFor());
         failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(dir.resolve("eth1.json")));
 
-        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(Path.of("/dev/zero"))).getMessage()
+        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(Path.of("/dev/zero")))
+                .getMessage()
                 .contains("/dev/zero is a FIFO, socket or device"));
     }
 
@@ -139,7 +144,8 @@ class StateFileSafetyTest {
     void aDirectoryOfAnotherUserIsRefused() throws IOException {
         Path theirs = Files.createDirectory(dir.resolve("theirs"));
         Files.setAttribute(theirs, "unix:uid", 65534);
-        NumaspreadException e = failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(theirs.resolve("eth0.json")));
+        NumaspreadException e =
+                failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(theirs.resolve("eth0.json")));
         assertTrue(e.getMessage().contains("belongs to uid 65534, neither root nor this user"), e.getMessage());
         try (Stream<Path> files = Files.list(theirs)) {
             assertEquals(0, files.count());
@@ -153,7 +159,8 @@ class StateFileSafetyTest {
             assertTrue(e.getMessage().contains("names no file"), e.getMessage());
         }
         Path subdir = Files.createDirectory(dir.resolve("eth0.json"));
-        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.lock(subdir)).getMessage()
+        assertTrue(failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.lock(subdir))
+                .getMessage()
                 .contains("is a directory, not a regular file"));
         failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(subdir));
         assertEquals(List.of("eth0.json"), names(), "no lock file beside it");
@@ -162,7 +169,9 @@ class StateFileSafetyTest {
     @Test
     void deepNestingIsAParseErrorNotAStackOverflow() throws IOException {
         Path file = dir.resolve("eth0.json");
-        for (String deep : List.of("[".repeat(200_000), "{\"a\":".repeat(100_000),
+        for (String deep : List.of(
+                "[".repeat(200_000),
+                "{\"a\":".repeat(100_000),
                 "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [" + "[".repeat(MiniJson.MAX_DEPTH) + "]}")) {
             Files.writeString(file, deep);
             NumaspreadException e = failure(NumaspreadException.Kind.BAD_INPUT, () -> StateFile.read(file));
@@ -181,13 +190,18 @@ class StateFileSafetyTest {
                 List.of(head + "[1]}", "entry 1 of \"saved\" is not an object"),
                 List.of(head + "null}", "\"saved\" is missing or null"),
                 List.of("{\"version\": 1, \"interface\": 7, \"saved\": []}", "\"interface\" is not a string"),
-                List.of(head + "[{\"kind\": \"irq\", \"number\": \"38\", \"name\": \"q\", \"value\": \"0\"}]}",
+                List.of(
+                        head + "[{\"kind\": \"irq\", \"number\": \"38\", \"name\": \"q\", \"value\": \"0\"}]}",
                         "\"number\" is not an integer"),
-                List.of(head + "[{\"kind\": \"IRQ\", \"number\": 38, \"name\": \"q\", \"value\": \"0\"}]}",
+                List.of(
+                        head + "[{\"kind\": \"IRQ\", \"number\": 38, \"name\": \"q\", \"value\": \"0\"}]}",
                         "\"kind\" is none of \"irq\", \"xps\" and \"napi\""),
-                List.of(head + "[{\"kind\": \"irq\", \"number\": 99999999999, \"name\": \"q\", \"value\": \"0\"}]}",
+                List.of(
+                        head + "[{\"kind\": \"irq\", \"number\": 99999999999, \"name\": \"q\", \"value\": \"0\"}]}",
                         "out of range"),
-                List.of(head + "[{\"kind\": \"irq\", \"number\": 99999999999999999999, \"name\": \"q\", \"value\": \"0\"}]}",
+                List.of(
+                        head
+                                + "[{\"kind\": \"irq\", \"number\": 99999999999999999999, \"name\": \"q\", \"value\": \"0\"}]}",
                         "not a number or out of range"),
                 List.of(head + "[" + irq + "}, " + irq + "}]}", "IRQ 38 (q) is recorded twice"),
                 List.of(head + "[" + irq + ", \"value\": \"1\"}]}", "key \"value\" appears twice"),

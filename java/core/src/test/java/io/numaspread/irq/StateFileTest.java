@@ -21,10 +21,12 @@ class StateFileTest {
     @TempDir
     Path dir;
 
-    private static final StateFile.State STATE = new StateFile.State(new InterfaceName("eth0"), List.of(
-            new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1"),
-            new StateFile.Saved(Target.irq(39, "name \"quoted\" \\ odd"), "0,2-3"),
-            new StateFile.Saved(Target.xps(new InterfaceName("eth0"), 0), "00000000,00000003")));
+    private static final StateFile.State STATE = new StateFile.State(
+            new InterfaceName("eth0"),
+            List.of(
+                    new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1"),
+                    new StateFile.Saved(Target.irq(39, "name \"quoted\" \\ odd"), "0,2-3"),
+                    new StateFile.Saved(Target.xps(new InterfaceName("eth0"), 0), "00000000,00000003")));
 
     @Test
     void roundTripsExactlyThroughAnAtomicReplace() throws IOException {
@@ -39,18 +41,27 @@ class StateFileTest {
 
     @Test
     void mergingKeepsTheFirstValueOfEachFile() {
-        StateFile.State merged = STATE.mergedWith(List.of(new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "1"),
+        StateFile.State merged = STATE.mergedWith(List.of(
+                new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "1"),
                 new StateFile.Saved(Target.irq(40, "virtio2-input.1"), "0")));
-        assertEquals("0-1", merged.find(Target.irq(38, "virtio2-input.0")).orElseThrow().value());
-        assertEquals("0", merged.find(Target.irq(40, "virtio2-input.1")).orElseThrow().value());
+        assertEquals(
+                "0-1",
+                merged.find(Target.irq(38, "virtio2-input.0")).orElseThrow().value());
+        assertEquals(
+                "0",
+                merged.find(Target.irq(40, "virtio2-input.1")).orElseThrow().value());
         assertEquals(4, merged.saved().size());
     }
 
     @Test
     void aFileThatIsNoStateFileIsNamed() throws IOException {
         Path file = dir.resolve("eth0.json");
-        for (String content : List.of("", "{", "{\"version\": 2, \"interface\": \"eth0\", \"saved\": []}",
-                "{\"version\": 1, \"interface\": \"../x\", \"saved\": []}", "[1, 2]")) {
+        for (String content : List.of(
+                "",
+                "{",
+                "{\"version\": 2, \"interface\": \"eth0\", \"saved\": []}",
+                "{\"version\": 1, \"interface\": \"../x\", \"saved\": []}",
+                "[1, 2]")) {
             Files.writeString(file, content);
             NumaspreadException e = assertThrows(NumaspreadException.class, () -> StateFile.read(file), content);
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
@@ -62,17 +73,21 @@ class StateFileTest {
     @Test
     void napiThreadsAndThreadedRoundTripAndAnOldFileReadsWithoutThem() throws IOException {
         InterfaceName eth0 = new InterfaceName("eth0");
-        StateFile.State withThreads = STATE.mergedWith(List.of(new StateFile.Saved(Target.napiThread(eth0, 8193), "0-3")))
+        StateFile.State withThreads = STATE.mergedWith(
+                        List.of(new StateFile.Saved(Target.napiThread(eth0, 8193), "0-3")))
                 .withThreadedBefore(0);
         Path file = dir.resolve("eth0.json");
         StateFile.write(file, withThreads);
         assertEquals(Optional.of(withThreads), StateFile.read(file));
         assertTrue(Files.readString(file).contains("\"threaded\": 0")
-                && Files.readString(file).contains("{\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\""));
+                && Files.readString(file)
+                        .contains("{\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\""));
         assertEquals(OptionalInt.of(0), withThreads.withThreadedBefore(1).threadedBefore(), "the first value wins");
 
-        Files.writeString(file, "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [{\"kind\": \"irq\", \"number\": 38,"
-                + " \"name\": \"virtio2-input.0\", \"value\": \"0-1\"}]}");
+        Files.writeString(
+                file,
+                "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [{\"kind\": \"irq\", \"number\": 38,"
+                        + " \"name\": \"virtio2-input.0\", \"value\": \"0-1\"}]}");
         assertEquals(OptionalInt.empty(), StateFile.read(file).orElseThrow().threadedBefore());
     }
 

@@ -60,17 +60,18 @@ class BoundedReadTest {
         sparse(sys.resolve("devices/system/cpu/possible"), 3L << 30);
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> SysfsTree.at(sys));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
-        assertTrue(e.getMessage().contains(sys.resolve("devices/system/cpu/possible") + ": larger than "), e.getMessage());
+        assertTrue(
+                e.getMessage().contains(sys.resolve("devices/system/cpu/possible") + ": larger than "), e.getMessage());
 
         Path proc = dir.resolve("proc");
         sparse(proc.resolve("irq/50/smp_affinity_list"), 3L << 30);
-        IOException tooLarge = assertThrows(IOException.class,
-                () -> KernelFiles.DIRECT.read(proc.resolve("irq/50/smp_affinity_list")));
+        IOException tooLarge = assertThrows(
+                IOException.class, () -> KernelFiles.DIRECT.read(proc.resolve("irq/50/smp_affinity_list")));
         assertTrue(tooLarge.getMessage().startsWith("larger than"), tooLarge.getMessage());
 
         Files.createSymbolicLink(proc.resolve("interrupts"), Path.of("/dev/zero"));
-        NumaspreadException interrupts = assertThrows(NumaspreadException.class,
-                () -> InterruptTable.read(new KernelPaths(proc, sys)));
+        NumaspreadException interrupts =
+                assertThrows(NumaspreadException.class, () -> InterruptTable.read(new KernelPaths(proc, sys)));
         assertTrue(interrupts.getMessage().contains("not a regular file"), interrupts.getMessage());
     }
 }

@@ -26,7 +26,8 @@ class ErrnoTest {
         assertEquals("EIO (Input/output error)", Errno.describe(new ErrnoException("write", file, 5)));
         assertEquals(Errno.UNKNOWN, Errno.of(new ErrnoException("write", file, 75)));
         assertEquals("errno 75", Errno.describe(new ErrnoException("write", file, 75)));
-        assertEquals("write /proc/irq/38/smp_affinity_list: EIO (Input/output error)",
+        assertEquals(
+                "write /proc/irq/38/smp_affinity_list: EIO (Input/output error)",
                 new ErrnoException("write", file, 5).getMessage());
     }
 
@@ -70,7 +71,9 @@ class ErrnoTest {
         Path notAFile = Files.createDirectory(dir.resolve("smp_affinity_list"));
         IOException failure = assertThrows(IOException.class, () -> KernelFiles.DIRECT.write(notAFile, "0-1"));
         assertEquals(Errno.UNKNOWN, Errno.of(failure), failure.toString());
-        assertEquals(Errno.ENOENT, Errno.of(assertThrows(IOException.class,
-                () -> KernelFiles.DIRECT.write(dir.resolve("absent"), "0-1"))));
+        assertEquals(
+                Errno.ENOENT,
+                Errno.of(
+                        assertThrows(IOException.class, () -> KernelFiles.DIRECT.write(dir.resolve("absent"), "0-1"))));
     }
 }

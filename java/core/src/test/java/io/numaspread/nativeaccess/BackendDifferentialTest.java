@@ -28,8 +28,8 @@ class BackendDifferentialTest {
             topologies.put(kind, topology);
         }
         Topology reference = topologies.get(BackendKind.SYSFS);
-        topologies.forEach((kind, topology) -> assertTrue(topology.sameMachineAs(reference),
-                kind.id() + " sees " + topology + "\nbut sysfs sees " + reference));
+        topologies.forEach((kind, topology) -> assertTrue(
+                topology.sameMachineAs(reference), kind.id() + " sees " + topology + "\nbut sysfs sees " + reference));
     }
 
     /** FFM needs JDK 23; JNA and sysfs load on any JDK from 17 on a host with libnuma. */

@@ -46,10 +46,12 @@ class BackendsTest {
     void forcedFfmLoadsOrSaysWhyNot() throws BackendUnavailableException {
         Optional<BackendKind> ffm = Optional.of(BackendKind.FFM);
         if (FEATURE >= 23) {
-            assertEquals(BackendKind.FFM, Backends.select(SysfsTree.live(), ffm).backend().kind());
+            assertEquals(
+                    BackendKind.FFM,
+                    Backends.select(SysfsTree.live(), ffm).backend().kind());
         } else {
-            BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
-                    () -> Backends.select(SysfsTree.live(), ffm));
+            BackendUnavailableException e =
+                    assertThrows(BackendUnavailableException.class, () -> Backends.select(SysfsTree.live(), ffm));
             assertEquals(FFM_NEEDS_JDK_23, e.getMessage());
         }
     }
@@ -69,29 +71,43 @@ class BackendsTest {
      */
     @Test
     void theBaseWithoutItsOverlaySaysWhyFfmIsUnavailable(@TempDir Path dir) throws Exception {
-        Path coreJar = Path.of(Backends.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path coreJar = Path.of(Backends.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path baseOnly = baseOnlyCopy(coreJar, dir.resolve("numaspread-core-base.jar"));
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {baseOnly.toUri().toURL()},
-                ClassLoader.getPlatformClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(new URL[] {baseOnly.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
             Class<?> backends = loader.loadClass(Backends.class.getName());
             Class<?> sysfsTree = loader.loadClass(SysfsTree.class.getName());
-            Object ffm = loader.loadClass(BackendKind.class.getName()).getField("FFM").get(null);
+            Object ffm = loader.loadClass(BackendKind.class.getName())
+                    .getField("FFM")
+                    .get(null);
             Object live = sysfsTree.getMethod("live").invoke(null);
-            InvocationTargetException thrown = assertThrows(InvocationTargetException.class,
-                    () -> backends.getMethod("select", sysfsTree, Optional.class).invoke(null, live, Optional.of(ffm)));
-            assertEquals(BackendUnavailableException.class.getName(), thrown.getCause().getClass().getName());
-            assertEquals("ffm backend unavailable, because " + (FEATURE >= 23
-                    ? "its classes are not here: numaspread-core must be loaded as its multi-release jar, not from a"
-                            + " classes folder or a jar without Multi-Release: true"
-                    : "it needs JDK 23 or newer and this is JDK " + FEATURE), thrown.getCause().getMessage());
+            InvocationTargetException thrown = assertThrows(
+                    InvocationTargetException.class,
+                    () -> backends.getMethod("select", sysfsTree, Optional.class)
+                            .invoke(null, live, Optional.of(ffm)));
+            assertEquals(
+                    BackendUnavailableException.class.getName(),
+                    thrown.getCause().getClass().getName());
+            assertEquals(
+                    "ffm backend unavailable, because "
+                            + (FEATURE >= 23
+                                    ? "its classes are not here: numaspread-core must be loaded as its multi-release jar, not from a"
+                                            + " classes folder or a jar without Multi-Release: true"
+                                    : "it needs JDK 23 or newer and this is JDK " + FEATURE),
+                    thrown.getCause().getMessage());
         }
     }
 
     /** The jar's base classes only: no {@code META-INF/versions/}, and no manifest to say Multi-Release. */
     private static Path baseOnlyCopy(Path jar, Path copy) throws IOException {
-        try (JarFile in = new JarFile(jar.toFile()); OutputStream file = Files.newOutputStream(copy);
+        try (JarFile in = new JarFile(jar.toFile());
+                OutputStream file = Files.newOutputStream(copy);
                 JarOutputStream out = new JarOutputStream(file)) {
-            for (Enumeration<JarEntry> entries = in.entries(); entries.hasMoreElements();) {
+            for (Enumeration<JarEntry> entries = in.entries(); entries.hasMoreElements(); ) {
                 JarEntry entry = entries.nextElement();
                 if (entry.isDirectory() || entry.getName().startsWith("META-INF/")) {
                     continue;

@@ -19,8 +19,6 @@ class FfmBackendContractTest extends NativeBackendContract {
     @Override
     Optional<String> expectedUnavailability() {
         int feature = Runtime.version().feature();
-        return feature >= 23
-                ? Optional.empty()
-                : Optional.of("it needs JDK 23 or newer and this is JDK " + feature);
+        return feature >= 23 ? Optional.empty() : Optional.of("it needs JDK 23 or newer and this is JDK " + feature);
     }
 }

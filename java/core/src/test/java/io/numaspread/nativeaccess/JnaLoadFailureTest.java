@@ -22,24 +22,27 @@ class JnaLoadFailureTest {
         boolean deny = Runtime.version().feature() >= 24;
         String java = ProcessHandle.current().info().command().orElseThrow();
         List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(deny ? List.of("--illegal-native-access=deny")
-                : List.of("-Djna.nosys=true", "-Djna.noclasspath=true"));
-        command.addAll(List.of("-Dnumaspread.backend=jna", "-cp", System.getProperty("java.class.path"),
+        command.addAll(
+                deny ? List.of("--illegal-native-access=deny") : List.of("-Djna.nosys=true", "-Djna.noclasspath=true"));
+        command.addAll(List.of(
+                "-Dnumaspread.backend=jna",
+                "-cp",
+                System.getProperty("java.class.path"),
                 JnaLoadFailure.class.getName()));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertEquals(0, child.waitFor(), "child JVM failed:\n" + output);
-        String expected = "jna backend unavailable, because JNA cannot load libc: " + (deny
-                ? "java.lang.IllegalCallerException: Illegal native access from an unnamed module"
-                : "java.lang.UnsatisfiedLinkError: Unable to locate JNA native support library");
+        String expected = "jna backend unavailable, because JNA cannot load libc: "
+                + (deny
+                        ? "java.lang.IllegalCallerException: Illegal native access from an unnamed module"
+                        : "java.lang.UnsatisfiedLinkError: Unable to locate JNA native support library");
         assertTrue(output.startsWith(expected), "expected a line starting with\n" + expected + "\nbut got\n" + output);
         assertEquals(1, output.lines().count(), "one line: " + output);
     }
 
     /** Run in the child JVM: prints why the forced JNA backend is unavailable. */
     public static final class JnaLoadFailure {
-        private JnaLoadFailure() {
-        }
+        private JnaLoadFailure() {}
 
         public static void main(String[] args) {
             try {

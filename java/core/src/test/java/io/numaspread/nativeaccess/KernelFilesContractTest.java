@@ -49,7 +49,8 @@ class KernelFilesContractTest {
             assertThrows(BackendUnavailableException.class, () -> Backends.select(SysfsTree.live(), Optional.of(kind)));
             return Optional.empty();
         }
-        return Optional.of(Backends.select(SysfsTree.live(), Optional.of(kind)).backend().kernelFiles());
+        return Optional.of(
+                Backends.select(SysfsTree.live(), Optional.of(kind)).backend().kernelFiles());
     }
 
     private static int errnoOf(Callable<?> call) {
@@ -58,7 +59,9 @@ class KernelFilesContractTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
     void theKernelsErrnoIsCapturedByTheCall(BackendKind kind) throws Exception {
         Optional<KernelFiles> loaded = files(kind);
         if (loaded.isEmpty()) {
@@ -83,7 +86,9 @@ class KernelFilesContractTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
     void writesReplaceTheFileAndReadsTakeItsMeaning(BackendKind kind) throws Exception {
         Optional<KernelFiles> loaded = files(kind);
         if (loaded.isEmpty()) {
@@ -104,7 +109,9 @@ class KernelFilesContractTest {
 
     /** Many threads fail at once with different errnos; each sees its own. */
     @ParameterizedTest
-    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
     void errnoIsPerCallAndPerThread(BackendKind kind) throws Exception {
         Optional<KernelFiles> loaded = files(kind);
         if (loaded.isEmpty()) {
@@ -149,7 +156,8 @@ class KernelFilesContractTest {
         KernelFiles files = files(kind).orElseThrow();
         IOException failure = assertThrows(IOException.class, () -> files.write(UNMAPPED, "0-1"));
         assertEquals(Errno.UNKNOWN, Errno.of(failure));
-        assertInstanceOf(java.nio.file.NoSuchFileException.class,
+        assertInstanceOf(
+                java.nio.file.NoSuchFileException.class,
                 assertThrows(IOException.class, () -> files.read(dir.resolve("absent"))));
     }
 }

@@ -15,8 +15,7 @@ import java.util.stream.Stream;
 final class LiveHost {
     private static final Path NODES = Path.of("/sys/devices/system/node");
 
-    private LiveHost() {
-    }
+    private LiveHost() {}
 
     static CpuSet possibleCpus() {
         return CpuSet.parse(read(Path.of("/sys/devices/system/cpu/possible")));
@@ -47,7 +46,8 @@ final class LiveHost {
     }
 
     private static CpuSet allowedCpus(Path status) {
-        return read(status).lines()
+        return read(status)
+                .lines()
                 .filter(line -> line.startsWith("Cpus_allowed_list:"))
                 .map(line -> CpuSet.parse(line.substring("Cpus_allowed_list:".length())))
                 .findFirst()
@@ -57,7 +57,9 @@ final class LiveHost {
     /** The calling thread's id, from the {@code /proc/thread-self -> PID/task/TID} link. */
     static int threadSelfTid() {
         try {
-            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+            return Integer.parseInt(Files.readSymbolicLink(Path.of("/proc/thread-self"))
+                    .getFileName()
+                    .toString());
         } catch (IOException e) {
             throw new AssertionError(e);
         }

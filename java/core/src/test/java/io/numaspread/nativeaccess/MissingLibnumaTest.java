@@ -33,7 +33,8 @@ class MissingLibnumaTest {
         if (ffm) {
             assertWorksWithoutNuma(lines.get("ffm"));
         } else {
-            assertTrue(lines.get("ffm").startsWith("ffm backend unavailable, because it needs JDK 23"), lines.get("ffm"));
+            assertTrue(
+                    lines.get("ffm").startsWith("ffm backend unavailable, because it needs JDK 23"), lines.get("ffm"));
         }
         assertWorksWithoutNuma(lines.get("jna"));
     }
@@ -42,16 +43,28 @@ class MissingLibnumaTest {
         String[] fields = line.split("\\|", -1);
         assertEquals(4, fields.length, line);
         assertTrue(fields[0].startsWith(CAUSE) && fields[0].contains("libnuma"), "cause: " + line);
-        assertEquals(List.of("sysfs", "true", "true"), List.of(fields[1], fields[2], fields[3]),
+        assertEquals(
+                List.of("sysfs", "true", "true"),
+                List.of(fields[1], fields[2], fields[3]),
                 "NUMA facts from sysfs, pinning works, same machine: " + line);
     }
 
     private static Map<String, String> runWithoutLibnuma() throws Exception {
         Path libnuma = loadedLibnumaFile();
         String java = ProcessHandle.current().info().command().orElseThrow();
-        List<String> command = new ArrayList<>(List.of("unshare", "--user", "--map-root-user", "--mount", "sh", "-c",
-                "mount --bind /dev/null \"$0\" && exec \"$@\"", libnuma.toString(), java,
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(
+                "unshare",
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "sh",
+                "-c",
+                "mount --bind /dev/null \"$0\" && exec \"$@\"",
+                libnuma.toString(),
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
                 WithoutLibnuma.class.getName()));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -68,7 +81,8 @@ class MissingLibnumaTest {
 
     /** The file this JVM maps for libnuma.so.1, under its real name (e.g. libnuma.so.1.0.0). */
     private static Path loadedLibnumaFile() throws IOException, BackendUnavailableException {
-        assertEquals(Optional.empty(), JnaBackend.load(SysfsTree.live().maskBits()).numaUnavailableCause());
+        assertEquals(
+                Optional.empty(), JnaBackend.load(SysfsTree.live().maskBits()).numaUnavailableCause());
         return Files.readAllLines(Path.of("/proc/self/maps")).stream()
                 .filter(line -> line.contains("/libnuma.so"))
                 .map(line -> Path.of(line.substring(line.indexOf('/'))))

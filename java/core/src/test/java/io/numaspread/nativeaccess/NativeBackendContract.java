@@ -44,9 +44,11 @@ abstract class NativeBackendContract {
      * CAP_NET_ADMIN with EPERM (rtnetlink_bind).
      */
     private static final int RTNLGRP_IPV4_MROUTE_R_BIT = 1 << 29;
+
     private static final short GENL_ID_CTRL = 0x10;
     /** NLM_F_REQUEST | NLM_F_ACK, and NLM_F_REQUEST | NLM_F_DUMP. */
     private static final short GENERIC_ACK = 0x5;
+
     private static final short GENERIC_DUMP = 0x301;
     private static final int CONCURRENT_FAILURES = 50_000;
 
@@ -85,7 +87,9 @@ abstract class NativeBackendContract {
                 check("its NUMA calls are usable on this host, which has libnuma", () -> numaUsable(backend)),
                 check("maxNode, nodeCpus and distance agree with /sys", () -> numaAgreesWithSysfs(backend)),
                 check("nodeCpus of a node that does not exist fails naming it", () -> missingNodeFails(backend)),
-                check("affinity(0) is /proc/thread-self/status Cpus_allowed_list", () -> affinityIsAllowedList(backend)),
+                check(
+                        "affinity(0) is /proc/thread-self/status Cpus_allowed_list",
+                        () -> affinityIsAllowedList(backend)),
                 check("currentCpu is one of the allowed CPUs", () -> currentCpuIsAllowed(backend)),
                 check("currentTid is the /proc/thread-self link", () -> currentTidIsThreadSelf(backend)),
                 check("affinity of a dead thread fails naming it", () -> deadThreadFails(backend))));
@@ -94,20 +98,30 @@ abstract class NativeBackendContract {
             checks.add(check("setAffinity beyond cpu/possible names the CPU", () -> beyondPossibleNamesCpu(backend)));
             checks.add(check("setAffinity to no CPUs fails with EINVAL", () -> emptySetFails(backend)));
             checks.add(check("each thread sees its own errno", () -> errnoIsPerThread(backend)));
-            checks.add(check("a uevent netlink socket receives the kernel's uevent for lo",
-                    () -> receivesUevent(backend)));
-            checks.add(check("an rtnetlink socket times out quietly and a closed one returns nothing",
+            checks.add(check(
+                    "a uevent netlink socket receives the kernel's uevent for lo", () -> receivesUevent(backend)));
+            checks.add(check(
+                    "an rtnetlink socket times out quietly and a closed one returns nothing",
                     () -> rtnetlinkTimesOut(backend)));
-            checks.add(check("a generic netlink request is answered and acknowledged, a dump ends at NLMSG_DONE",
+            checks.add(check(
+                    "a generic netlink request is answered and acknowledged, a dump ends at NLMSG_DONE",
                     () -> genericNetlinkAnswers(backend)));
-            checks.add(check("a generic netlink request the kernel refuses fails with the kernel's errno",
+            checks.add(check(
+                    "a generic netlink request the kernel refuses fails with the kernel's errno",
                     () -> genericNetlinkRefusal(backend)));
-            checks.add(check("a netlink bind the kernel refuses fails with bind's errno and closes the socket",
+            checks.add(check(
+                    "a netlink bind the kernel refuses fails with bind's errno and closes the socket",
                     () -> refusedBind(backend)));
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
-            checks.add(check("netlink is unsupported", () -> assertThrows(UnsupportedOperationException.class,
-                    () -> NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP))));
+            checks.add(check(
+                    "netlink is unsupported",
+                    () -> assertThrows(
+                            UnsupportedOperationException.class,
+                            () -> NetlinkSocket.open(
+                                    backend,
+                                    NetlinkSocket.NETLINK_KOBJECT_UEVENT,
+                                    NetlinkSocket.UEVENT_KERNEL_GROUP))));
         }
         return checks.stream();
     }
@@ -117,8 +131,8 @@ abstract class NativeBackendContract {
      * nothing) and finds it among what the socket receives within 10 s.
      */
     private static void receivesUevent(NativeBackend backend) throws Exception {
-        try (NetlinkSocket socket = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT,
-                NetlinkSocket.UEVENT_KERNEL_GROUP)) {
+        try (NetlinkSocket socket =
+                NetlinkSocket.open(backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP)) {
             java.nio.file.Files.writeString(java.nio.file.Path.of("/sys/class/net/lo/uevent"), "change");
             byte[] buffer = new byte[64 * 1024];
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
@@ -162,20 +176,27 @@ abstract class NativeBackendContract {
             assertTrue(all.size() >= 2 && names.contains("nlctrl"), names.toString());
             assertEquals(names.size(), new HashSet<>(names).size(), "each family once: " + names);
             for (byte[] message : all) {
-                assertEquals(42, ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()).getInt(8));
+                assertEquals(
+                        42,
+                        ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()).getInt(8));
             }
         }
     }
 
     private static void genericNetlinkRefusal(NativeBackend backend) {
         try (NetlinkSocket socket = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_GENERIC, 0)) {
-            NativeCallException e = assertThrows(NativeCallException.class, () -> socket.request(
-                    getFamily(GENERIC_ACK, 43, "numaspread-none"), "getfamily numaspread-none", 5000));
+            NativeCallException e = assertThrows(
+                    NativeCallException.class,
+                    () -> socket.request(
+                            getFamily(GENERIC_ACK, 43, "numaspread-none"), "getfamily numaspread-none", 5000));
             assertEquals(Errno.ENOENT.number(), e.errno());
             assertEquals("netlink getfamily numaspread-none", e.function());
             assertEquals(NumaspreadException.Kind.CALL_FAILED, e.kind());
             // The socket stays usable after a refusal: the next request is answered.
-            assertEquals(1, socket.request(getFamily(GENERIC_ACK, 44, "nlctrl"), "getfamily nlctrl", 5000).size());
+            assertEquals(
+                    1,
+                    socket.request(getFamily(GENERIC_ACK, 44, "nlctrl"), "getfamily nlctrl", 5000)
+                            .size());
         }
     }
 
@@ -190,7 +211,8 @@ abstract class NativeBackendContract {
             assertFalse(ThreadCapabilities.hasNetAdmin(), "CAP_NET_ADMIN is still effective on this thread");
             int before = LiveHost.openDescriptors();
             for (int attempt = 0; attempt < 200; attempt++) {
-                NativeCallException e = assertThrows(NativeCallException.class,
+                NativeCallException e = assertThrows(
+                        NativeCallException.class,
                         () -> NetlinkSocket.open(backend, NetlinkSocket.NETLINK_ROUTE, RTNLGRP_IPV4_MROUTE_R_BIT));
                 assertEquals("bind", e.function(), e.getMessage());
                 assertEquals(Errno.EPERM.number(), e.errno(), e.getMessage());
@@ -207,7 +229,11 @@ abstract class NativeBackendContract {
         byte[] text = name == null ? new byte[0] : (name + "\0").getBytes(StandardCharsets.UTF_8);
         int attribute = name == null ? 0 : (4 + text.length + 3) & ~3;
         ByteBuffer request = ByteBuffer.allocate(16 + 4 + attribute).order(ByteOrder.nativeOrder());
-        request.putInt(16 + 4 + attribute).putShort(GENL_ID_CTRL).putShort(flags).putInt(sequence).putInt(0);
+        request.putInt(16 + 4 + attribute)
+                .putShort(GENL_ID_CTRL)
+                .putShort(flags)
+                .putInt(sequence)
+                .putInt(0);
         request.put((byte) 3).put((byte) 1).putShort((short) 0);
         if (name != null) {
             request.putShort((short) (4 + text.length)).putShort((short) 2).put(text);
@@ -219,8 +245,8 @@ abstract class NativeBackendContract {
     private static List<String> familyNames(List<byte[]> messages) {
         List<String> names = new ArrayList<>();
         for (byte[] message : messages) {
-            controlAttribute(message, 2).ifPresent(value -> names.add(
-                    new String(value, 0, value.length - 1, StandardCharsets.UTF_8)));
+            controlAttribute(message, 2)
+                    .ifPresent(value -> names.add(new String(value, 0, value.length - 1, StandardCharsets.UTF_8)));
         }
         return names;
     }
@@ -228,7 +254,8 @@ abstract class NativeBackendContract {
     /** A message's {@code CTRL_ATTR_FAMILY_ID} (u16). */
     private static int familyId(byte[] message) {
         byte[] value = controlAttribute(message, 1).orElseThrow();
-        return Short.toUnsignedInt(ByteBuffer.wrap(value).order(ByteOrder.nativeOrder()).getShort());
+        return Short.toUnsignedInt(
+                ByteBuffer.wrap(value).order(ByteOrder.nativeOrder()).getShort());
     }
 
     private static Optional<byte[]> controlAttribute(byte[] message, int type) {
@@ -270,7 +297,8 @@ abstract class NativeBackendContract {
         int missing = LiveHost.onlineNodes().last() + 1;
         if (callsNative()) {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.nodeCpus(missing));
-            assertAll(() -> assertEquals("numa_node_to_cpus", e.function()),
+            assertAll(
+                    () -> assertEquals("numa_node_to_cpus", e.function()),
                     () -> assertEquals(Errno.ERANGE.number(), e.errno()),
                     () -> assertTrue(e.getMessage().endsWith("node " + missing), e.getMessage()));
         } else {
@@ -301,7 +329,8 @@ abstract class NativeBackendContract {
         int dead = LiveHost.deadTid();
         if (callsNative()) {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.affinity(dead));
-            assertAll(() -> assertEquals("sched_getaffinity", e.function()),
+            assertAll(
+                    () -> assertEquals("sched_getaffinity", e.function()),
                     () -> assertEquals(Errno.ESRCH.number(), e.errno()),
                     () -> assertEquals("No such process", e.strerror()),
                     () -> assertTrue(e.getMessage().contains("thread " + dead), e.getMessage()));
@@ -362,8 +391,8 @@ abstract class NativeBackendContract {
     private static void beyondPossibleNamesCpu(NativeBackend backend) throws Exception {
         int beyond = LiveHost.possibleCpus().last() + 1;
         LiveHost.onFreshThread(() -> {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> backend.setAffinity(0, CpuSet.of(0, beyond)));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> backend.setAffinity(0, CpuSet.of(0, beyond)));
             assertTrue(e.getMessage().contains("CPU " + beyond), e.getMessage());
             return null;
         });
@@ -372,7 +401,8 @@ abstract class NativeBackendContract {
     private static void emptySetFails(NativeBackend backend) throws Exception {
         LiveHost.onFreshThread(() -> {
             NativeCallException e = assertThrows(NativeCallException.class, () -> backend.setAffinity(0, CpuSet.EMPTY));
-            assertAll(() -> assertEquals("sched_setaffinity", e.function()),
+            assertAll(
+                    () -> assertEquals("sched_setaffinity", e.function()),
                     () -> assertEquals(Errno.EINVAL.number(), e.errno()),
                     () -> assertEquals("Invalid argument", e.strerror()));
             return null;
@@ -388,12 +418,16 @@ abstract class NativeBackendContract {
         CyclicBarrier together = new CyclicBarrier(2);
         ExecutorService executor = Executors.newFixedThreadPool(2);
         try {
-            Future<List<Integer>> einval = executor.submit(() -> errnos(together,
-                    () -> catchErrno(() -> backend.setAffinity(0, CpuSet.EMPTY))));
-            Future<List<Integer>> esrch = executor.submit(() -> errnos(together,
-                    () -> catchErrno(() -> backend.affinity(dead))));
-            assertEquals(List.of(Errno.EINVAL.number()), einval.get().stream().distinct().toList());
-            assertEquals(List.of(Errno.ESRCH.number()), esrch.get().stream().distinct().toList());
+            Future<List<Integer>> einval = executor.submit(() ->
+                    errnos(together, () -> catchErrno(() -> backend.setAffinity(0, CpuSet.EMPTY))));
+            Future<List<Integer>> esrch =
+                    executor.submit(() -> errnos(together, () -> catchErrno(() -> backend.affinity(dead))));
+            assertEquals(
+                    List.of(Errno.EINVAL.number()),
+                    einval.get().stream().distinct().toList());
+            assertEquals(
+                    List.of(Errno.ESRCH.number()),
+                    esrch.get().stream().distinct().toList());
         } finally {
             executor.shutdownNow();
         }
@@ -419,8 +453,8 @@ abstract class NativeBackendContract {
 
     private static void setAffinityUnsupported(NativeBackend backend) {
         CpuSet allowed = backend.affinity(0);
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                () -> backend.setAffinity(0, allowed));
+        UnsupportedOperationException e =
+                assertThrows(UnsupportedOperationException.class, () -> backend.setAffinity(0, allowed));
         assertTrue(e.getMessage().contains("cannot change affinity"), e.getMessage());
         assertEquals(allowed, LiveHost.threadSelfAllowedCpus());
     }

@@ -12,11 +12,11 @@ import com.sun.jna.Native;
 final class ThreadCapabilities {
     /** {@code _LINUX_CAPABILITY_VERSION_3}: two 32-bit words per set. */
     private static final int VERSION_3 = 0x20080522;
+
     private static final int CAP_NET_ADMIN = 12;
     private static final Capabilities LIBC = Native.load("c", Capabilities.class);
 
-    private ThreadCapabilities() {
-    }
+    private ThreadCapabilities() {}
 
     /** Removes CAP_NET_ADMIN from the calling thread's effective set (a no-op for a thread without it). */
     static void dropNetAdminFromThisThread() {

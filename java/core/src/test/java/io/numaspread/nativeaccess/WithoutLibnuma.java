@@ -13,13 +13,13 @@ import java.util.Optional;
  * messages are printed as they are, so a reason that spans lines fails the test.
  */
 public final class WithoutLibnuma {
-    private WithoutLibnuma() {
-    }
+    private WithoutLibnuma() {}
 
     public static void main(String[] args) throws Exception {
         SysfsTree sysfs = SysfsTree.live();
         Topology reference = TopologyDiscovery.discover(SysfsBackend.live(), sysfs);
-        System.out.println("selected|" + Backends.select(sysfs, Optional.empty()).backend().kind().id());
+        System.out.println("selected|"
+                + Backends.select(sysfs, Optional.empty()).backend().kind().id());
         for (BackendKind kind : new BackendKind[] {BackendKind.FFM, BackendKind.JNA}) {
             NativeBackend backend;
             try {

@@ -10,8 +10,7 @@ import java.util.List;
 
 /** Netlink answers captured from real kernels, kept as test resources: one message per line, in hex. */
 public final class CapturedNetlink {
-    private CapturedNetlink() {
-    }
+    private CapturedNetlink() {}
 
     /** The messages of resource {@code name} (beside this class), comment lines skipped. */
     public static List<byte[]> messages(String name) {
@@ -19,7 +18,8 @@ public final class CapturedNetlink {
             if (in == null) {
                 throw new IllegalArgumentException("no test resource " + name);
             }
-            return new String(in.readAllBytes(), StandardCharsets.US_ASCII).lines()
+            return new String(in.readAllBytes(), StandardCharsets.US_ASCII)
+                    .lines()
                     .filter(line -> !line.isBlank() && !line.startsWith("#"))
                     .map(HexFormat.of()::parseHex)
                     .toList();

@@ -26,28 +26,43 @@ class NetdevNetlinkTest {
         NetdevNetlink.Family family = NetdevNetlink.family(CapturedNetlink.messages(HOST_618 + "family.hex"));
         assertEquals(20, family.id());
         assertEquals(Set.of(1, 5, 10, 11, 12, 13, 14, 15), family.commands());
-        assertTrue(family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET) && family.has(NetdevNetlink.NETDEV_CMD_NAPI_GET)
-                && family.has(NetdevNetlink.NETDEV_CMD_NAPI_SET) && family.has(NetdevNetlink.NETDEV_CMD_QSTATS_GET));
+        assertTrue(family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET)
+                && family.has(NetdevNetlink.NETDEV_CMD_NAPI_GET)
+                && family.has(NetdevNetlink.NETDEV_CMD_NAPI_SET)
+                && family.has(NetdevNetlink.NETDEV_CMD_QSTATS_GET));
     }
 
     @Test
     void queueGetOfA618VirtioNicLinksItsRxQueueToItsNapi() {
-        List<NetdevNetlink.Queue> queues = NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"),
-                HOST_IFINDEX);
-        assertEquals(List.of(
-                new NetdevNetlink.Queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_RX, HOST_IFINDEX, OptionalInt.of(257)),
-                new NetdevNetlink.Queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_TX, HOST_IFINDEX, OptionalInt.empty())),
+        List<NetdevNetlink.Queue> queues =
+                NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"), HOST_IFINDEX);
+        assertEquals(
+                List.of(
+                        new NetdevNetlink.Queue(
+                                0, NetdevNetlink.NETDEV_QUEUE_TYPE_RX, HOST_IFINDEX, OptionalInt.of(257)),
+                        new NetdevNetlink.Queue(
+                                0, NetdevNetlink.NETDEV_QUEUE_TYPE_TX, HOST_IFINDEX, OptionalInt.empty())),
                 queues);
-        assertEquals(List.of(), NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"), 5),
+        assertEquals(
+                List.of(),
+                NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"), 5),
                 "another interface's queues are left out");
     }
 
     @Test
     void napiGetOfA618VirtioNicHasNoIrqNoThreadAndTheSettings() {
-        List<NetdevNetlink.Napi> napis = NetdevNetlink.napis(CapturedNetlink.messages(HOST_618 + "napis.hex"),
-                HOST_IFINDEX);
-        assertEquals(List.of(new NetdevNetlink.Napi(257, HOST_IFINDEX, OptionalInt.empty(), OptionalInt.empty(),
-                OptionalLong.of(0), OptionalLong.of(0), OptionalLong.of(0))), napis);
+        List<NetdevNetlink.Napi> napis =
+                NetdevNetlink.napis(CapturedNetlink.messages(HOST_618 + "napis.hex"), HOST_IFINDEX);
+        assertEquals(
+                List.of(new NetdevNetlink.Napi(
+                        257,
+                        HOST_IFINDEX,
+                        OptionalInt.empty(),
+                        OptionalInt.empty(),
+                        OptionalLong.of(0),
+                        OptionalLong.of(0),
+                        OptionalLong.of(0))),
+                napis);
     }
 
     @Test
@@ -60,40 +75,58 @@ class NetdevNetlinkTest {
 
     @Test
     void queueGetOfA612VirtioNicLinksNoQueueToANapi() {
-        List<NetdevNetlink.Queue> queues = NetdevNetlink.queues(CapturedNetlink.messages(GUEST_612 + "queues.hex"),
-                GUEST_IFINDEX);
+        List<NetdevNetlink.Queue> queues =
+                NetdevNetlink.queues(CapturedNetlink.messages(GUEST_612 + "queues.hex"), GUEST_IFINDEX);
         assertEquals(8, queues.size());
-        assertEquals(List.of(0, 1, 2, 3, 0, 1, 2, 3), queues.stream().map(NetdevNetlink.Queue::id).toList());
-        assertEquals(4, queues.stream().filter(queue -> queue.type() == NetdevNetlink.NETDEV_QUEUE_TYPE_RX).count());
+        assertEquals(
+                List.of(0, 1, 2, 3, 0, 1, 2, 3),
+                queues.stream().map(NetdevNetlink.Queue::id).toList());
+        assertEquals(
+                4,
+                queues.stream()
+                        .filter(queue -> queue.type() == NetdevNetlink.NETDEV_QUEUE_TYPE_RX)
+                        .count());
         assertTrue(queues.stream().allMatch(queue -> queue.napiId().isEmpty()), queues.toString());
     }
 
     @Test
     void napiGetOfA612VirtioNicGivesIdsNewestFirstAndThreadPidsOnlyWhenThreaded() {
-        List<NetdevNetlink.Napi> plain = NetdevNetlink.napis(CapturedNetlink.messages(GUEST_612 + "napis.hex"),
-                GUEST_IFINDEX);
-        assertEquals(List.of(8196, 8195, 8194, 8193), plain.stream().map(NetdevNetlink.Napi::id).toList());
-        assertTrue(plain.stream().allMatch(napi -> napi.irq().isEmpty() && napi.threadPid().isEmpty()
-                && napi.deferHardIrqs().isEmpty()), "6.12 reports neither IRQ, thread nor settings: " + plain);
-        List<NetdevNetlink.Napi> threaded = NetdevNetlink.napis(
-                CapturedNetlink.messages(GUEST_612 + "napis-threaded.hex"), GUEST_IFINDEX);
-        assertEquals(List.of(268, 270, 272, 274), threaded.stream().map(napi -> napi.threadPid().getAsInt()).toList());
+        List<NetdevNetlink.Napi> plain =
+                NetdevNetlink.napis(CapturedNetlink.messages(GUEST_612 + "napis.hex"), GUEST_IFINDEX);
+        assertEquals(
+                List.of(8196, 8195, 8194, 8193),
+                plain.stream().map(NetdevNetlink.Napi::id).toList());
+        assertTrue(
+                plain.stream()
+                        .allMatch(napi -> napi.irq().isEmpty()
+                                && napi.threadPid().isEmpty()
+                                && napi.deferHardIrqs().isEmpty()),
+                "6.12 reports neither IRQ, thread nor settings: " + plain);
+        List<NetdevNetlink.Napi> threaded =
+                NetdevNetlink.napis(CapturedNetlink.messages(GUEST_612 + "napis-threaded.hex"), GUEST_IFINDEX);
+        assertEquals(
+                List.of(268, 270, 272, 274),
+                threaded.stream().map(napi -> napi.threadPid().getAsInt()).toList());
     }
 
     @Test
     void qstatsGetOfA618VirtioNicCountsEachQueuesPacketsAndBytes() {
-        List<NetdevNetlink.QueueCounts> counters = NetdevNetlink.queueCounters(
-                CapturedNetlink.messages(HOST_618 + "qstats.hex"), HOST_IFINDEX);
-        assertEquals(List.of(
-                new NetdevNetlink.QueueCounts(true, 0, OptionalLong.of(31167), OptionalLong.of(1609516783)),
-                new NetdevNetlink.QueueCounts(false, 0, OptionalLong.of(18164), OptionalLong.of(1424862))), counters);
+        List<NetdevNetlink.QueueCounts> counters =
+                NetdevNetlink.queueCounters(CapturedNetlink.messages(HOST_618 + "qstats.hex"), HOST_IFINDEX);
+        assertEquals(
+                List.of(
+                        new NetdevNetlink.QueueCounts(true, 0, OptionalLong.of(31167), OptionalLong.of(1609516783)),
+                        new NetdevNetlink.QueueCounts(false, 0, OptionalLong.of(18164), OptionalLong.of(1424862))),
+                counters);
     }
 
     @Test
     void theQstatsRequestAsksForOneAnswerPerQueue() {
         byte[] request = NetdevNetlink.queueStatsDumpRequest(new NetdevNetlink.Family(20, Set.of(12)), 3, 4);
         List<NetlinkCodec.Attribute> attributes = NetdevNetlink.attributes(request);
-        assertEquals(List.of(1, 4), attributes.stream().map(NetlinkCodec.Attribute::type).toList());
+        assertEquals(
+                List.of(1, 4),
+                attributes.stream().map(NetlinkCodec.Attribute::type).toList());
         assertEquals(4, attributes.get(0).u32());
         assertEquals(1, attributes.get(1).u32(), "NETDEV_QSTATS_SCOPE_QUEUE");
     }
@@ -122,7 +155,9 @@ class NetdevNetlinkTest {
         assertEquals(0x5, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_ACK");
         assertEquals(NetdevNetlink.NETDEV_CMD_NAPI_SET, buffer.get(16));
         List<NetlinkCodec.Attribute> attributes = NetdevNetlink.attributes(request);
-        assertEquals(List.of(2, 5, 6, 7), attributes.stream().map(NetlinkCodec.Attribute::type).toList());
+        assertEquals(
+                List.of(2, 5, 6, 7),
+                attributes.stream().map(NetlinkCodec.Attribute::type).toList());
         assertEquals(8193, attributes.get(0).u32());
         assertEquals(2, attributes.get(1).unsigned());
         assertEquals(200_000, attributes.get(2).unsigned());
@@ -145,15 +180,15 @@ class NetdevNetlinkTest {
     void anAttributeRunningPastItsMessageIsRefusedNamingTheByte() {
         byte[] message = CapturedNetlink.messages(HOST_618 + "napis.hex").get(0).clone();
         message[20] = (byte) 0xf0; // the first attribute's length, now past the message's end
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> NetdevNetlink.napis(List.of(message), HOST_IFINDEX));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> NetdevNetlink.napis(List.of(message), HOST_IFINDEX));
         assertTrue(e.getMessage().startsWith("netlink attribute at byte 20 claims 240 bytes"), e.getMessage());
     }
 
     @Test
     void anAnswerWithoutAFamilyIdIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> NetdevNetlink.family(List.of()));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> NetdevNetlink.family(List.of()));
         assertEquals("the kernel's answer about the netdev family names no family id", e.getMessage());
     }
 }

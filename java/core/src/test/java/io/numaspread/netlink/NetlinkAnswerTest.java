@@ -33,11 +33,15 @@ class NetlinkAnswerTest {
     @Test
     void aDumpThatFailsAfterItsFirstDatagramFailsWithTheKernelsErrno() {
         byte[] done = datagram(doneOrError(NetlinkCodec.NLMSG_DONE, SEQUENCE, -16));
-        NativeCallException e = assertThrows(NativeCallException.class,
-                () -> NetlinkSocket.collect(done, done.length, SEQUENCE, true, "netdev napi-get eth0", new ArrayList<>()));
+        NativeCallException e = assertThrows(
+                NativeCallException.class,
+                () -> NetlinkSocket.collect(
+                        done, done.length, SEQUENCE, true, "netdev napi-get eth0", new ArrayList<>()));
         assertEquals(16, e.errno());
-        assertEquals("netlink netdev napi-get eth0 failed: Device or resource busy (errno 16): the kernel refused "
-                + "the request", e.getMessage());
+        assertEquals(
+                "netlink netdev napi-get eth0 failed: Device or resource busy (errno 16): the kernel refused "
+                        + "the request",
+                e.getMessage());
     }
 
     @Test
@@ -50,7 +54,8 @@ class NetlinkAnswerTest {
     @Test
     void aMessageWithAnotherSequenceNumberIsRefused() {
         byte[] stray = datagram(message(20, SEQUENCE + 1, 4));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> NetlinkSocket.collect(stray, stray.length, SEQUENCE, true, "test", new ArrayList<>()));
         assertEquals("netlink test: a message carries sequence number 10, the request 9", e.getMessage());
     }
@@ -58,16 +63,22 @@ class NetlinkAnswerTest {
     @Test
     void aMessageLongerThanItsDatagramIsRefusedNamingTheByte() {
         byte[] cut = datagram(message(20, SEQUENCE, 8));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> NetlinkSocket.collect(cut, 20, SEQUENCE, true, "test", new ArrayList<>()));
         assertEquals("netlink test: message at byte 0 claims 24 bytes; the datagram has 20 left", e.getMessage());
     }
 
     /** A generic netlink message of type {@code type} with {@code payload} bytes after its header. */
     private static byte[] message(int type, int sequence, int payload) {
-        return ByteBuffer.allocate(NetlinkCodec.NLMSG_HDRLEN + payload).order(ByteOrder.nativeOrder())
-                .putInt(NetlinkCodec.NLMSG_HDRLEN + payload).putShort((short) type).putShort((short) 2).putInt(sequence)
-                .putInt(0).array();
+        return ByteBuffer.allocate(NetlinkCodec.NLMSG_HDRLEN + payload)
+                .order(ByteOrder.nativeOrder())
+                .putInt(NetlinkCodec.NLMSG_HDRLEN + payload)
+                .putShort((short) type)
+                .putShort((short) 2)
+                .putInt(sequence)
+                .putInt(0)
+                .array();
     }
 
     /** NLMSG_DONE or NLMSG_ERROR carrying {@code error} (0, or a negative errno). */

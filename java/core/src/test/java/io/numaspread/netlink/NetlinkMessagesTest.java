@@ -37,7 +37,8 @@ class NetlinkMessagesTest {
         List<NetlinkMessages.Link> links = NetlinkMessages.links(bytes, bytes.length);
         assertEquals(1, links.size());
         NetlinkMessages.Link lo = links.get(0);
-        assertAll(() -> assertEquals(NetlinkMessages.RTM_NEWLINK, lo.type()),
+        assertAll(
+                () -> assertEquals(NetlinkMessages.RTM_NEWLINK, lo.type()),
                 () -> assertEquals(1, lo.index()),
                 () -> assertEquals(Optional.of("lo"), lo.name()),
                 () -> assertFalse(lo.deleted()),
@@ -47,25 +48,35 @@ class NetlinkMessagesTest {
     @Test
     void everyMessageOfAMultiMessageDatagramIsRead() throws IOException {
         byte[] one = captured("rtm_newlink_lo.bin");
-        byte[] two = ByteBuffer.allocate(2 * one.length).put(one).put(deleted(one)).array();
+        byte[] two =
+                ByteBuffer.allocate(2 * one.length).put(one).put(deleted(one)).array();
         List<NetlinkMessages.Link> links = NetlinkMessages.links(two, two.length);
-        assertEquals(List.of("lo RTM_NEWLINK (up)", "lo RTM_DELLINK (removed)"),
+        assertEquals(
+                List.of("lo RTM_NEWLINK (up)", "lo RTM_DELLINK (removed)"),
                 links.stream().map(NetlinkMessages.Link::describe).toList());
     }
 
     @Test
     void otherMessageTypesAreSkipped() {
-        byte[] done = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder()).putInt(20).putShort((short) 3)
-                .putShort((short) 2).putInt(1).putInt(0).putInt(0).array();
+        byte[] done = ByteBuffer.allocate(20)
+                .order(ByteOrder.nativeOrder())
+                .putInt(20)
+                .putShort((short) 3)
+                .putShort((short) 2)
+                .putInt(1)
+                .putInt(0)
+                .putInt(0)
+                .array();
         assertEquals(List.of(), NetlinkMessages.links(done, done.length));
     }
 
     @Test
     void aTruncatedDatagramIsRefusedNamingTheByte() throws IOException {
         byte[] bytes = captured("rtm_newlink_lo.bin");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> NetlinkMessages.links(bytes, 100));
-        assertEquals("rtnetlink: message at byte 0 claims " + bytes.length + " bytes; the datagram has 100 left",
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> NetlinkMessages.links(bytes, 100));
+        assertEquals(
+                "rtnetlink: message at byte 0 claims " + bytes.length + " bytes; the datagram has 100 left",
                 e.getMessage());
     }
 
@@ -73,16 +84,18 @@ class NetlinkMessagesTest {
     void aCorruptAttributeLengthIsRefused() throws IOException {
         byte[] bytes = captured("rtm_newlink_lo.bin");
         ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder()).putShort(32, (short) 0xfff0);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> NetlinkMessages.links(bytes, bytes.length));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> NetlinkMessages.links(bytes, bytes.length));
         assertTrue(e.getMessage().startsWith("netlink attribute at byte 32 claims 65520 bytes"), e.getMessage());
     }
 
     @Test
     void aCapturedUeventOfLo() throws IOException {
         byte[] bytes = captured("uevent_change_lo.bin");
-        NetlinkMessages.Uevent uevent = NetlinkMessages.uevent(bytes, bytes.length).orElseThrow();
-        assertAll(() -> assertEquals("change", uevent.action()),
+        NetlinkMessages.Uevent uevent =
+                NetlinkMessages.uevent(bytes, bytes.length).orElseThrow();
+        assertAll(
+                () -> assertEquals("change", uevent.action()),
                 () -> assertEquals("/devices/virtual/net/lo", uevent.devpath()),
                 () -> assertEquals(Optional.of("net"), uevent.get("SUBSYSTEM")),
                 () -> assertEquals(Optional.of("lo"), uevent.get("INTERFACE")));

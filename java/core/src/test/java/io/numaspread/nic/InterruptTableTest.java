@@ -9,7 +9,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class InterruptTableTest {
-    private static final String TABLE = String.join("\n",
+    private static final String TABLE = String.join(
+            "\n",
             "           CPU0       CPU1       ",
             "  0:         44          0   IO-APIC   2-edge      timer",
             " 38:          0       6644 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0",
@@ -47,7 +48,8 @@ class InterruptTableTest {
 
     @Test
     void aShortLineIsAnErrorNamingTheIrq() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> InterruptTable.parse("  CPU0 CPU1\n 38:  5  PCI-MSI 1-edge virtio2-input.0\n"));
         assertTrue(e.getMessage().contains("IRQ 38"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> InterruptTable.parse(" 38: 5\n"));

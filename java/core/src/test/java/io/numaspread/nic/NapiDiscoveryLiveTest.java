@@ -41,7 +41,9 @@ class NapiDiscoveryLiveTest {
     private static final KernelPaths LIVE = KernelPaths.LIVE;
 
     @ParameterizedTest
-    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
     void netlinkDiscoveryAgreesWithTheKernelsOtherViews(BackendKind kind) throws Exception {
         Optional<NativeBackend> backend = load(kind);
         if (backend.isEmpty()) {
@@ -57,32 +59,45 @@ class NapiDiscoveryLiveTest {
         List<Integer> rxQueues = NicDiscovery.numbersIn(LIVE.netDevice(ETH0).resolve("queues"), "rx-");
         Set<Integer> ids = new HashSet<>();
         map.instances().forEach(instance -> assertTrue(ids.add(instance.id()), "NAPI ID " + instance.id() + " twice"));
-        Set<Integer> queuesOfNapis = map.instances().stream().filter(instance -> instance.queue().isPresent())
-                .map(instance -> instance.queue().getAsInt()).collect(Collectors.toCollection(TreeSet::new));
+        Set<Integer> queuesOfNapis = map.instances().stream()
+                .filter(instance -> instance.queue().isPresent())
+                .map(instance -> instance.queue().getAsInt())
+                .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(new TreeSet<>(rxQueues), queuesOfNapis, "every rx queue in sysfs has its NAPI: " + map);
         assertEquals(rxQueues.size(), queuesOfNapis.size());
 
         Nic nic = NicDiscovery.discover(ETH0, LIVE);
-        Map<Integer, Integer> queueOfIrq = nic.queueVectors().stream()
-                .collect(Collectors.toMap(NicVector::irq, NicVector::queue, (a, b) -> a));
+        Map<Integer, Integer> queueOfIrq =
+                nic.queueVectors().stream().collect(Collectors.toMap(NicVector::irq, NicVector::queue, (a, b) -> a));
         for (NapiInstance instance : map.instances()) {
             if (instance.irq().isPresent()) {
                 int irq = instance.irq().getAsInt();
-                assertTrue(queueOfIrq.containsKey(irq), "NAPI " + instance.id() + "'s IRQ " + irq
-                        + " is one of eth0's queue vectors in /proc/interrupts " + queueOfIrq);
-                instance.queue().ifPresent(queue -> assertEquals(queue, queueOfIrq.get(irq),
-                        "/proc/interrupts names IRQ " + irq + " for the queue NAPI " + instance.id() + " polls"));
+                assertTrue(
+                        queueOfIrq.containsKey(irq),
+                        "NAPI " + instance.id() + "'s IRQ " + irq
+                                + " is one of eth0's queue vectors in /proc/interrupts " + queueOfIrq);
+                instance.queue()
+                        .ifPresent(queue -> assertEquals(
+                                queue,
+                                queueOfIrq.get(irq),
+                                "/proc/interrupts names IRQ " + irq + " for the queue NAPI " + instance.id()
+                                        + " polls"));
             }
         }
 
-        boolean threaded = !KernelText.readRequired(LIVE.netDevice(ETH0).resolve("threaded")).equals("0");
+        boolean threaded = !KernelText.readRequired(LIVE.netDevice(ETH0).resolve("threaded"))
+                .equals("0");
         for (NapiInstance instance : map.instances()) {
-            assertEquals(threaded, instance.threadPid().isPresent(), "thread PID of " + instance + " with "
-                    + "threaded NAPI " + (threaded ? "on" : "off"));
+            assertEquals(
+                    threaded,
+                    instance.threadPid().isPresent(),
+                    "thread PID of " + instance + " with " + "threaded NAPI " + (threaded ? "on" : "off"));
             if (threaded) {
                 int pid = instance.threadPid().getAsInt();
-                assertEquals("napi/eth0-" + instance.id(), KernelText.readRequired(Path.of("/proc", Integer.toString(pid),
-                        "comm")), "the kernel thread of NAPI " + instance.id());
+                assertEquals(
+                        "napi/eth0-" + instance.id(),
+                        KernelText.readRequired(Path.of("/proc", Integer.toString(pid), "comm")),
+                        "the kernel thread of NAPI " + instance.id());
             }
         }
     }
@@ -92,7 +107,9 @@ class NapiDiscoveryLiveTest {
      * succeeds and reads back the same. Before Linux 6.13 both are refused, naming the kernel needed and found.
      */
     @ParameterizedTest
-    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
     void napiSettingsReadBackWhatIsWritten(BackendKind kind) throws Exception {
         Optional<NativeBackend> backend = load(kind);
         if (backend.isEmpty()) {
@@ -101,12 +118,17 @@ class NapiDiscoveryLiveTest {
         NapiMap map = NapiDiscovery.discover(ETH0, LIVE, backend.get());
         if (!kernelAtLeast(6, 13)) {
             int napiId = map.instances().isEmpty() ? 1 : map.instances().get(0).id();
-            NumaspreadException e = assertThrows(NumaspreadException.class,
-                    () -> NapiConfig.read(LIVE, backend.get(), napiId));
+            NumaspreadException e =
+                    assertThrows(NumaspreadException.class, () -> NapiConfig.read(LIVE, backend.get(), napiId));
             assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-            assertTrue(e.getMessage().contains("needs Linux 6.13 or newer") && e.getMessage().contains("kernel "
-                    + KernelText.readRequired(Path.of("/proc/sys/kernel/osrelease"))), e.getMessage());
-            NumaspreadException write = assertThrows(NumaspreadException.class,
+            assertTrue(
+                    e.getMessage().contains("needs Linux 6.13 or newer")
+                            && e.getMessage()
+                                    .contains(
+                                            "kernel " + KernelText.readRequired(Path.of("/proc/sys/kernel/osrelease"))),
+                    e.getMessage());
+            NumaspreadException write = assertThrows(
+                    NumaspreadException.class,
                     () -> NapiConfig.write(LIVE, backend.get(), napiId, new NapiSettings(0, 0, 0)));
             assertEquals(NumaspreadException.Kind.REFUSED, write.kind());
             return;
@@ -116,19 +138,22 @@ class NapiDiscoveryLiveTest {
             NapiConfig.write(LIVE, backend.get(), instance.id(), before);
             assertEquals(before, NapiConfig.read(LIVE, backend.get(), instance.id()));
         }
-        NativeCallException missing = assertThrows(NativeCallException.class,
-                () -> NapiConfig.read(LIVE, backend.get(), Integer.MAX_VALUE));
+        NativeCallException missing =
+                assertThrows(NativeCallException.class, () -> NapiConfig.read(LIVE, backend.get(), Integer.MAX_VALUE));
         assertEquals(2, missing.errno(), "ENOENT: " + missing.getMessage());
         assertEquals("netlink netdev napi-get " + Integer.MAX_VALUE, missing.function());
     }
 
     @Test
     void theSysfsBackendRefusesNapiSettings() throws Exception {
-        NumaspreadException e = assertThrows(NumaspreadException.class,
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
                 () -> NapiConfig.write(LIVE, load(BackendKind.SYSFS).orElseThrow(), 1, new NapiSettings(0, 0, 0)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-        assertEquals("napi-set needs netdev netlink (Linux 6.13 or newer) through the ffm or jna backend; the sysfs "
-                + "backend has no netlink", e.getMessage());
+        assertEquals(
+                "napi-set needs netdev netlink (Linux 6.13 or newer) through the ffm or jna backend; the sysfs "
+                        + "backend has no netlink",
+                e.getMessage());
     }
 
     /**
@@ -136,7 +161,9 @@ class NapiDiscoveryLiveTest {
      * counters in sysfs read just before and just after (Linux 6.10+; before, no counters).
      */
     @ParameterizedTest
-    @EnumSource(value = BackendKind.class, names = {"FFM", "JNA"})
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
     void queueCountersAddUpToTheDevicesCounters(BackendKind kind) throws Exception {
         Optional<NativeBackend> backend = load(kind);
         if (backend.isEmpty()) {
@@ -153,11 +180,19 @@ class NapiDiscoveryLiveTest {
             return;
         }
         List<QueueCounters> queues = counters.orElseThrow();
-        long rx = queues.stream().filter(QueueCounters::receive).mapToLong(q -> q.packets().orElseThrow()).sum();
-        long tx = queues.stream().filter(q -> !q.receive()).mapToLong(q -> q.packets().orElseThrow()).sum();
+        long rx = queues.stream()
+                .filter(QueueCounters::receive)
+                .mapToLong(q -> q.packets().orElseThrow())
+                .sum();
+        long tx = queues.stream()
+                .filter(q -> !q.receive())
+                .mapToLong(q -> q.packets().orElseThrow())
+                .sum();
         assertTrue(rxBefore <= rx && rx <= rxAfter, rxBefore + " <= " + rx + " <= " + rxAfter + ": " + queues);
         assertTrue(txBefore <= tx && tx <= txAfter, txBefore + " <= " + tx + " <= " + txAfter + ": " + queues);
-        assertEquals(NicDiscovery.numbersIn(LIVE.netDevice(ETH0).resolve("queues"), "rx-").size(),
+        assertEquals(
+                NicDiscovery.numbersIn(LIVE.netDevice(ETH0).resolve("queues"), "rx-")
+                        .size(),
                 queues.stream().filter(QueueCounters::receive).count());
     }
 
@@ -168,7 +203,8 @@ class NapiDiscoveryLiveTest {
             return;
         }
         NapiMap viaFfm = NapiDiscovery.discover(ETH0, LIVE, ffm.get());
-        NapiMap viaJna = NapiDiscovery.discover(ETH0, LIVE, load(BackendKind.JNA).orElseThrow());
+        NapiMap viaJna =
+                NapiDiscovery.discover(ETH0, LIVE, load(BackendKind.JNA).orElseThrow());
         assertEquals(viaFfm, viaJna);
     }
 
@@ -182,8 +218,8 @@ class NapiDiscoveryLiveTest {
     /** The backend, or empty for FFM on a JDK before 23 after checking that it says why. */
     private static Optional<NativeBackend> load(BackendKind kind) throws BackendUnavailableException {
         if (kind == BackendKind.FFM && Runtime.version().feature() < 23) {
-            BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
-                    () -> Backends.select(SysfsTree.live(), Optional.of(kind)));
+            BackendUnavailableException e = assertThrows(
+                    BackendUnavailableException.class, () -> Backends.select(SysfsTree.live(), Optional.of(kind)));
             assertTrue(e.getMessage().contains("JDK 23"), e.getMessage());
             return Optional.empty();
         }
@@ -193,7 +229,9 @@ class NapiDiscoveryLiveTest {
     /** From /proc/sys/kernel/osrelease ("6.18.44-fc-v857", "6.1.0-28-amd64"). */
     static boolean kernelAtLeast(int major, int minor) {
         String release = KernelText.readRequired(Path.of("/proc/sys/kernel/osrelease"));
-        int[] version = IntStream.range(0, 2).map(i -> Integer.parseInt(release.split("[.-]")[i])).toArray();
+        int[] version = IntStream.range(0, 2)
+                .map(i -> Integer.parseInt(release.split("[.-]")[i]))
+                .toArray();
         return version[0] > major || (version[0] == major && version[1] >= minor);
     }
 }

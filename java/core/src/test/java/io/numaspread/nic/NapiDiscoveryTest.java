@@ -34,46 +34,62 @@ class NapiDiscoveryTest {
 
     @Test
     void aDriverThatLinksQueuesGivesANetlinkMap() {
-        NapiMap map = NapiDiscovery.fromNetlink(ETH0,
+        NapiMap map = NapiDiscovery.fromNetlink(
+                ETH0,
                 NetdevNetlink.queues(CapturedNetlink.messages("netdev-6.18-virtio-queues.hex"), 4),
-                NetdevNetlink.napis(CapturedNetlink.messages("netdev-6.18-virtio-napis.hex"), 4), 1);
+                NetdevNetlink.napis(CapturedNetlink.messages("netdev-6.18-virtio-napis.hex"), 4),
+                1);
         assertEquals(NapiSource.NETLINK, map.source());
-        assertEquals(List.of(new NapiInstance(257, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.empty())),
+        assertEquals(
+                List.of(new NapiInstance(257, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.empty())),
                 map.instances());
         assertEquals(OptionalInt.of(0), map.queueOf(257));
-        assertEquals("netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPI "
-                + "without IRQs, NAPI not threaded", map.detail());
+        assertEquals(
+                "netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPI "
+                        + "without IRQs, NAPI not threaded",
+                map.detail());
     }
 
     @Test
     void a612VirtioNicGivesADerivedMapWithItsThreads() {
-        NapiMap map = NapiDiscovery.fromNetlink(ETH0,
+        NapiMap map = NapiDiscovery.fromNetlink(
+                ETH0,
                 NetdevNetlink.queues(CapturedNetlink.messages("netdev-6.12-virtio-queues.hex"), 2),
-                NetdevNetlink.napis(CapturedNetlink.messages("netdev-6.12-virtio-napis-threaded.hex"), 2), 4);
+                NetdevNetlink.napis(CapturedNetlink.messages("netdev-6.12-virtio-napis-threaded.hex"), 2),
+                4);
         assertEquals(NapiSource.NETLINK_DERIVED, map.source());
-        assertEquals(List.of(
-                new NapiInstance(8193, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.of(274)),
-                new NapiInstance(8194, OptionalInt.of(1), OptionalInt.empty(), OptionalInt.of(272)),
-                new NapiInstance(8195, OptionalInt.of(2), OptionalInt.empty(), OptionalInt.of(270)),
-                new NapiInstance(8196, OptionalInt.of(3), OptionalInt.empty(), OptionalInt.of(268))), map.instances());
-        assertEquals("netdev netlink: napi-get gives 4 NAPIs without IRQs, threaded (thread PIDs), but queue-get links"
-                + " no rx queue to them; rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links"
-                + " none (virtio_net before about Linux 6.14) registers one NAPI per rx queue, in queue order, at"
-                + " probe", map.detail());
+        assertEquals(
+                List.of(
+                        new NapiInstance(8193, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.of(274)),
+                        new NapiInstance(8194, OptionalInt.of(1), OptionalInt.empty(), OptionalInt.of(272)),
+                        new NapiInstance(8195, OptionalInt.of(2), OptionalInt.empty(), OptionalInt.of(270)),
+                        new NapiInstance(8196, OptionalInt.of(3), OptionalInt.empty(), OptionalInt.of(268))),
+                map.instances());
+        assertEquals(
+                "netdev netlink: napi-get gives 4 NAPIs without IRQs, threaded (thread PIDs), but queue-get links"
+                        + " no rx queue to them; rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links"
+                        + " none (virtio_net before about Linux 6.14) registers one NAPI per rx queue, in queue order, at"
+                        + " probe",
+                map.detail());
     }
 
     @Test
     void withoutLinkedQueuesEachRxQueueTakesTheNextNapiIdInOrder() {
         List<NetdevNetlink.Napi> napis = List.of(napi(8195, 912), napi(8193, 910), napi(8194, 911));
-        List<NetdevNetlink.Queue> unlinked = List.of(queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_RX),
-                queue(1, NetdevNetlink.NETDEV_QUEUE_TYPE_RX), queue(2, NetdevNetlink.NETDEV_QUEUE_TYPE_RX));
+        List<NetdevNetlink.Queue> unlinked = List.of(
+                queue(0, NetdevNetlink.NETDEV_QUEUE_TYPE_RX),
+                queue(1, NetdevNetlink.NETDEV_QUEUE_TYPE_RX),
+                queue(2, NetdevNetlink.NETDEV_QUEUE_TYPE_RX));
         NapiMap map = NapiDiscovery.fromNetlink(ETH0, unlinked, napis, 3);
         assertEquals(NapiSource.NETLINK_DERIVED, map.source());
-        assertEquals(List.of(8193, 8194, 8195), map.instances().stream().map(NapiInstance::id).toList());
+        assertEquals(
+                List.of(8193, 8194, 8195),
+                map.instances().stream().map(NapiInstance::id).toList());
         assertEquals(OptionalInt.of(0), map.queueOf(8193));
         assertEquals(OptionalInt.of(2), map.queueOf(8195));
         assertEquals(OptionalInt.of(911), map.forQueue(1).orElseThrow().threadPid());
-        assertTrue(map.detail().contains("threaded (thread PIDs)") && map.detail().contains("i-th lowest NAPI ID"),
+        assertTrue(
+                map.detail().contains("threaded (thread PIDs)") && map.detail().contains("i-th lowest NAPI ID"),
                 map.detail());
     }
 
@@ -81,8 +97,10 @@ class NapiDiscoveryTest {
     void napisThatCannotBeMatchedToTheQueuesGetNoQueue() {
         NapiMap map = NapiDiscovery.fromNetlink(ETH0, List.of(), List.of(napi(8193, 0), napi(8194, 0)), 4);
         assertEquals(NapiSource.NETLINK_DERIVED, map.source());
-        assertTrue(map.instances().stream().allMatch(instance -> instance.queue().isEmpty()));
-        assertTrue(map.detail().endsWith("the 2 NAPIs cannot be matched to 4 rx queues, so no queue is assigned"),
+        assertTrue(
+                map.instances().stream().allMatch(instance -> instance.queue().isEmpty()));
+        assertTrue(
+                map.detail().endsWith("the 2 NAPIs cannot be matched to 4 rx queues, so no queue is assigned"),
                 map.detail());
     }
 
@@ -102,19 +120,23 @@ class NapiDiscoveryTest {
     @Test
     void theSysfsBackendFallsBackToInterruptsAndSaysWhy() throws Exception {
         stubInterface();
-        NativeBackend sysfs = Backends.select(SysfsTree.live(), Optional.of(BackendKind.SYSFS)).backend();
+        NativeBackend sysfs = Backends.select(SysfsTree.live(), Optional.of(BackendKind.SYSFS))
+                .backend();
         NapiMap map = NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), sysfs);
         assertEquals(NapiSource.INTERRUPTS, map.source());
         assertEquals(List.of(), map.instances());
-        assertEquals("the sysfs backend has no netlink to ask netdev for NAPI IDs; queues are known by their IRQs "
-                + "in /proc/interrupts only", map.detail());
+        assertEquals(
+                "the sysfs backend has no netlink to ask netdev for NAPI IDs; queues are known by their IRQs "
+                        + "in /proc/interrupts only",
+                map.detail());
     }
 
     @Test
     void aMissingInterfaceIsBadInputNamingIt() {
-        NativeBackend sysfs = Backends.select(SysfsTree.live(), Optional.of(BackendKind.SYSFS)).backend();
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), sysfs));
+        NativeBackend sysfs = Backends.select(SysfsTree.live(), Optional.of(BackendKind.SYSFS))
+                .backend();
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), sysfs));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
         assertTrue(e.getMessage().startsWith("no such interface eth0"), e.getMessage());
     }
@@ -123,9 +145,10 @@ class NapiDiscoveryTest {
     void aMalformedIfindexIsBadInputNamingTheFile() throws Exception {
         Path dir = stubInterface();
         Files.writeString(dir.resolve("ifindex"), "four\n");
-        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), jna));
+        NativeBackend jna =
+                Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> NapiDiscovery.discover(ETH0, new KernelPaths(proc, sys), jna));
         assertEquals(dir.resolve("ifindex") + " holds \"four\", not an interface index", e.getMessage());
     }
 
@@ -137,8 +160,14 @@ class NapiDiscoveryTest {
     }
 
     private static NetdevNetlink.Napi napi(int id, int pid) {
-        return new NetdevNetlink.Napi(id, 4, OptionalInt.empty(), pid == 0 ? OptionalInt.empty() : OptionalInt.of(pid),
-                java.util.OptionalLong.empty(), java.util.OptionalLong.empty(), java.util.OptionalLong.empty());
+        return new NetdevNetlink.Napi(
+                id,
+                4,
+                OptionalInt.empty(),
+                pid == 0 ? OptionalInt.empty() : OptionalInt.of(pid),
+                java.util.OptionalLong.empty(),
+                java.util.OptionalLong.empty(),
+                java.util.OptionalLong.empty());
     }
 
     private static NetdevNetlink.Queue queue(int id, int type) {

@@ -27,8 +27,9 @@ class NapiSettingsChangeTest {
     private static final NapiSettings WANTED = new NapiSettings(2, 200_000, 0);
 
     /** Four NAPI instances in memory; a write to {@code failing} fails as the kernel would, with an errno. */
-    private final Map<Integer, NapiSettings> kernel = new TreeMap<>(Map.of(8193, FOUND, 8194, FOUND, 8195,
-            new NapiSettings(1, 10_000, 0), 8196, FOUND));
+    private final Map<Integer, NapiSettings> kernel =
+            new TreeMap<>(Map.of(8193, FOUND, 8194, FOUND, 8195, new NapiSettings(1, 10_000, 0), 8196, FOUND));
+
     private final Set<Integer> failing = new HashSet<>();
     private final List<String> calls = new ArrayList<>();
 
@@ -47,8 +48,11 @@ class NapiSettingsChangeTest {
         public void write(int napiId, NapiSettings settings) {
             calls.add("write " + napiId);
             if (failing.contains(napiId) || !kernel.containsKey(napiId)) {
-                throw new NativeCallException("netlink netdev napi-set " + napiId,
-                        kernel.containsKey(napiId) ? 22 : 2, "Invalid argument", "");
+                throw new NativeCallException(
+                        "netlink netdev napi-set " + napiId,
+                        kernel.containsKey(napiId) ? 22 : 2,
+                        "Invalid argument",
+                        "");
             }
             kernel.put(napiId, settings);
         }
@@ -68,19 +72,31 @@ class NapiSettingsChangeTest {
     void aWriteThatFailsPutsBackTheOnesWrittenAndChangesNothing() {
         Map<Integer, NapiSettings> before = Map.copyOf(kernel);
         failing.add(8195);
-        NativeCallException e = assertThrows(NativeCallException.class,
+        NativeCallException e = assertThrows(
+                NativeCallException.class,
                 () -> NapiSettingsChange.apply(access, List.of(8193, 8194, 8195, 8196), WANTED));
         assertEquals(22, e.errno());
         assertEquals(before, kernel);
-        assertEquals(List.of("read 8193", "read 8194", "read 8195", "read 8196", "write 8193", "write 8194",
-                "write 8195", "write 8193", "write 8194"), calls, "every instance read before any write");
+        assertEquals(
+                List.of(
+                        "read 8193",
+                        "read 8194",
+                        "read 8195",
+                        "read 8196",
+                        "write 8193",
+                        "write 8194",
+                        "write 8195",
+                        "write 8193",
+                        "write 8194"),
+                calls,
+                "every instance read before any write");
     }
 
     @Test
     void anInstanceThatCannotBeReadStopsItBeforeAnyWrite() {
         Map<Integer, NapiSettings> before = Map.copyOf(kernel);
-        NativeCallException e = assertThrows(NativeCallException.class,
-                () -> NapiSettingsChange.apply(access, List.of(8193, 9999), WANTED));
+        NativeCallException e = assertThrows(
+                NativeCallException.class, () -> NapiSettingsChange.apply(access, List.of(8193, 9999), WANTED));
         assertEquals(2, e.errno());
         assertEquals(before, kernel);
         assertEquals(List.of("read 8193", "read 9999"), calls);

@@ -37,16 +37,21 @@ class NicDiscoveryTest {
     @ParameterizedTest
     @EnumSource(NicFixture.ChipStyle.class)
     void virtioWalksUpFromTheVirtioDeviceToThePciFunction(NicFixture.ChipStyle style) {
-        NicFixture.virtio(sys, proc, MachineShape.singleNodeVm()).chipStyle(style).write();
+        NicFixture.virtio(sys, proc, MachineShape.singleNodeVm())
+                .chipStyle(style)
+                .write();
         Nic nic = NicDiscovery.discover(new InterfaceName("eth0"), paths());
         assertEquals("0000:00:03.0", nic.pciAddress());
         assertEquals("virtio_net", nic.driver());
         assertEquals("virtio", nic.grouping().scheme());
-        assertEquals(List.of(37, 38, 39), nic.vectors().stream().map(NicVector::irq).toList());
-        assertEquals(List.of("virtio2-config", "virtio2-input.0", "virtio2-output.0"),
+        assertEquals(
+                List.of(37, 38, 39), nic.vectors().stream().map(NicVector::irq).toList());
+        assertEquals(
+                List.of("virtio2-config", "virtio2-input.0", "virtio2-output.0"),
                 nic.vectors().stream().map(NicVector::name).toList());
         assertEquals(List.of(0), nic.queues());
-        assertEquals(List.of(38, 39), nic.queueVectors().stream().map(NicVector::irq).toList());
+        assertEquals(
+                List.of(38, 39), nic.queueVectors().stream().map(NicVector::irq).toList());
         assertEquals(List.of(0), nic.txQueues());
     }
 
@@ -73,15 +78,24 @@ class NicDiscoveryTest {
     void noOriginWhenLocalCpulistSpansNodesOrIsMissing() {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         mlx5(-1, "0-7");
-        assertEquals(Optional.empty(), NicDiscovery.discover(new InterfaceName("enp8s0"), paths()).origin(mana));
+        assertEquals(
+                Optional.empty(),
+                NicDiscovery.discover(new InterfaceName("enp8s0"), paths()).origin(mana));
     }
 
     private void mlx5(int numaNode, String localCpus) {
-        NicFixture.at(sys, proc, MachineShape.mana()).iface("enp8s0").pci("0000:08:00.0").driver("mlx5_core")
-                .numaNode(numaNode).localCpus(localCpus)
-                .vector(60, "mlx5_async0@pci:0000:08:00.0").vector(61, "mlx5_comp0@pci:0000:08:00.0")
-                .vector(62, "mlx5_comp1@pci:0000:08:00.0").vector(63, "mlx5_comp2@pci:0000:08:00.0")
-                .vector(64, "mlx5_comp3@pci:0000:08:00.0").write();
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .iface("enp8s0")
+                .pci("0000:08:00.0")
+                .driver("mlx5_core")
+                .numaNode(numaNode)
+                .localCpus(localCpus)
+                .vector(60, "mlx5_async0@pci:0000:08:00.0")
+                .vector(61, "mlx5_comp0@pci:0000:08:00.0")
+                .vector(62, "mlx5_comp1@pci:0000:08:00.0")
+                .vector(63, "mlx5_comp2@pci:0000:08:00.0")
+                .vector(64, "mlx5_comp3@pci:0000:08:00.0")
+                .write();
     }
 
     @ParameterizedTest
@@ -95,9 +109,11 @@ class NicDiscoveryTest {
     @Test
     void aMissingInterfaceIsNamedWithTheOnesThatExist() {
         NicFixture.virtio(sys, proc, MachineShape.singleNodeVm()).write();
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NicDiscovery.discover(new InterfaceName("eth9"), paths()));
-        assertTrue(e.getMessage().contains("no such interface eth9") && e.getMessage().contains("eth0"),
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> NicDiscovery.discover(new InterfaceName("eth9"), paths()));
+        assertTrue(
+                e.getMessage().contains("no such interface eth9")
+                        && e.getMessage().contains("eth0"),
                 e.getMessage());
     }
 
@@ -105,8 +121,8 @@ class NicDiscoveryTest {
     void aVirtualInterfaceHasNoQueueIrqs() throws Exception {
         NicFixture.virtio(sys, proc, MachineShape.singleNodeVm()).write();
         Files.createDirectories(sys.resolve("class/net/lo"));
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NicDiscovery.discover(new InterfaceName("lo"), paths()));
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> NicDiscovery.discover(new InterfaceName("lo"), paths()));
         assertTrue(e.getMessage().contains("lo is a virtual interface"), e.getMessage());
     }
 
@@ -119,8 +135,8 @@ class NicDiscoveryTest {
             }
         }
         Files.delete(sys.resolve("devices/pci0000:00/0000:00:03.0/msi_irqs"));
-        NumaspreadException e = assertThrows(NumaspreadException.class,
-                () -> NicDiscovery.discover(new InterfaceName("eth0"), paths()));
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> NicDiscovery.discover(new InterfaceName("eth0"), paths()));
         assertTrue(e.getMessage().contains("no msi_irqs"), e.getMessage());
     }
 

@@ -25,11 +25,12 @@ class QueueNamingTest {
     private static String roles(QueueNaming.Grouping grouping) {
         StringBuilder roles = new StringBuilder();
         for (NicVector vector : grouping.vectors()) {
-            roles.append(switch (vector.role()) {
-                case QUEUE -> Integer.toString(vector.queue());
-                case CONTROL -> "c";
-                case OTHER -> "?";
-            });
+            roles.append(
+                    switch (vector.role()) {
+                        case QUEUE -> Integer.toString(vector.queue());
+                        case CONTROL -> "c";
+                        case OTHER -> "?";
+                    });
         }
         return roles.toString();
     }
@@ -40,8 +41,14 @@ class QueueNamingTest {
 
     @Test
     void virtioInputAndOutputOfAQueueShareIt() {
-        QueueNaming.Grouping g = group("eth0", "virtio2-config", "virtio2-input.0", "virtio2-output.0",
-                "virtio2-input.1", "virtio2-output.1", "virtio2-control");
+        QueueNaming.Grouping g = group(
+                "eth0",
+                "virtio2-config",
+                "virtio2-input.0",
+                "virtio2-output.0",
+                "virtio2-input.1",
+                "virtio2-output.1",
+                "virtio2-control");
         assertEquals("virtio", g.scheme());
         assertEquals("c0011c", roles(g));
         assertEquals(List.of(0, 1), g.queues());
@@ -49,10 +56,19 @@ class QueueNamingTest {
 
     @Test
     void intelWithDriverPrefixAndSeparateRxTx() {
-        assertEquals("c012", roles(group("eth0", "i40e-0000:3b:00.0:misc", "i40e-eth0-TxRx-0", "i40e-eth0-TxRx-1",
-                "i40e-eth0-TxRx-2")));
-        assertEquals("c0011", roles(group("ens1f0", "ice-0000:5e:00.0:misc", "ice-ens1f0-rx-0", "ice-ens1f0-tx-0",
-                "ice-ens1f0-rx-1", "ice-ens1f0-tx-1")));
+        assertEquals(
+                "c012",
+                roles(group(
+                        "eth0", "i40e-0000:3b:00.0:misc", "i40e-eth0-TxRx-0", "i40e-eth0-TxRx-1", "i40e-eth0-TxRx-2")));
+        assertEquals(
+                "c0011",
+                roles(group(
+                        "ens1f0",
+                        "ice-0000:5e:00.0:misc",
+                        "ice-ens1f0-rx-0",
+                        "ice-ens1f0-tx-0",
+                        "ice-ens1f0-rx-1",
+                        "ice-ens1f0-tx-1")));
         QueueNaming.Grouping ixgbe = group("eth2", "eth2-TxRx-0", "eth2-TxRx-1", "eth2");
         assertEquals("01c", roles(ixgbe));
         assertTrue(ixgbe.scheme().contains("ixgbe"), ixgbe.scheme());
@@ -60,16 +76,20 @@ class QueueNamingTest {
 
     @Test
     void mellanoxCompletionVectorsAreQueuesAndAsyncIsControl() {
-        QueueNaming.Grouping g = group("enp8s0f0", "mlx5_async0@pci:0000:08:00.0", "mlx5_comp0@pci:0000:08:00.0",
-                "mlx5_comp1@pci:0000:08:00.0", "mlx5_comp2@pci:0000:08:00.0");
+        QueueNaming.Grouping g = group(
+                "enp8s0f0",
+                "mlx5_async0@pci:0000:08:00.0",
+                "mlx5_comp0@pci:0000:08:00.0",
+                "mlx5_comp1@pci:0000:08:00.0",
+                "mlx5_comp2@pci:0000:08:00.0");
         assertEquals("mlx5", g.scheme());
         assertEquals("c012", roles(g));
     }
 
     @Test
     void manaQueuesAndHardwareChannel() {
-        QueueNaming.Grouping g = group("eth1", "mana_hwc@pci:7870:00:00.0", "mana_q0@pci:7870:00:00.0",
-                "mana_q1@pci:7870:00:00.0");
+        QueueNaming.Grouping g =
+                group("eth1", "mana_hwc@pci:7870:00:00.0", "mana_q0@pci:7870:00:00.0", "mana_q1@pci:7870:00:00.0");
         assertEquals("mana", g.scheme());
         assertEquals("c01", roles(g));
     }
@@ -98,6 +118,7 @@ class QueueNamingTest {
         assertFalse(g.recognised());
         assertEquals(QueueNaming.FALLBACK, g.scheme());
         assertEquals("012", roles(g));
-        assertEquals(List.of(100, 101, 102), g.vectors().stream().map(NicVector::irq).toList());
+        assertEquals(
+                List.of(100, 101, 102), g.vectors().stream().map(NicVector::irq).toList());
     }
 }

@@ -25,8 +25,8 @@ class IncomingCpuErrorsTest {
 
     @Test
     void theSysfsBackendSaysItCannot() {
-        UnsupportedOperationException failure = assertThrows(UnsupportedOperationException.class,
-                () -> SysfsBackend.live().incomingCpu(0));
+        UnsupportedOperationException failure = assertThrows(
+                UnsupportedOperationException.class, () -> SysfsBackend.live().incomingCpu(0));
         assertTrue(failure.getMessage().contains("use the ffm or jna backend"), failure.getMessage());
     }
 }

@@ -33,13 +33,14 @@ class PinnedThreadFactoryTest {
         ThreadPinner pinner = ThreadPinner.live();
         Topology live = TopologyDiscovery.discover(pinner.backend(), SysfsTree.live());
         SpreadPlan plan = Planner.plan(live, PlanRequest.threads(0, 2).withMode(io.numaspread.plan.Mode.CPU));
-        PinnedThreadFactory factory = PinnedThreadFactory.builder(plan, pinner).names("worker-%02d").build();
+        PinnedThreadFactory factory =
+                PinnedThreadFactory.builder(plan, pinner).names("worker-%02d").build();
 
         ConcurrentMap<String, CpuSet> seenFromInside = new ConcurrentHashMap<>();
         List<Thread> threads = new ArrayList<>();
         for (int k = 0; k < 5; k++) {
-            threads.add(factory.newThread(() -> seenFromInside.put(Thread.currentThread().getName(),
-                    ProcStatus.cpusAllowed(pinner.currentTid()))));
+            threads.add(factory.newThread(() ->
+                    seenFromInside.put(Thread.currentThread().getName(), ProcStatus.cpusAllowed(pinner.currentTid()))));
         }
         for (Thread thread : threads) {
             thread.start();
@@ -52,9 +53,13 @@ class PinnedThreadFactoryTest {
             assertEquals(plan.get(k % 2).cpus(), seenFromInside.get(name), name);
         }
         List<PinnedThreadFactory.ThreadPin> pins = factory.pins();
-        assertEquals(List.of(0, 1, 2, 3, 4), pins.stream().map(PinnedThreadFactory.ThreadPin::threadIndex).toList());
+        assertEquals(
+                List.of(0, 1, 2, 3, 4),
+                pins.stream().map(PinnedThreadFactory.ThreadPin::threadIndex).toList());
         assertTrue(pins.stream().allMatch(PinnedThreadFactory.ThreadPin::pinned));
-        assertEquals(List.of(0, 1, 0, 1, 0), pins.stream().map(p -> p.assignment().index()).toList());
+        assertEquals(
+                List.of(0, 1, 0, 1, 0),
+                pins.stream().map(p -> p.assignment().index()).toList());
     }
 
     @Test
@@ -62,18 +67,22 @@ class PinnedThreadFactoryTest {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), root);
         SpreadPlan everywhere = Planner.plan(mana, PlanRequest.irqs(0, 4));
         ThreadPinner inContainer = new ThreadPinner(Backends.live().backend(), CpuSet.range(2, 5));
-        CpusNotAllowedException refused = assertThrows(CpusNotAllowedException.class,
+        CpusNotAllowedException refused = assertThrows(
+                CpusNotAllowedException.class,
                 () -> PinnedThreadFactory.builder(everywhere, inContainer).build());
-        assertTrue(refused.getMessage().startsWith("CPUs 0-1 are outside the CPUs this process may use (2-5"),
+        assertTrue(
+                refused.getMessage().startsWith("CPUs 0-1 are outside the CPUs this process may use (2-5"),
                 refused.getMessage());
     }
 
     @Test
     void aBadNamePatternIsRefusedNamingIt(@TempDir Path root) throws Exception {
         SpreadPlan plan = Planner.plan(SysfsFixture.topology(MachineShape.mana(), root), PlanRequest.threads(0, 1));
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
                 () -> PinnedThreadFactory.builder(plan, ThreadPinner.live()).names("io-%s-%d"));
-        assertTrue(refused.getMessage().startsWith("thread name pattern \"io-%s-%d\" is not a format for one int"),
+        assertTrue(
+                refused.getMessage().startsWith("thread name pattern \"io-%s-%d\" is not a format for one int"),
                 refused.getMessage());
     }
 
@@ -91,11 +100,17 @@ class PinnedThreadFactoryTest {
     /** A JVM started under {@code taskset -c 1}: its allowed set, its plan and its pinned threads stay on CPU 1. */
     @Test
     void aJvmRestrictedByTasksetPlansAndPinsOnlyInsideIt() throws Exception {
-        Process child = new ProcessBuilder("taskset", "-c", "1",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                RestrictedJvm.class.getName())
-                .redirectErrorStream(true).start();
+        Process child = new ProcessBuilder(
+                        "taskset",
+                        "-c",
+                        "1",
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RestrictedJvm.class.getName())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, child.waitFor(), output);
         assertEquals("allowed 1\nplan 1,1,1\npinned 1,1,1\n", lastLines(output, 3), output);

@@ -16,8 +16,7 @@ import java.util.stream.Collectors;
 
 /** The child JVM of {@link PinnedThreadFactoryTest}: prints what it may use, what it planned, where it pinned. */
 public final class RestrictedJvm {
-    private RestrictedJvm() {
-    }
+    private RestrictedJvm() {}
 
     public static void main(String[] args) throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
@@ -35,8 +34,11 @@ public final class RestrictedJvm {
             thread.join();
         }
         System.out.println("allowed " + topology.allowed());
-        System.out.println("plan " + plan.assignments().stream().map(Assignment::cpus).map(CpuSet::toString)
-                .collect(Collectors.joining(",")));
+        System.out.println("plan "
+                + plan.assignments().stream()
+                        .map(Assignment::cpus)
+                        .map(CpuSet::toString)
+                        .collect(Collectors.joining(",")));
         System.out.println("pinned " + String.join(",", pinned));
     }
 }

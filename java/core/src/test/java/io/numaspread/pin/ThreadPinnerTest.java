@@ -38,7 +38,8 @@ class ThreadPinnerTest {
 
     /** JNA, and the live selection when it is another backend (FFM on JDK 23 and newer). */
     static Stream<NativeBackend> pinningBackends() throws Exception {
-        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+        NativeBackend jna =
+                Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
         NativeBackend live = Backends.live().backend();
         return live.kind() == BackendKind.JNA ? Stream.of(jna) : Stream.of(jna, live);
     }
@@ -92,10 +93,12 @@ class ThreadPinnerTest {
         ThreadPinner inContainer = new ThreadPinner(Backends.live().backend(), SECOND);
         onFreshThread(() -> {
             CpuSet before = inContainer.currentAffinity();
-            CpusNotAllowedException refused = assertThrows(CpusNotAllowedException.class,
-                    () -> inContainer.pinCurrentThread(CpuSet.of(0, 1)));
-            assertEquals("CPUs 0 are outside the CPUs this process may use (1, its cpuset or affinity);"
-                    + " cannot pin to 0-1", refused.getMessage());
+            CpusNotAllowedException refused =
+                    assertThrows(CpusNotAllowedException.class, () -> inContainer.pinCurrentThread(CpuSet.of(0, 1)));
+            assertEquals(
+                    "CPUs 0 are outside the CPUs this process may use (1, its cpuset or affinity);"
+                            + " cannot pin to 0-1",
+                    refused.getMessage());
             assertEquals(before, inContainer.currentAffinity(), "a refused pin must not reach the kernel");
             assertThrows(CpusNotAllowedException.class, () -> inContainer.pinCurrentThread(CpuSet.EMPTY));
         });
@@ -109,13 +112,13 @@ class ThreadPinnerTest {
         ThreadPinner pinner = pinner(backend);
         try (CpusetCgroup container = CpusetCgroup.withChild(FIRST)) {
             pinner.pinThread(container.pid(), FIRST);
-            NativeCallException invalid = assertThrows(NativeCallException.class,
-                    () -> pinner.pinThread(container.pid(), SECOND));
+            NativeCallException invalid =
+                    assertThrows(NativeCallException.class, () -> pinner.pinThread(container.pid(), SECOND));
             assertEquals(List.of("sched_setaffinity", 22), List.of(invalid.function(), invalid.errno()));
             assertEquals(FIRST, pinner.affinity(container.pid()));
         }
-        NativeCallException noThread = assertThrows(NativeCallException.class,
-                () -> pinner.pinThread(Integer.MAX_VALUE, FIRST));
+        NativeCallException noThread =
+                assertThrows(NativeCallException.class, () -> pinner.pinThread(Integer.MAX_VALUE, FIRST));
         assertEquals(List.of("sched_setaffinity", 3), List.of(noThread.function(), noThread.errno()));
         assertTrue(noThread.getMessage().contains("thread " + Integer.MAX_VALUE), noThread.getMessage());
     }
@@ -136,10 +139,12 @@ class ThreadPinnerTest {
             recording.dump(file);
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
-                .filter(e -> e.getEventType().getName().equals("io.numaspread.ThreadPin")).toList();
+                .filter(e -> e.getEventType().getName().equals("io.numaspread.ThreadPin"))
+                .toList();
         assertEquals(2, events.size());
         RecordedEvent pinned = events.get(0);
-        assertEquals(List.of("pin-test", "1", "pinned"),
+        assertEquals(
+                List.of("pin-test", "1", "pinned"),
                 List.of(pinned.getString("threadName"), pinned.getString("cpus"), pinned.getString("outcome")));
         assertTrue(pinned.getInt("tid") > 0);
         RecordedEvent refused = events.get(1);
@@ -150,14 +155,16 @@ class ThreadPinnerTest {
     /** Runs on a new thread, so that the test runner's threads keep their affinity. */
     static void onFreshThread(Runnable body) throws Exception {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                body.run();
-                done.complete(null);
-            } catch (Throwable t) {
-                done.completeExceptionally(t);
-            }
-        }, "pin-test");
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        body.run();
+                        done.complete(null);
+                    } catch (Throwable t) {
+                        done.completeExceptionally(t);
+                    }
+                },
+                "pin-test");
         thread.start();
         thread.join();
         done.get();

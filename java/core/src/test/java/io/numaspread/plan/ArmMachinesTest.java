@@ -50,10 +50,16 @@ class ArmMachinesTest {
     @Test
     void aPackageHoldsTwoNodesOnTheKunpengAndIsMinusOneWhereFirmwareNamesNone(@TempDir Path root) {
         Topology kunpeng = discover(KUNPENG, root.resolve("kunpeng"));
-        assertEquals(List.of(0, 0, 1, 1), Stream.of(0, 24, 48, 72).map(cpu -> kunpeng.cpu(cpu).orElseThrow().packageId())
-                .toList());
-        assertEquals(List.of(0, 1, 2, 3), Stream.of(23, 47, 71, 95).map(cpu -> kunpeng.cpu(cpu).orElseThrow().node())
-                .toList());
+        assertEquals(
+                List.of(0, 0, 1, 1),
+                Stream.of(0, 24, 48, 72)
+                        .map(cpu -> kunpeng.cpu(cpu).orElseThrow().packageId())
+                        .toList());
+        assertEquals(
+                List.of(0, 1, 2, 3),
+                Stream.of(23, 47, 71, 95)
+                        .map(cpu -> kunpeng.cpu(cpu).orElseThrow().node())
+                        .toList());
         Topology noPackage = discover(MachineShape.armWithoutPackage(), root.resolve("no-package"));
         assertTrue(noPackage.cpus().stream().allMatch(cpu -> cpu.packageId() == -1));
     }
@@ -63,10 +69,18 @@ class ArmMachinesTest {
     void kunpengQueuesFromNode2GoToEveryCpuOnceInTheSeedsNodeOrder() {
         Topology topology = Topologies.of(KUNPENG);
         SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(2, 96));
-        List<Integer> expected = Stream.of(IntStream.range(48, 72), IntStream.range(72, 96), IntStream.range(24, 48),
-                IntStream.range(0, 24)).flatMapToInt(s -> s).boxed().toList();
+        List<Integer> expected = Stream.of(
+                        IntStream.range(48, 72),
+                        IntStream.range(72, 96),
+                        IntStream.range(24, 48),
+                        IntStream.range(0, 24))
+                .flatMapToInt(s -> s)
+                .boxed()
+                .toList();
         assertEquals(expected, plan.assignments().stream().map(Assignment::cpu).toList());
-        assertEquals(List.of(2, 3, 1, 0), plan.assignments().stream().map(Assignment::node).distinct().toList());
+        assertEquals(
+                List.of(2, 3, 1, 0),
+                plan.assignments().stream().map(Assignment::node).distinct().toList());
         for (PriorityCheck check : Priorities.check(topology, plan)) {
             assertEquals(Status.HELD, check.status(), check.toString());
         }
@@ -77,10 +91,13 @@ class ArmMachinesTest {
     void withoutSmtTheSiblingModeAndTheCpuModeGiveTheSameAffinities() {
         Topology topology = Topologies.of(KUNPENG);
         for (int count : new int[] {1, 24, 30, 96}) {
-            SpreadPlan siblings = Planner.plan(topology, PlanRequest.irqs(2, count).withMode(Mode.SIBLINGS));
+            SpreadPlan siblings =
+                    Planner.plan(topology, PlanRequest.irqs(2, count).withMode(Mode.SIBLINGS));
             SpreadPlan cpus = Planner.plan(topology, PlanRequest.irqs(2, count).withMode(Mode.CPU));
-            assertEquals(cpus.assignments().stream().map(Assignment::cpus).toList(),
-                    siblings.assignments().stream().map(Assignment::cpus).toList(), count + " queues");
+            assertEquals(
+                    cpus.assignments().stream().map(Assignment::cpus).toList(),
+                    siblings.assignments().stream().map(Assignment::cpus).toList(),
+                    count + " queues");
             assertTrue(siblings.assignments().stream().allMatch(a -> a.cpus().equals(CpuSet.of(a.cpu()))));
         }
     }
@@ -90,16 +107,22 @@ class ArmMachinesTest {
     void moreQueuesThanCpusStartASecondPassAtTheNicsNode() {
         Topology topology = Topologies.of(KUNPENG);
         SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(2, 100));
-        assertEquals(List.of(48, 49, 50, 51), plan.assignments().subList(96, 100).stream().map(Assignment::cpu).toList());
+        assertEquals(
+                List.of(48, 49, 50, 51),
+                plan.assignments().subList(96, 100).stream()
+                        .map(Assignment::cpu)
+                        .toList());
         assertEquals(1, plan.get(96).pass());
-        assertEquals(Status.NOT_POSSIBLE, Priorities.check(topology, plan).get(0).status());
+        assertEquals(
+                Status.NOT_POSSIBLE, Priorities.check(topology, plan).get(0).status());
     }
 
     @Test
     void cpusNumberedAcrossNodesStayOnTheirNode() {
         Topology topology = Topologies.of(MachineShape.armInterleaved());
         SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(1, 34));
-        List<Integer> expected = Stream.concat(IntStream.range(0, 32).map(k -> 2 * k + 1).boxed(), Stream.of(0, 2))
+        List<Integer> expected = Stream.concat(
+                        IntStream.range(0, 32).map(k -> 2 * k + 1).boxed(), Stream.of(0, 2))
                 .toList();
         assertEquals(expected, plan.assignments().stream().map(Assignment::cpu).toList());
     }
@@ -108,6 +131,8 @@ class ArmMachinesTest {
     void onePackagelessNodeTakesItsCpusInOrder() {
         Topology topology = Topologies.of(MachineShape.armWithoutPackage());
         SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(0, 8));
-        assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7), plan.assignments().stream().map(Assignment::cpu).toList());
+        assertEquals(
+                List.of(0, 1, 2, 3, 4, 5, 6, 7),
+                plan.assignments().stream().map(Assignment::cpu).toList());
     }
 }

@@ -37,8 +37,12 @@ record Corpus(String family, String name, Topology topology, int origin, CpuSet 
             for (int nodes = 1; nodes <= 4; nodes++) {
                 for (int cores : new int[] {1, 3, 4}) {
                     for (boolean intel : new boolean[] {false, true}) {
-                        MachineShape shape = MachineShape.smt("smt" + threads + "-n" + nodes + "-c" + cores
-                                + (intel ? "-intel" : ""), nodes, cores, threads, intel,
+                        MachineShape shape = MachineShape.smt(
+                                "smt" + threads + "-n" + nodes + "-c" + cores + (intel ? "-intel" : ""),
+                                nodes,
+                                cores,
+                                threads,
+                                intel,
                                 nodes == 4 ? Topologies.socketDistances(4, 2) : Topologies.uniformDistances(nodes, 21));
                         addAllOrigins(corpus, UNIFORM, shape, Topologies.of(shape), null);
                     }
@@ -48,40 +52,63 @@ record Corpus(String family, String name, Topology topology, int origin, CpuSet 
         for (int i = 0; i < 40; i++) {
             int nodes = 2 + random.nextInt(4);
             int threads = new int[] {1, 2, 4}[random.nextInt(3)];
-            MachineShape shape = MachineShape.smt("asym" + i, nodes, 1 + random.nextInt(4), threads,
-                    random.nextBoolean(), Topologies.randomDistances(random, nodes, i % 2 == 1));
+            MachineShape shape = MachineShape.smt(
+                    "asym" + i,
+                    nodes,
+                    1 + random.nextInt(4),
+                    threads,
+                    random.nextBoolean(),
+                    Topologies.randomDistances(random, nodes, i % 2 == 1));
             addAllOrigins(corpus, ASYMMETRIC, shape, Topologies.of(shape), null);
         }
         for (int i = 0; i < 40; i++) {
             int nodes = 1 + random.nextInt(4);
-            MachineShape full = MachineShape.smt("off" + i, nodes, 2 + random.nextInt(3), 1 + random.nextInt(4),
-                    random.nextBoolean(), Topologies.randomDistances(random, nodes, false));
+            MachineShape full = MachineShape.smt(
+                    "off" + i,
+                    nodes,
+                    2 + random.nextInt(3),
+                    1 + random.nextInt(4),
+                    random.nextBoolean(),
+                    Topologies.randomDistances(random, nodes, false));
             CpuSet online = Topologies.randomSubset(random, full.online(), 0.75);
             MachineShape shape = full.withOffline(full.online().minus(online));
             addAllOrigins(corpus, OFFLINE, shape, Topologies.of(shape), null);
         }
         for (int i = 0; i < 40; i++) {
             int nodes = 1 + random.nextInt(4);
-            MachineShape shape = MachineShape.smt("allowed" + i, nodes, 2 + random.nextInt(3),
-                    1 + random.nextInt(2) * (1 + random.nextInt(2)), random.nextBoolean(),
+            MachineShape shape = MachineShape.smt(
+                    "allowed" + i,
+                    nodes,
+                    2 + random.nextInt(3),
+                    1 + random.nextInt(2) * (1 + random.nextInt(2)),
+                    random.nextBoolean(),
                     Topologies.randomDistances(random, nodes, false));
-            addAllOrigins(corpus, RESTRICTED, shape, Topologies.of(shape),
+            addAllOrigins(
+                    corpus,
+                    RESTRICTED,
+                    shape,
+                    Topologies.of(shape),
                     Topologies.randomSubset(random, shape.online(), 0.6));
         }
         for (int i = 0; i < 60; i++) {
             int nodes = 1 + random.nextInt(5);
-            MachineShape full = Topologies.irregular(random, "random" + i, nodes, 4, 4,
-                    Topologies.randomDistances(random, nodes, i % 3 == 0));
-            MachineShape shape = i % 2 == 0 ? full
+            MachineShape full = Topologies.irregular(
+                    random, "random" + i, nodes, 4, 4, Topologies.randomDistances(random, nodes, i % 3 == 0));
+            MachineShape shape = i % 2 == 0
+                    ? full
                     : full.withOffline(full.online().minus(Topologies.randomSubset(random, full.online(), 0.8)));
-            addAllOrigins(corpus, RANDOM, shape, Topologies.of(shape),
+            addAllOrigins(
+                    corpus,
+                    RANDOM,
+                    shape,
+                    Topologies.of(shape),
                     i % 4 == 1 ? Topologies.randomSubset(random, shape.online(), 0.7) : null);
         }
         return corpus;
     }
 
-    private static void addAllOrigins(List<Corpus> corpus, String family, MachineShape shape, Topology topology,
-            CpuSet allowed) {
+    private static void addAllOrigins(
+            List<Corpus> corpus, String family, MachineShape shape, Topology topology, CpuSet allowed) {
         CpuSet candidates = allowed == null ? topology.online() : allowed;
         corpus.add(new Corpus(family, shape.name() + "/none", topology, -1, candidates));
         for (int node : shape.nodeIds()) {

@@ -14,8 +14,7 @@ import java.util.TreeSet;
  * with them, as the kernel drops offline CPUs from both. Each returns the affinity of IRQ 0 .. len-1.
  */
 final class KernelPlacements {
-    private KernelPlacements() {
-    }
+    private KernelPlacements() {}
 
     /** lib/cpumask.c before 2020: the i-th CPU of the local node, then of the other CPUs in id order. */
     static List<CpuSet> localSpreadBefore2020(Topology topology, CpuSet candidates, int node, int len) {
@@ -27,7 +26,9 @@ final class KernelPlacements {
                 cpu = candidates.nth(index);
             } else {
                 CpuSet local = nodeCpus(topology, node).intersect(candidates);
-                cpu = index < local.size() ? local.nth(index) : candidates.minus(local).nth(index - local.size());
+                cpu = index < local.size()
+                        ? local.nth(index)
+                        : candidates.minus(local).nth(index - local.size());
             }
             irqs.add(CpuSet.of(cpu));
         }

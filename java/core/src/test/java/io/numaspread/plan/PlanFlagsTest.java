@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Timeout;
 /** The plan flags applied to a NIC's request: what a flag does not choose stays as the request has it. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class PlanFlagsTest {
-    private static final PlanRequest NIC = new PlanRequest(List.of(1), 4, Mode.CPU, Purpose.IRQS, Optional.empty(),
-            CpuSet.EMPTY, false);
+    private static final PlanRequest NIC =
+            new PlanRequest(List.of(1), 4, Mode.CPU, Purpose.IRQS, Optional.empty(), CpuSet.EMPTY, false);
 
     @Test
     void noFlagsKeepTheRequestsModeAndCpus() {
@@ -24,9 +24,22 @@ class PlanFlagsTest {
 
     @Test
     void eachFlagReplacesItsPart() {
-        PlanFlags flags = new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.LOCAL, true,
-                Optional.of(CpuSet.parse("0-7")), Optional.of(CpuSet.parse("2-3")));
-        assertEquals(new PlanRequest(List.of(1), 4, Mode.SIBLINGS, Purpose.IRQS, Optional.of(CpuSet.parse("0-7")),
-                CpuSet.parse("2-3"), true, Policy.LOCAL), flags.applyTo(NIC));
+        PlanFlags flags = new PlanFlags(
+                Optional.of(Mode.SIBLINGS),
+                Policy.LOCAL,
+                true,
+                Optional.of(CpuSet.parse("0-7")),
+                Optional.of(CpuSet.parse("2-3")));
+        assertEquals(
+                new PlanRequest(
+                        List.of(1),
+                        4,
+                        Mode.SIBLINGS,
+                        Purpose.IRQS,
+                        Optional.of(CpuSet.parse("0-7")),
+                        CpuSet.parse("2-3"),
+                        true,
+                        Policy.LOCAL),
+                flags.applyTo(NIC));
     }
 }

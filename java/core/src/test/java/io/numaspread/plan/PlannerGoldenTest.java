@@ -22,11 +22,15 @@ class PlannerGoldenTest {
     void manaPatchExample() {
         Topology topology = SysfsFixture.topology(MachineShape.mana(), root);
         SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(0, 8));
-        assertEquals(List.of("0-1", "2-3", "0-1", "2-3", "4-5", "6-7", "4-5", "6-7"),
+        assertEquals(
+                List.of("0-1", "2-3", "0-1", "2-3", "4-5", "6-7", "4-5", "6-7"),
                 plan.assignments().stream().map(a -> a.cpus().toString()).toList());
         SpreadPlan perCpu = Planner.plan(topology, PlanRequest.irqs(0, 8).withMode(Mode.CPU));
-        assertEquals(List.of(0, 2, 1, 3, 4, 6, 5, 7), perCpu.assignments().stream().map(Assignment::cpu).toList());
-        assertEquals(List.of("0", "2", "1", "3", "4", "6", "5", "7"),
+        assertEquals(
+                List.of(0, 2, 1, 3, 4, 6, 5, 7),
+                perCpu.assignments().stream().map(Assignment::cpu).toList());
+        assertEquals(
+                List.of("0", "2", "1", "3", "4", "6", "5", "7"),
                 perCpu.assignments().stream().map(a -> a.cpus().toString()).toList());
     }
 
@@ -34,9 +38,13 @@ class PlannerGoldenTest {
     void kunpengPatchExampleGoesToTheNearestNodeNeverNodeZero() {
         Topology topology = SysfsFixture.topology(MachineShape.kunpeng920(), root);
         SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(2, 48).withMode(Mode.CPU));
-        assertEquals(IntStream.rangeClosed(48, 95).boxed().toList(),
+        assertEquals(
+                IntStream.rangeClosed(48, 95).boxed().toList(),
                 plan.assignments().stream().map(Assignment::cpu).toList());
-        assertEquals(CpuSet.parse("72-95"), CpuSet.of(plan.assignments().subList(24, 48).stream()
-                .mapToInt(Assignment::cpu).toArray()));
+        assertEquals(
+                CpuSet.parse("72-95"),
+                CpuSet.of(plan.assignments().subList(24, 48).stream()
+                        .mapToInt(Assignment::cpu)
+                        .toArray()));
     }
 }

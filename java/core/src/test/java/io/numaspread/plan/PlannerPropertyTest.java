@@ -29,12 +29,18 @@ class PlannerPropertyTest {
             for (Policy policy : Policy.values()) {
                 for (boolean skipFirst : new boolean[] {false, true}) {
                     for (Mode mode : Mode.values()) {
-                        PlanRequest request = c.request(1).withPolicy(policy).withSkipFirst(skipFirst).withMode(mode);
+                        PlanRequest request = c.request(1)
+                                .withPolicy(policy)
+                                .withSkipFirst(skipFirst)
+                                .withMode(mode);
                         int most = 2 * c.candidates().size() + 1;
-                        List<Assignment> longest = Planner.plan(c.topology(), request.withCount(most)).assignments();
+                        List<Assignment> longest = Planner.plan(c.topology(), request.withCount(most))
+                                .assignments();
                         for (int k = 1; k < most; k++) {
-                            assertEquals(longest.subList(0, k),
-                                    Planner.plan(c.topology(), request.withCount(k)).assignments(),
+                            assertEquals(
+                                    longest.subList(0, k),
+                                    Planner.plan(c.topology(), request.withCount(k))
+                                            .assignments(),
                                     c + " " + policy + " " + mode + " skipFirst=" + skipFirst + " k=" + k);
                         }
                     }
@@ -96,14 +102,21 @@ class PlannerPropertyTest {
         for (Corpus c : CORPUS) {
             int n = c.candidates().size();
             int cores = (int) Planner.plan(c.topology(), c.request(n)).assignments().stream()
-                    .map(Assignment::cpus).distinct().count();
+                    .map(Assignment::cpus)
+                    .distinct()
+                    .count();
             for (int k = 1; k <= n; k++) {
                 SpreadPlan plan = Planner.plan(c.topology(), c.request(k).withPolicy(Policy.CORES));
                 List<PriorityCheck> checks = Priorities.check(c.topology(), plan);
                 assertEquals(Status.HELD, checks.get(0).status(), c + " k=" + k);
                 assertTrue(checks.get(1).status() != Status.BROKEN, c + " k=" + k);
                 if (k <= cores) {
-                    assertEquals(k, plan.assignments().stream().map(Assignment::cpus).distinct().count(),
+                    assertEquals(
+                            k,
+                            plan.assignments().stream()
+                                    .map(Assignment::cpus)
+                                    .distinct()
+                                    .count(),
                             c + " k=" + k + ": one queue per core while cores are free");
                 }
             }
@@ -113,8 +126,8 @@ class PlannerPropertyTest {
     @Test
     void localPolicyStaysOnTheNearestLevel() {
         for (Corpus c : CORPUS) {
-            SpreadPlan plan = Planner.plan(c.topology(), c.request(2 * c.candidates().size())
-                    .withPolicy(Policy.LOCAL));
+            SpreadPlan plan = Planner.plan(
+                    c.topology(), c.request(2 * c.candidates().size()).withPolicy(Policy.LOCAL));
             assertTrue(plan.assignments().stream().allMatch(a -> a.level() == 0), c.name());
             for (PriorityCheck check : Priorities.check(c.topology(), plan)) {
                 assertFalse(check.broken(), c + ": " + check);
@@ -127,11 +140,14 @@ class PlannerPropertyTest {
         for (Corpus c : CORPUS) {
             for (Policy policy : Policy.values()) {
                 for (boolean skipFirst : new boolean[] {false, true}) {
-                    PlanRequest request = c.request(2 * c.candidates().size() + 1).withPolicy(policy)
+                    PlanRequest request = c.request(2 * c.candidates().size() + 1)
+                            .withPolicy(policy)
                             .withSkipFirst(skipFirst);
                     Layout layout = new Layout(c.topology(), c.candidates());
-                    assertArrayEquals(Planner.plan(c.topology(), request).assignments().toArray(),
-                            Planner.shared(layout, request), c + " " + policy + " skipFirst=" + skipFirst);
+                    assertArrayEquals(
+                            Planner.plan(c.topology(), request).assignments().toArray(),
+                            Planner.shared(layout, request),
+                            c + " " + policy + " skipFirst=" + skipFirst);
                 }
             }
         }
@@ -143,15 +159,20 @@ class PlannerPropertyTest {
             if (c.origin() < 0 || c.topology().nodes().size() < 2) {
                 continue;
             }
-            int other = c.topology().nodes().get(c.topology().nodes().size() - 1).id();
+            int other =
+                    c.topology().nodes().get(c.topology().nodes().size() - 1).id();
             for (List<Integer> origins : List.of(List.of(c.origin(), other), List.of(c.origin(), c.origin()))) {
                 int n = c.candidates().size();
                 for (int count = 1; count <= n; count++) {
-                    SpreadPlan plan = Planner.plan(c.topology(), c.request(count).withOrigins(origins));
+                    SpreadPlan plan =
+                            Planner.plan(c.topology(), c.request(count).withOrigins(origins));
                     assertEquals(2 * count, plan.size());
-                    List<Integer> slots = plan.assignments().stream().map(Assignment::cpu).toList();
+                    List<Integer> slots =
+                            plan.assignments().stream().map(Assignment::cpu).toList();
                     if (2 * count <= n) {
-                        assertEquals(slots.size(), slots.stream().distinct().count(),
+                        assertEquals(
+                                slots.size(),
+                                slots.stream().distinct().count(),
                                 c + " " + origins + " count=" + count + ": two queues share a CPU " + slots);
                     }
                     for (PriorityCheck check : Priorities.check(c.topology(), plan)) {

@@ -38,8 +38,8 @@ class QualityReportTest {
         List<String> families = Corpus.families();
         StringBuilder table = new StringBuilder("| placement | plans | 1 one per CPU | 2 NUMA locality "
                 + "| 3 sibling dislocality |\n|---|---:|---:|---:|---:|\n");
-        StringBuilder byFamily = new StringBuilder("| placement | " + String.join(" | ", families) + " |\n|---|"
-                + "---:|".repeat(families.size()) + "\n");
+        StringBuilder byFamily = new StringBuilder(
+                "| placement | " + String.join(" | ", families) + " |\n|---|" + "---:|".repeat(families.size()) + "\n");
         Map<String, int[]> totals = new LinkedHashMap<>();
         for (Map.Entry<String, Placement> placement : placements.entrySet()) {
             int[] broken = new int[4];
@@ -53,8 +53,7 @@ class QualityReportTest {
                     List<Priorities.Queue> queues = new ArrayList<>();
                     OptionalInt origin = c.origin() < 0 ? OptionalInt.empty() : OptionalInt.of(c.origin());
                     irqs.subList(0, k).forEach(cpus -> queues.add(new Priorities.Queue(origin, cpus)));
-                    List<PriorityCheck> checks = Priorities.check(c.topology(), c.candidates(), queues,
-                            Policy.KERNEL);
+                    List<PriorityCheck> checks = Priorities.check(c.topology(), c.candidates(), queues, Policy.KERNEL);
                     for (int p = 0; p < 3; p++) {
                         broken[1 + p] += checks.get(p).broken() ? 1 : 0;
                     }
@@ -77,9 +76,16 @@ class QualityReportTest {
         }
         StringBuilder cases = new StringBuilder();
         for (String family : families) {
-            List<Corpus> members = corpus.stream().filter(c -> c.family().equals(family)).toList();
-            cases.append(cases.length() == 0 ? "" : ", ").append(family).append(": ").append(members.size())
-                    .append(" cases, ").append(members.stream().mapToInt(c -> c.candidates().size()).sum())
+            List<Corpus> members =
+                    corpus.stream().filter(c -> c.family().equals(family)).toList();
+            cases.append(cases.length() == 0 ? "" : ", ")
+                    .append(family)
+                    .append(": ")
+                    .append(members.size())
+                    .append(" cases, ")
+                    .append(members.stream()
+                            .mapToInt(c -> c.candidates().size())
+                            .sum())
                     .append(" plans");
         }
         String report = "Corpus: " + corpus.size() + " (machine, origin) cases; " + cases + ".\n\n"
@@ -101,7 +107,8 @@ class QualityReportTest {
     }
 
     private static List<CpuSet> ours(Topology topology, CpuSet candidates, int node, int len, Mode mode) {
-        PlanRequest request = PlanRequest.irqs(node < 0 ? List.of() : List.of(node), len).withCpus(candidates)
+        PlanRequest request = PlanRequest.irqs(node < 0 ? List.of() : List.of(node), len)
+                .withCpus(candidates)
                 .withMode(mode);
         return PlannerPropertyTest.cpus(Planner.plan(topology, request));
     }

@@ -24,13 +24,13 @@ import java.util.Optional;
  * for the restore.
  */
 public final class ApplierProbe {
-    private ApplierProbe() {
-    }
+    private ApplierProbe() {}
 
     /** Writes through the live backend's files, as the CLI does: a managed IRQ's EIO is known by its errno. */
     public static void main(String[] args) throws BackendUnavailableException {
         KernelFiles files = Backends.live().backend().kernelFiles();
-        AffinityTransaction applier = new AffinityTransaction(KernelPaths.LIVE, files, SysfsTree.live().maskBits());
+        AffinityTransaction applier = new AffinityTransaction(
+                KernelPaths.LIVE, files, SysfsTree.live().maskBits());
         Path state = Path.of(args[1]);
         InterfaceName owner = new InterfaceName("probe");
         List<AffinityTransaction.Result> results = switch (args[0]) {

@@ -39,7 +39,9 @@ public final class CpusetCgroup implements AutoCloseable {
         Path dir;
         if (Files.exists(V1.resolve("cpuset.cpus"))) {
             dir = Files.createDirectories(V1.resolve(name));
-            Files.writeString(dir.resolve("cpuset.mems"), Files.readString(V1.resolve("cpuset.mems")).strip());
+            Files.writeString(
+                    dir.resolve("cpuset.mems"),
+                    Files.readString(V1.resolve("cpuset.mems")).strip());
         } else {
             if (!Files.readString(V2.resolve("cgroup.subtree_control")).contains("cpuset")) {
                 Files.writeString(V2.resolve("cgroup.subtree_control"), "+cpuset");

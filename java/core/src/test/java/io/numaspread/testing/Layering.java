@@ -33,7 +33,8 @@ public final class Layering {
 
     /** The rules of the repository's {@value #FILE}. */
     public static Layering read() {
-        Path root = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "../..").normalize();
+        Path root = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "../..")
+                .normalize();
         Path file = root.resolve(FILE);
         try {
             return parse(Files.readString(file));
@@ -49,8 +50,11 @@ public final class Layering {
             throw new IllegalArgumentException(FILE + " has no table between " + START + " and " + END);
         }
         Map<String, Set<String>> mayUse = new TreeMap<>();
-        List<String> rows = markdown.substring(start + START.length(), end).lines().map(String::strip)
-                .filter(line -> line.startsWith("|")).toList();
+        List<String> rows = markdown.substring(start + START.length(), end)
+                .lines()
+                .map(String::strip)
+                .filter(line -> line.startsWith("|"))
+                .toList();
         // The first row is the header, the second the line under it.
         for (String row : rows.subList(Math.min(2, rows.size()), rows.size())) {
             String[] cells = row.split("\\|", -1);

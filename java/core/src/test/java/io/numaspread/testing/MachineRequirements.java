@@ -25,9 +25,15 @@ public final class MachineRequirements implements ExecutionCondition {
     /** The reason every skip starts with, which {@link NotRunSummary} looks for. */
     static final String REASON_PREFIX = "needs ";
 
-    private static final Map<Class<? extends Annotation>, Need> ANNOTATIONS = Map.of(NeedsRoot.class, Need.ROOT,
-            NeedsLiveNic.class, Need.LIVE_NIC, NeedsSecondCpu.class, Need.SECOND_CPU,
-            NeedsContainerEngine.class, Need.CONTAINER_ENGINE);
+    private static final Map<Class<? extends Annotation>, Need> ANNOTATIONS = Map.of(
+            NeedsRoot.class,
+            Need.ROOT,
+            NeedsLiveNic.class,
+            Need.LIVE_NIC,
+            NeedsSecondCpu.class,
+            Need.SECOND_CPU,
+            NeedsContainerEngine.class,
+            Need.CONTAINER_ENGINE);
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
@@ -37,7 +43,8 @@ public final class MachineRequirements implements ExecutionCondition {
 
     /** Runs the test when every need is present here, or when every test must run. */
     static ConditionEvaluationResult decide(Set<Need> needs, Predicate<Need> present, boolean requireAll) {
-        Set<Need> missing = needs.stream().filter(present.negate())
+        Set<Need> missing = needs.stream()
+                .filter(present.negate())
                 .collect(Collectors.toCollection(() -> EnumSet.noneOf(Need.class)));
         if (missing.isEmpty()) {
             return ConditionEvaluationResult.enabled("this machine has what the test needs");

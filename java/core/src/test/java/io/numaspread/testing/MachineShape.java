@@ -33,8 +33,9 @@ public record MachineShape(
 
     /** The Huawei Kunpeng 920 of the cpumask_local_spread() patch: 4 nodes of 24 CPUs, no SMT. */
     public static MachineShape kunpeng920() {
-        return smt("kunpeng920", 4, 24, 1, false,
-                new int[][] {{10, 16, 32, 33}, {16, 10, 25, 32}, {32, 25, 10, 16}, {33, 32, 16, 10}});
+        return smt("kunpeng920", 4, 24, 1, false, new int[][] {
+            {10, 16, 32, 33}, {16, 10, 25, 32}, {32, 25, 10, 16}, {33, 32, 16, 10}
+        });
     }
 
     /**
@@ -65,13 +66,13 @@ public record MachineShape(
         for (int cpu = 0; cpu < 64; cpu++) {
             (cpu % 2 == 0 ? even : odd).add(cpu);
         }
-        return oneThreadPerCore("arm-interleaved", List.of(even.build(), odd.build()),
-                new int[][] {{10, 20}, {20, 10}}, node -> node);
+        return oneThreadPerCore(
+                "arm-interleaved", List.of(even.build(), odd.build()), new int[][] {{10, 20}, {20, 10}}, node -> node);
     }
 
     /** Nodes of single-thread cores (ARM servers have no SMT), each node's package given by {@code packageOfNode}. */
-    private static MachineShape oneThreadPerCore(String name, List<CpuSet> nodeCpus, int[][] distances,
-            java.util.function.IntUnaryOperator packageOfNode) {
+    private static MachineShape oneThreadPerCore(
+            String name, List<CpuSet> nodeCpus, int[][] distances, java.util.function.IntUnaryOperator packageOfNode) {
         CpuSet.Builder all = CpuSet.builder();
         nodeCpus.forEach(all::addAll);
         CpuSet cpus = all.build();
@@ -89,8 +90,8 @@ public record MachineShape(
                 }
             }
         }
-        return new MachineShape(name, cpus, cpus, nodeIds, nodeCpus, distances, cores, packages, CpuSet.EMPTY,
-                CpuSet.EMPTY);
+        return new MachineShape(
+                name, cpus, cpus, nodeIds, nodeCpus, distances, cores, packages, CpuSet.EMPTY, CpuSet.EMPTY);
     }
 
     /**
@@ -120,8 +121,17 @@ public record MachineShape(
     /** A kernel built without CONFIG_NUMA: no devices/system/node at all. */
     public static MachineShape noNumaKernel() {
         MachineShape vm = smt("no-numa-kernel", 1, 2, 1, false, new int[][] {{10}});
-        return new MachineShape(vm.name, vm.possible, vm.online, List.of(), List.of(), new int[0][0],
-                vm.cores, vm.packages, vm.isolated, vm.nohzFull);
+        return new MachineShape(
+                vm.name,
+                vm.possible,
+                vm.online,
+                List.of(),
+                List.of(),
+                new int[0][0],
+                vm.cores,
+                vm.packages,
+                vm.isolated,
+                vm.nohzFull);
     }
 
     /** Intel-style numbering: 2 sockets of 4 cores with 2 threads; CPU n's sibling is n + 8. */
@@ -146,8 +156,8 @@ public record MachineShape(
      * {@code threads} hardware threads per core, numbered core-major ({@code 0,1 | 2,3}) or, with
      * {@code intelNumbering}, thread-major (CPU n's siblings are n + k * total cores).
      */
-    public static MachineShape smt(String name, int nodes, int coresPerNode, int threads, boolean intelNumbering,
-            int[][] distances) {
+    public static MachineShape smt(
+            String name, int nodes, int coresPerNode, int threads, boolean intelNumbering, int[][] distances) {
         int totalCores = nodes * coresPerNode;
         List<CpuSet> cores = new ArrayList<>();
         List<Integer> packages = new ArrayList<>();
@@ -168,25 +178,43 @@ public record MachineShape(
             nodeCpus.get(core / coresPerNode).addAll(coreCpus);
         }
         CpuSet all = CpuSet.range(0, totalCores * threads - 1);
-        return new MachineShape(name, all, all, nodeIds, nodeCpus.stream().map(CpuSet.Builder::build).toList(),
-                distances, cores, packages, CpuSet.EMPTY, CpuSet.EMPTY);
+        return new MachineShape(
+                name,
+                all,
+                all,
+                nodeIds,
+                nodeCpus.stream().map(CpuSet.Builder::build).toList(),
+                distances,
+                cores,
+                packages,
+                CpuSet.EMPTY,
+                CpuSet.EMPTY);
     }
 
     public MachineShape named(String newName) {
-        return new MachineShape(newName, possible, online, nodeIds, nodeCpus, distances, cores, packages, isolated,
-                nohzFull);
+        return new MachineShape(
+                newName, possible, online, nodeIds, nodeCpus, distances, cores, packages, isolated, nohzFull);
     }
 
     /** The same machine with {@code cpus} taken offline. */
     public MachineShape withOffline(CpuSet cpus) {
-        return new MachineShape(name + "-offline-" + cpus, possible, online.minus(cpus), nodeIds, nodeCpus,
-                distances, cores, packages, isolated, nohzFull);
+        return new MachineShape(
+                name + "-offline-" + cpus,
+                possible,
+                online.minus(cpus),
+                nodeIds,
+                nodeCpus,
+                distances,
+                cores,
+                packages,
+                isolated,
+                nohzFull);
     }
 
     /** The same machine booted with {@code isolcpus=} and {@code nohz_full=}. */
     public MachineShape withIsolation(CpuSet isolatedCpus, CpuSet nohzFullCpus) {
-        return new MachineShape(name, possible, online, nodeIds, nodeCpus, distances, cores, packages,
-                isolatedCpus, nohzFullCpus);
+        return new MachineShape(
+                name, possible, online, nodeIds, nodeCpus, distances, cores, packages, isolatedCpus, nohzFullCpus);
     }
 
     /** The same machine plus a memory-only node (no CPUs) with the given distance row. */
@@ -201,8 +229,8 @@ public record MachineShape(
             matrix[i][ids.size() - 1] = distanceRow[i];
         }
         matrix[ids.size() - 1] = distanceRow.clone();
-        return new MachineShape(name + "-cpuless-node", possible, online, ids, cpus, matrix, cores, packages,
-                isolated, nohzFull);
+        return new MachineShape(
+                name + "-cpuless-node", possible, online, ids, cpus, matrix, cores, packages, isolated, nohzFull);
     }
 
     /** The node of {@code cpu}, or -1. */

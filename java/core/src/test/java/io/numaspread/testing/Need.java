@@ -32,17 +32,25 @@ public enum Need {
     /** Whether this machine, and this process, have it now. */
     public boolean presentHere() {
         return switch (this) {
-            case ROOT -> statusField("Uid:").map(uids -> uids.split("\\s+")[1]).filter("0"::equals).isPresent();
+            case ROOT ->
+                statusField("Uid:")
+                        .map(uids -> uids.split("\\s+")[1])
+                        .filter("0"::equals)
+                        .isPresent();
             case LIVE_NIC -> Files.exists(Path.of("/sys/class/net/eth0/device"));
-            case SECOND_CPU -> statusField("Cpus_allowed_list:").map(CpuSet::parse).filter(cpus -> cpus.contains(1))
-                    .isPresent();
+            case SECOND_CPU ->
+                statusField("Cpus_allowed_list:")
+                        .map(CpuSet::parse)
+                        .filter(cpus -> cpus.contains(1))
+                        .isPresent();
             case CONTAINER_ENGINE -> onPath("podman") || onPath("docker");
         };
     }
 
     private static Optional<String> statusField(String name) {
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/status"))) {
-            return lines.filter(line -> line.startsWith(name)).map(line -> line.substring(name.length()).strip())
+            return lines.filter(line -> line.startsWith(name))
+                    .map(line -> line.substring(name.length()).strip())
                     .findFirst();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

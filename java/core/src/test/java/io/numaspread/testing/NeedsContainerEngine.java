@@ -13,5 +13,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("container-engine")
 @ExtendWith(MachineRequirements.class)
-public @interface NeedsContainerEngine {
-}
+public @interface NeedsContainerEngine {}

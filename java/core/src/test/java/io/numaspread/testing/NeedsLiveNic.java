@@ -13,5 +13,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("live-nic")
 @ExtendWith(MachineRequirements.class)
-public @interface NeedsLiveNic {
-}
+public @interface NeedsLiveNic {}

@@ -13,5 +13,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("root")
 @ExtendWith(MachineRequirements.class)
-public @interface NeedsRoot {
-}
+public @interface NeedsRoot {}

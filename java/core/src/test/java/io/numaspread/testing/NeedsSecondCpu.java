@@ -13,5 +13,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("second-cpu")
 @ExtendWith(MachineRequirements.class)
-public @interface NeedsSecondCpu {
-}
+public @interface NeedsSecondCpu {}

@@ -66,8 +66,11 @@ public final class NicFixture {
 
     /** This host's eth0: virtio2 on PCI 0000:00:03.0, a config vector and one queue pair. */
     public static NicFixture virtio(Path sysfs, Path proc, MachineShape machine) {
-        return at(sysfs, proc, machine).virtioDevice("virtio2")
-                .vector(37, "virtio2-config").vector(38, "virtio2-input.0").vector(39, "virtio2-output.0");
+        return at(sysfs, proc, machine)
+                .virtioDevice("virtio2")
+                .vector(37, "virtio2-config")
+                .vector(38, "virtio2-input.0")
+                .vector(39, "virtio2-output.0");
     }
 
     /**
@@ -75,10 +78,20 @@ public final class NicFixture {
      * transmit queues; every vector starts on 0-7 and every xps_cpus on ff. Written.
      */
     public static NicFixture i40eOnMana(Path sysfs, Path proc) {
-        return at(sysfs, proc, MachineShape.mana()).iface("eth0").pci("0000:3b:00.0").driver("i40e")
-                .numaNode(0).localCpus("0-3").affinity("0-7").txQueues(4, "ff")
-                .vector(49, "i40e-0000:3b:00.0:misc").vector(50, "i40e-eth0-TxRx-0").vector(51, "i40e-eth0-TxRx-1")
-                .vector(52, "i40e-eth0-TxRx-2").vector(53, "i40e-eth0-TxRx-3").write();
+        return at(sysfs, proc, MachineShape.mana())
+                .iface("eth0")
+                .pci("0000:3b:00.0")
+                .driver("i40e")
+                .numaNode(0)
+                .localCpus("0-3")
+                .affinity("0-7")
+                .txQueues(4, "ff")
+                .vector(49, "i40e-0000:3b:00.0:misc")
+                .vector(50, "i40e-eth0-TxRx-0")
+                .vector(51, "i40e-eth0-TxRx-1")
+                .vector(52, "i40e-eth0-TxRx-2")
+                .vector(53, "i40e-eth0-TxRx-3")
+                .write();
     }
 
     public NicFixture iface(String name) {
@@ -185,8 +198,10 @@ public final class NicFixture {
             int irq = line.getKey();
             interrupts.append(String.format(Locale.ROOT, "%4d:", irq));
             online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, " %10d", 100 * irq + cpu)));
-            interrupts.append(line.getValue() == null ? "   IO-APIC   " + irq + "-edge      " + otherIrqs.get(irq)
-                    : "   " + chip(hwirq++) + "      " + line.getValue());
+            interrupts.append(
+                    line.getValue() == null
+                            ? "   IO-APIC   " + irq + "-edge      " + otherIrqs.get(irq)
+                            : "   " + chip(hwirq++) + "      " + line.getValue());
             interrupts.append('\n');
             kernelFile(proc.resolve("irq/" + irq + "/smp_affinity_list"), affinity);
             kernelFile(proc.resolve("irq/" + irq + "/effective_affinity_list"), Integer.toString(online.first()));
@@ -218,9 +233,11 @@ public final class NicFixture {
 
     /** Writes {@code /proc/net/route} with a default route through {@code iface}. */
     public static void defaultRoute(Path proc, String iface) {
-        file(proc.resolve("net/route"), "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
-                + iface + "\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
-                + iface + "\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n");
+        file(
+                proc.resolve("net/route"),
+                "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+                        + iface + "\t000200C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n"
+                        + iface + "\t00000000\t010200C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n");
     }
 
     /** Adds a process with {@code comm} and NUL-separated {@code cmdline} to the proc tree. */
@@ -235,15 +252,19 @@ public final class NicFixture {
      */
     public static void task(Path proc, int pid, String comm, boolean kernelThread, String cpusAllowed) {
         file(proc.resolve(pid + "/comm"), comm);
-        file(proc.resolve(pid + "/stat"), pid + " (" + comm + ") S 2 0 0 0 -1 " + (kernelThread ? "2129984" : "4194560")
-                + " 0 0 0 0 0 0 0 0 20 0 1 0 73 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0");
+        file(
+                proc.resolve(pid + "/stat"),
+                pid + " (" + comm + ") S 2 0 0 0 -1 " + (kernelThread ? "2129984" : "4194560")
+                        + " 0 0 0 0 0 0 0 0 20 0 1 0 73 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0");
         threadAffinity(proc, pid, cpusAllowed);
     }
 
     /** Sets the {@code Cpus_allowed_list} that {@code /proc/PID/status} shows, as the kernel would after a pin. */
     public static void threadAffinity(Path proc, int pid, String cpusAllowed) {
-        file(proc.resolve(pid + "/status"), "Name:\t" + pid + "\nState:\tS (sleeping)\nPid:\t" + pid
-                + "\nCpus_allowed:\tff\nCpus_allowed_list:\t" + cpusAllowed + "\nvoluntary_ctxt_switches:\t4\n");
+        file(
+                proc.resolve(pid + "/status"),
+                "Name:\t" + pid + "\nState:\tS (sleeping)\nPid:\t" + pid + "\nCpus_allowed:\tff\nCpus_allowed_list:\t"
+                        + cpusAllowed + "\nvoluntary_ctxt_switches:\t4\n");
     }
 
     /** Every regular file under the roots with its content: to check that nothing changed. */

@@ -33,8 +33,11 @@ public final class NotRunSummary implements TestExecutionListener {
             return;
         }
         StringBuilder summary = new StringBuilder("\nNOT RUN on this machine (not failed, not passed):\n");
-        testsByReason.forEach((reason, tests) -> summary.append("  ").append(reason).append(": ")
-                .append(String.join(", ", tests)).append('\n'));
+        testsByReason.forEach((reason, tests) -> summary.append("  ")
+                .append(reason)
+                .append(": ")
+                .append(String.join(", ", tests))
+                .append('\n'));
         System.out.print(summary);
         System.out.flush();
     }

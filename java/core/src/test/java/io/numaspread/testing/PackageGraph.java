@@ -35,11 +35,18 @@ public final class PackageGraph {
         if (!Files.exists(location)) {
             throw new AssertionError("no classes at " + location);
         }
-        ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
+        ToolProvider jdeps =
+                ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
         StringWriter out = new StringWriter();
-        int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "--multi-release",
-                Integer.toString(Runtime.version().feature()), "-verbose:package", "-filter:none",
-                "--ignore-missing-deps", location.toString());
+        int status = jdeps.run(
+                new PrintWriter(out),
+                new PrintWriter(out),
+                "--multi-release",
+                Integer.toString(Runtime.version().feature()),
+                "-verbose:package",
+                "-filter:none",
+                "--ignore-missing-deps",
+                location.toString());
         if (status != 0) {
             throw new AssertionError("jdeps exited with " + status + ":\n" + out);
         }

@@ -9,8 +9,7 @@ import java.nio.file.Path;
 
 /** What the kernel reports for a thread in {@code /proc/self/task/TID/status}, read independently of any backend. */
 public final class ProcStatus {
-    private ProcStatus() {
-    }
+    private ProcStatus() {}
 
     public static CpuSet cpusAllowed(int tid) {
         Path status = Path.of("/proc/self/task/" + tid + "/status");
@@ -18,7 +17,8 @@ public final class ProcStatus {
             return Files.readAllLines(status).stream()
                     .filter(line -> line.startsWith("Cpus_allowed_list:"))
                     .map(line -> CpuSet.parse(line.substring("Cpus_allowed_list:".length())))
-                    .findFirst().orElseThrow(() -> new AssertionError(status + " has no Cpus_allowed_list"));
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(status + " has no Cpus_allowed_list"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

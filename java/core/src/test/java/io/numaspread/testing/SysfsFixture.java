@@ -17,8 +17,7 @@ import java.util.StringJoiner;
 
 /** Writes the sysfs files a kernel would publish for a {@link MachineShape}, laid out as under {@code /sys}. */
 public final class SysfsFixture {
-    private SysfsFixture() {
-    }
+    private SysfsFixture() {}
 
     /** NUL padding that real kernels wrote into sysfs files (see {@code KernelText}), to write a tree with. */
     public enum OddKernel {
@@ -48,8 +47,9 @@ public final class SysfsFixture {
         }
         if (odd.contains(OddKernel.CPULIST_NUL)) {
             shape.nodeIds().forEach(id -> appendNul(root.resolve(nodeDir + "node" + id + "/cpulist")));
-            shape.online().forEachCpu(
-                    cpu -> appendNul(root.resolve("devices/system/cpu/cpu" + cpu + "/topology/thread_siblings_list")));
+            shape.online()
+                    .forEachCpu(cpu ->
+                            appendNul(root.resolve("devices/system/cpu/cpu" + cpu + "/topology/thread_siblings_list")));
         }
         return root;
     }
@@ -94,7 +94,10 @@ public final class SysfsFixture {
                 CpuSet siblings = shape.cores().get(core).intersect(shape.online());
                 write(root, dir + "topology/thread_siblings_list", siblings.toString());
                 write(root, dir + "topology/core_cpus_list", siblings.toString());
-                write(root, dir + "topology/physical_package_id", Integer.toString(shape.packages().get(core)));
+                write(
+                        root,
+                        dir + "topology/physical_package_id",
+                        Integer.toString(shape.packages().get(core)));
                 write(root, dir + "topology/core_id", Integer.toString(core));
             }
         }
@@ -128,7 +131,10 @@ public final class SysfsFixture {
                 withCpus.add(id);
             }
             write(root, nodeDir + "node" + id + "/cpulist", cpus.toString());
-            write(root, nodeDir + "node" + id + "/cpumap", cpus.toHexMask(shape.possible().last() + 1));
+            write(
+                    root,
+                    nodeDir + "node" + id + "/cpumap",
+                    cpus.toHexMask(shape.possible().last() + 1));
             StringJoiner row = new StringJoiner(" ");
             for (int distance : shape.distances()[i]) {
                 row.add(Integer.toString(distance));

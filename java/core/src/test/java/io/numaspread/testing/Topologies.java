@@ -16,23 +16,34 @@ import java.util.Random;
  * two together), and generates corpora of shapes for property tests, the quality report and benchmarks.
  */
 public final class Topologies {
-    private Topologies() {
-    }
+    private Topologies() {}
 
     public static Topology of(MachineShape shape) {
         List<NumaNode> nodes = new ArrayList<>();
         for (int i = 0; i < shape.nodeIds().size(); i++) {
-            nodes.add(new NumaNode(shape.nodeIds().get(i), shape.nodeCpus().get(i).intersect(shape.online()),
+            nodes.add(new NumaNode(
+                    shape.nodeIds().get(i),
+                    shape.nodeCpus().get(i).intersect(shape.online()),
                     Arrays.stream(shape.distances()[i]).boxed().toList()));
         }
         List<CpuInfo> cpus = new ArrayList<>();
         for (int cpu : shape.online().toArray()) {
             int core = shape.coreOf(cpu);
-            cpus.add(new CpuInfo(cpu, shape.nodeOf(cpu), shape.packages().get(core),
+            cpus.add(new CpuInfo(
+                    cpu,
+                    shape.nodeOf(cpu),
+                    shape.packages().get(core),
                     shape.cores().get(core).intersect(shape.online())));
         }
-        return new Topology(BackendKind.SYSFS, shape.possible(), shape.online(), shape.online(), shape.isolated(),
-                shape.nohzFull(), nodes, cpus);
+        return new Topology(
+                BackendKind.SYSFS,
+                shape.possible(),
+                shape.online(),
+                shape.online(),
+                shape.isolated(),
+                shape.nohzFull(),
+                nodes,
+                cpus);
     }
 
     /** {@code nodes} nodes with distance 10 to themselves and {@code remote} to every other node. */
@@ -65,8 +76,8 @@ public final class Topologies {
             distances[a][a] = 10;
             for (int b = a + 1; b < nodes; b++) {
                 distances[a][b] = choices[random.nextInt(choices.length)];
-                distances[b][a] = asymmetric && random.nextBoolean() ? choices[random.nextInt(choices.length)]
-                        : distances[a][b];
+                distances[b][a] =
+                        asymmetric && random.nextBoolean() ? choices[random.nextInt(choices.length)] : distances[a][b];
             }
         }
         return distances;
@@ -76,8 +87,8 @@ public final class Topologies {
      * An irregular machine: every node has its own number of cores, and every core 1 to {@code maxThreads}
      * threads, numbered core-major.
      */
-    public static MachineShape irregular(Random random, String name, int nodes, int maxCores, int maxThreads,
-            int[][] distances) {
+    public static MachineShape irregular(
+            Random random, String name, int nodes, int maxCores, int maxThreads, int[][] distances) {
         List<CpuSet> cores = new ArrayList<>();
         List<Integer> packages = new ArrayList<>();
         List<Integer> nodeIds = new ArrayList<>();
@@ -98,8 +109,8 @@ public final class Topologies {
             nodeCpus.add(cpus.build());
         }
         CpuSet all = CpuSet.range(0, next - 1);
-        return new MachineShape(name, all, all, nodeIds, nodeCpus, distances, cores, packages, CpuSet.EMPTY,
-                CpuSet.EMPTY);
+        return new MachineShape(
+                name, all, all, nodeIds, nodeCpus, distances, cores, packages, CpuSet.EMPTY, CpuSet.EMPTY);
     }
 
     /** A random subset of {@code cpus} with each CPU kept at probability {@code keep}, never empty. */

@@ -32,7 +32,10 @@ class SysfsFaultTest {
         SysfsFixture.write(MachineShape.mana(), root);
         SysfsFixture.write(root, "devices/system/node/node1/cpulist", cpulist);
         String message = discoverFailure();
-        assertTrue(message.contains(root.resolve("devices/system/node/node1/cpulist").toString()), message);
+        assertTrue(
+                message.contains(
+                        root.resolve("devices/system/node/node1/cpulist").toString()),
+                message);
         assertTrue(message.contains("\"" + cpulist + "\""), message);
     }
 
@@ -50,8 +53,7 @@ class SysfsFaultTest {
         SysfsFixture.write(MachineShape.mana(), root);
         Files.delete(root.resolve("devices/system/node/node0/distance"));
         String message = discoverFailure();
-        assertTrue(message.startsWith("missing file " + root.resolve("devices/system/node/node0/distance")),
-                message);
+        assertTrue(message.startsWith("missing file " + root.resolve("devices/system/node/node0/distance")), message);
     }
 
     @Test
@@ -83,10 +85,12 @@ class SysfsFaultTest {
     @Test
     void notASysfsTree() throws Exception {
         Files.createDirectories(root.resolve("etc"));
-        String message = assertThrows(NumaspreadException.class, () -> SysfsTree.at(root)).getMessage();
+        String message = assertThrows(NumaspreadException.class, () -> SysfsTree.at(root))
+                .getMessage();
         assertTrue(message.contains("is no sysfs tree"), message);
         assertTrue(message.contains(root.toString()), message);
-        String missing = assertThrows(NumaspreadException.class, () -> SysfsTree.at(root.resolve("nope"))).getMessage();
+        String missing = assertThrows(NumaspreadException.class, () -> SysfsTree.at(root.resolve("nope")))
+                .getMessage();
         assertTrue(missing.contains("is not a directory"), missing);
     }
 }

@@ -36,7 +36,8 @@ class FightTest {
         assertEquals(List.of(30L, 60L, 120L, 240L, 300L, 300L, 300L), delays);
         assertEquals(Duration.ofSeconds(60), standard.window());
         assertThrows(IllegalArgumentException.class, () -> standard.delay(0));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new Backoff(Duration.ofSeconds(1), 3, Duration.ofSeconds(5), Duration.ofSeconds(4)));
     }
 

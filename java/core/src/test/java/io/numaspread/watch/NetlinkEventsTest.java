@@ -46,7 +46,8 @@ class NetlinkEventsTest {
     @Test
     void aCapturedUeventOfLoConcernsLo() throws IOException {
         byte[] bytes = captured("uevent_change_lo.bin");
-        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+        KernelEvent event = NetlinkEvents.event(
+                        NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
                 .orElseThrow();
         assertEquals("uevent lo change", event.toString());
         assertTrue(event.concerns("lo"));
@@ -55,9 +56,14 @@ class NetlinkEventsTest {
 
     @Test
     void aCpuGoingOfflineConcernsEveryNic() {
-        byte[] bytes = uevent("offline@/devices/system/cpu/cpu5", "ACTION=offline", "DEVPATH=/devices/system/cpu/cpu5",
-                "SUBSYSTEM=cpu", "SEQNUM=2301");
-        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+        byte[] bytes = uevent(
+                "offline@/devices/system/cpu/cpu5",
+                "ACTION=offline",
+                "DEVPATH=/devices/system/cpu/cpu5",
+                "SUBSYSTEM=cpu",
+                "SEQNUM=2301");
+        KernelEvent event = NetlinkEvents.event(
+                        NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
                 .orElseThrow();
         assertEquals("uevent cpu5 offline", event.toString());
         assertTrue(event.concerns("eth0"));
@@ -67,7 +73,8 @@ class NetlinkEventsTest {
     void aQueueRemovedConcernsItsInterface() {
         String path = "/devices/pci0000:00/0000:00:03.0/virtio0/net/eth0/queues/rx-2";
         byte[] bytes = uevent("remove@" + path, "ACTION=remove", "DEVPATH=" + path, "SUBSYSTEM=queues", "SEQNUM=7");
-        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+        KernelEvent event = NetlinkEvents.event(
+                        NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
                 .orElseThrow();
         assertEquals("uevent eth0 queue rx-2 remove", event.toString());
         assertTrue(event.concerns("eth0"));
@@ -77,9 +84,15 @@ class NetlinkEventsTest {
     @Test
     void aDriverUnbindNamesTheDeviceAndDriver() {
         String path = "/devices/pci0000:00/0000:00:03.0/virtio0";
-        byte[] bytes = uevent("unbind@" + path, "ACTION=unbind", "DEVPATH=" + path, "SUBSYSTEM=virtio",
-                "DRIVER=virtio_net", "SEQNUM=9");
-        KernelEvent event = NetlinkEvents.event(NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
+        byte[] bytes = uevent(
+                "unbind@" + path,
+                "ACTION=unbind",
+                "DEVPATH=" + path,
+                "SUBSYSTEM=virtio",
+                "DRIVER=virtio_net",
+                "SEQNUM=9");
+        KernelEvent event = NetlinkEvents.event(
+                        NetlinkMessages.uevent(bytes, bytes.length).orElseThrow())
                 .orElseThrow();
         assertEquals("uevent virtio0 unbind from virtio_net", event.toString());
         assertTrue(event.concerns("eth0"));
@@ -88,6 +101,8 @@ class NetlinkEventsTest {
     @Test
     void unrelatedUeventsAreIgnored() {
         byte[] block = uevent("change@/devices/virtual/block/loop0", "ACTION=change", "SUBSYSTEM=block");
-        assertEquals(Optional.empty(), NetlinkEvents.event(NetlinkMessages.uevent(block, block.length).orElseThrow()));
+        assertEquals(
+                Optional.empty(),
+                NetlinkEvents.event(NetlinkMessages.uevent(block, block.length).orElseThrow()));
     }
 }

@@ -15,8 +15,7 @@ import java.util.function.Predicate;
 
 /** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported event. */
 final class WatchHarness {
-    private WatchHarness() {
-    }
+    private WatchHarness() {}
 
     /**
      * The mana machine written under {@code sys}, planned as {@code --siblings} plans it (each queue its sibling
@@ -29,8 +28,9 @@ final class WatchHarness {
 
     /** Planned as {@link #mana}'s, on the machine as the tree shows it at each read (a test takes CPUs offline). */
     static Watcher.Planning asWritten() {
-        return new Watcher.Planning(new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(),
-                Optional.empty()), () -> CpuSet.EMPTY);
+        return new Watcher.Planning(
+                new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
+                () -> CpuSet.EMPTY);
     }
 
     /** The first of {@code events} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */

@@ -58,25 +58,33 @@ class WatcherNapiThreadsTest extends StandInNicTest {
 
     private NapiMap map() {
         if (!linked) {
-            return new NapiMap(ETH0, List.of(new NapiInstance(8193, OptionalInt.empty(), OptionalInt.empty(),
-                    OptionalInt.empty())), NapiSource.NETLINK_DERIVED, "4 NAPIs cannot be matched to 2 rx queues");
+            return new NapiMap(
+                    ETH0,
+                    List.of(new NapiInstance(8193, OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty())),
+                    NapiSource.NETLINK_DERIVED,
+                    "4 NAPIs cannot be matched to 2 rx queues");
         }
         List<NapiInstance> instances = new ArrayList<>();
         for (int queue = 0; queue < 4; queue++) {
-            instances.add(new NapiInstance(8193 + queue, OptionalInt.of(queue), OptionalInt.empty(), OptionalInt.empty()));
+            instances.add(
+                    new NapiInstance(8193 + queue, OptionalInt.of(queue), OptionalInt.empty(), OptionalInt.empty()));
         }
         return new NapiMap(ETH0, instances, NapiSource.NETLINK_DERIVED, "queues by NAPI ID order");
     }
 
     private Watcher watcher() {
         Watcher.Planning planning = WatchHarness.mana(sys);
-        NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(this::map,
-                (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
-        Watcher.Settings settings = new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
-                Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, true),
-                run.resolve("state"), Optional.of(iface -> access));
-        return new Watcher(List.of(ETH0), paths, KernelFiles.DIRECT, planning, settings, events::add,
-                Clock.systemUTC());
+        NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(
+                this::map, (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
+        Watcher.Settings settings = new Watcher.Settings(
+                Duration.ofMillis(100),
+                Duration.ofMillis(10),
+                Backoff.forInterval(Duration.ofMillis(100)),
+                new PlacementOptions(false, false, true),
+                run.resolve("state"),
+                Optional.of(iface -> access));
+        return new Watcher(
+                List.of(ETH0), paths, KernelFiles.DIRECT, planning, settings, events::add, Clock.systemUTC());
     }
 
     private String threadAffinity(int pid) throws IOException {
@@ -95,8 +103,10 @@ class WatcherNapiThreadsTest extends StandInNicTest {
     /** The NAPI threads pinned again, as reported so far. */
     private int pinnedAgain() {
         synchronized (events) {
-            return events.stream().filter(e -> e instanceof WatchEvent.NapiThreadsPinned)
-                    .mapToInt(e -> ((WatchEvent.NapiThreadsPinned) e).threads()).sum();
+            return events.stream()
+                    .filter(e -> e instanceof WatchEvent.NapiThreadsPinned)
+                    .mapToInt(e -> ((WatchEvent.NapiThreadsPinned) e).threads())
+                    .sum();
         }
     }
 
@@ -112,9 +122,11 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         Watcher watcher = watcher();
         watcher.start();
         assertEquals("1", Files.readString(threaded).strip());
-        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"),
+        assertEquals(
+                List.of("0-1", "2-3", "0-1", "2-3"),
                 List.of(threadAffinity(700), threadAffinity(701), threadAffinity(702), threadAffinity(703)));
-        assertEquals(List.of(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 4, List.of())),
+        assertEquals(
+                List.of(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 4, List.of())),
                 reported(WatchEvent.ThreadedTurnedOn.class));
         assertEquals(4, pinnedAgain());
 
@@ -127,9 +139,11 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         Files.delete(proc.resolve("701"));
         NicFixture.task(proc, 901, "napi/eth0-8194", true, "0-7");
         Target thread = Target.napiThread(ETH0, 8194);
-        awaitEvent(e -> e instanceof WatchEvent.DriftPutBack drift && drift.moved().stream().anyMatch(m ->
-                m.target().equals(thread) && thread.parse(m.found()).equals(CpuSet.parse("0-7"))
-                        && m.planned().equals(CpuSet.parse("2-3"))));
+        awaitEvent(e -> e instanceof WatchEvent.DriftPutBack drift
+                && drift.moved().stream()
+                        .anyMatch(m -> m.target().equals(thread)
+                                && thread.parse(m.found()).equals(CpuSet.parse("0-7"))
+                                && m.planned().equals(CpuSet.parse("2-3"))));
         assertEquals("2-3", threadAffinity(901));
         assertEquals(5, pinnedAgain());
 
@@ -142,15 +156,19 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         awaitEvent(e -> e instanceof WatchEvent.NapiThreadsLeft);
         NicFixture.file(paths.smpAffinityList(50), "0-7");
         Target irq50 = Target.irq(50, "i40e-eth0-TxRx-0");
-        awaitEvent(e -> e instanceof WatchEvent.DriftPutBack drift && drift.moved().stream().anyMatch(m ->
-                m.target().equals(irq50) && m.found().equals("0-7") && m.planned().equals(CpuSet.parse("0-1"))));
+        awaitEvent(e -> e instanceof WatchEvent.DriftPutBack drift
+                && drift.moved().stream()
+                        .anyMatch(m -> m.target().equals(irq50)
+                                && m.found().equals("0-7")
+                                && m.planned().equals(CpuSet.parse("0-1"))));
         assertEquals(1, reported(WatchEvent.NapiThreadsLeft.class).size(), events.toString());
         linked = true;
 
         watcher.stop(Duration.ofSeconds(20));
         running.join(TimeUnit.SECONDS.toMillis(20));
         assertEquals("0", Files.readString(threaded).strip(), events.toString());
-        assertEquals(List.of("0-7", "0-7", "0-7", "0-7"),
+        assertEquals(
+                List.of("0-7", "0-7", "0-7", "0-7"),
                 List.of(threadAffinity(700), threadAffinity(901), threadAffinity(702), threadAffinity(703)));
     }
 }

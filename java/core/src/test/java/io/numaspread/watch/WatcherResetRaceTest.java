@@ -46,8 +46,7 @@ class WatcherResetRaceTest extends StandInNicTest {
     private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
 
     /** What the kernel does at the next read of an IRQ's affinity (before it) and just after that read. */
-    private record Race(Runnable before, Runnable justAfter) {
-    }
+    private record Race(Runnable before, Runnable justAfter) {}
 
     private volatile Race race;
     private Watcher watcher;
@@ -113,9 +112,13 @@ class WatcherResetRaceTest extends StandInNicTest {
     /** The control: a move that comes alone, with no change and no event, is another writer's drift. */
     @Test
     void aMoveAloneIsStillADrift() throws Exception {
-        watch(WatchHarness.mana(sys), new Race(() -> write(50, "4"), () -> { }));
-        assertEquals(List.of(new WatchEvent.DriftFound(ETH0, List.of(IRQ_50)), new WatchEvent.DriftPutBack(ETH0,
-                List.of(new WatchEvent.Moved(IRQ_50, "4", CpuSet.parse("0-1"))))), reported().subList(1, 3));
+        watch(WatchHarness.mana(sys), new Race(() -> write(50, "4"), () -> {}));
+        assertEquals(
+                List.of(
+                        new WatchEvent.DriftFound(ETH0, List.of(IRQ_50)),
+                        new WatchEvent.DriftPutBack(
+                                ETH0, List.of(new WatchEvent.Moved(IRQ_50, "4", CpuSet.parse("0-1"))))),
+                reported().subList(1, 3));
         assertEquals(3, reported().size(), events.toString());
         assertEquals("0-1", affinity(50));
     }
@@ -129,10 +132,19 @@ class WatcherResetRaceTest extends StandInNicTest {
     }
 
     private void watch(Watcher.Planning planning, PlacementOptions placement, Race next) throws Exception {
-        watcher = new Watcher(List.of(ETH0), paths, racingFiles(), planning,
-                new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(20),
-                        Backoff.forInterval(Duration.ofMillis(100)), placement, run.resolve("state")),
-                events::add, Clock.systemUTC());
+        watcher = new Watcher(
+                List.of(ETH0),
+                paths,
+                racingFiles(),
+                planning,
+                new Watcher.Settings(
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(20),
+                        Backoff.forInterval(Duration.ofMillis(100)),
+                        placement,
+                        run.resolve("state")),
+                events::add,
+                Clock.systemUTC());
         watcher.start();
         Thread running = new Thread(() -> watcher.run(false));
         race = next;
@@ -147,7 +159,9 @@ class WatcherResetRaceTest extends StandInNicTest {
     /** What the watcher reported beyond each check's end ({@link WatchEvent.Checked}), the start first. */
     private List<WatchEvent> reported() {
         synchronized (events) {
-            return events.stream().filter(e -> !(e instanceof WatchEvent.Checked)).toList();
+            return events.stream()
+                    .filter(e -> !(e instanceof WatchEvent.Checked))
+                    .toList();
         }
     }
 

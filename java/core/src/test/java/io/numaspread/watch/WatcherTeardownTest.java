@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WatcherTeardownTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
-    private static final KernelEvent QUEUE_REMOVED = new KernelEvent("uevent", "eth0 queue rx-3 remove",
-            Optional.of("eth0"));
+    private static final KernelEvent QUEUE_REMOVED =
+            new KernelEvent("uevent", "eth0 queue rx-3 remove", Optional.of("eth0"));
 
     private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
 
@@ -59,11 +59,19 @@ class WatcherTeardownTest extends StandInNicTest {
 
     /** Applies the plan to the i40e NIC, posts a queue's removal (unbinding the NIC with it) and watches 0.4 s. */
     private void watchOneEvent(boolean unbind) throws Exception {
-        Watcher watcher = new Watcher(List.of(ETH0), paths, unbindingFiles(), WatchHarness.mana(sys),
-                new Watcher.Settings(Duration.ofMillis(100), Duration.ofMillis(10),
-                        Backoff.forInterval(Duration.ofMillis(100)), new PlacementOptions(false, false, false),
+        Watcher watcher = new Watcher(
+                List.of(ETH0),
+                paths,
+                unbindingFiles(),
+                WatchHarness.mana(sys),
+                new Watcher.Settings(
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(10),
+                        Backoff.forInterval(Duration.ofMillis(100)),
+                        new PlacementOptions(false, false, false),
                         run.resolve("state")),
-                events::add, Clock.systemUTC());
+                events::add,
+                Clock.systemUTC());
         watcher.start();
         Thread running = new Thread(() -> watcher.run(false));
         running.start();

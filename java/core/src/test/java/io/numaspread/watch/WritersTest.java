@@ -32,8 +32,11 @@ class WritersTest {
         process(977, "bash", "bash", "-c", "while true; do echo 0 > /proc/irq/38/smp_affinity_list\nsleep 1; done");
         process(978, "bash", "bash", "-c", "cat /proc/irq/380/node");
         Files.createDirectories(proc.resolve("979")); // exited while we looked: no files
-        assertEquals(List.of(Writers.Writer.irqbalance(412), Writers.Writer.process(977,
-                "bash -c while true; do echo 0 > /proc/irq/38/smp_affinity_list\\nsleep 1; done")),
+        assertEquals(
+                List.of(
+                        Writers.Writer.irqbalance(412),
+                        Writers.Writer.process(
+                                977, "bash -c while true; do echo 0 > /proc/irq/38/smp_affinity_list\\nsleep 1; done")),
                 Writers.suspects(proc, 38));
     }
 }

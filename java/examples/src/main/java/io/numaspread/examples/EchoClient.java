@@ -28,12 +28,15 @@ import java.util.concurrent.Future;
  * </pre>
  */
 public final class EchoClient {
-    private EchoClient() {
-    }
+    private EchoClient() {}
 
     public static void main(String[] args) throws Exception {
-        Options options = ExampleArgs.parseOrExit("echo-client", "EchoClient --server HOST:PORT [--connections N]"
-                + " [--concurrency C] [--rounds M] [--size BYTES] [--timeout SECONDS]", Options::parse, args);
+        Options options = ExampleArgs.parseOrExit(
+                "echo-client",
+                "EchoClient --server HOST:PORT [--connections N]"
+                        + " [--concurrency C] [--rounds M] [--size BYTES] [--timeout SECONDS]",
+                Options::parse,
+                args);
         ExecutorService pool = Executors.newFixedThreadPool(options.concurrency);
         List<Future<long[]>> results = new ArrayList<>();
         long started = System.nanoTime();
@@ -57,7 +60,8 @@ public final class EchoClient {
         double seconds = (System.nanoTime() - started) / 1e9;
         long[] times = Arrays.copyOf(all, done * options.rounds);
         Arrays.sort(times);
-        System.out.printf("connections %d failed %d rounds %d seconds %.2f p50-us %d p99-us %d%n",
+        System.out.printf(
+                "connections %d failed %d rounds %d seconds %.2f p50-us %d p99-us %d%n",
                 done, failed, times.length, seconds, percentile(times, 0.50), percentile(times, 0.99));
         System.exit(failed == 0 ? 0 : 1);
     }
@@ -91,8 +95,8 @@ public final class EchoClient {
         return sorted.length == 0 ? -1 : sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
     }
 
-    private record Options(InetSocketAddress server, int connections, int concurrency, int rounds, int size,
-            int timeoutSeconds) {
+    private record Options(
+            InetSocketAddress server, int connections, int concurrency, int rounds, int size, int timeoutSeconds) {
         int timeoutMillis() {
             return timeoutSeconds * 1000;
         }
@@ -127,8 +131,8 @@ public final class EchoClient {
             if (colon < 1) {
                 throw new IllegalArgumentException("--server must be HOST:PORT, not '" + text + "'");
             }
-            return new InetSocketAddress(text.substring(0, colon),
-                    positive("--server port", text.substring(colon + 1)));
+            return new InetSocketAddress(
+                    text.substring(0, colon), positive("--server port", text.substring(colon + 1)));
         }
     }
 }

@@ -59,19 +59,24 @@ public final class EchoServer {
     /** {CPU, NAPI ID} as the kernel gave them on the acceptor thread, just before the group chose the loop. */
     private static final AttributeKey<int[]> AT_STEERING = AttributeKey.valueOf("echo-server.at-steering");
 
-    private EchoServer() {
-    }
+    private EchoServer() {}
 
     public static void main(String[] args) throws Exception {
-        Options options = ExampleArgs.parseOrExit("echo-server", "EchoServer (--nic IFACE [--no-steering |"
-                + " --steer-by napi-id|cpu] [--busy-poll USECS] | --default-loops N) [--port P] [--bind ADDRESS]"
-                + " [--report]", Options::parse, args);
-        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("echo-accept"),
-                EpollIoHandler.newFactory());
+        Options options = ExampleArgs.parseOrExit(
+                "echo-server",
+                "EchoServer (--nic IFACE [--no-steering |"
+                        + " --steer-by napi-id|cpu] [--busy-poll USECS] | --default-loops N) [--port P] [--bind ADDRESS]"
+                        + " [--report]",
+                Options::parse,
+                args);
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(
+                1, new DefaultThreadFactory("echo-accept"), EpollIoHandler.newFactory());
         EventLoopGroup workers;
         if (options.nic != null) {
             PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
-                    .nic(options.nic).names("echo-loop-%d").steering(options.steering);
+                    .nic(options.nic)
+                    .names("echo-loop-%d")
+                    .steering(options.steering);
             if (options.steerBy != null) {
                 builder.steering(options.steerBy);
             }
@@ -87,33 +92,44 @@ public final class EchoServer {
                 return;
             }
             for (PinnedLoop loop : pinned.loops()) {
-                System.out.printf("loop %d %s tid %d cpus %s%n", loop.index(), loop.threadName(), loop.tid(),
-                        loop.cpus());
+                System.out.printf(
+                        "loop %d %s tid %d cpus %s%n", loop.index(), loop.threadName(), loop.tid(), loop.cpus());
             }
-            pinned.steering().ifPresent(steering -> System.out.printf("steering by %s, NAPI map %s%n", steering.key(),
-                    steering.napis().map(map -> map.source() + " (" + map.instances().size() + " NAPIs: "
-                            + map.detail() + ")").orElse("none")));
+            pinned.steering()
+                    .ifPresent(steering -> System.out.printf(
+                            "steering by %s, NAPI map %s%n",
+                            steering.key(),
+                            steering.napis()
+                                    .map(map -> map.source() + " ("
+                                            + map.instances().size() + " NAPIs: " + map.detail() + ")")
+                                    .orElse("none")));
             for (int loop = 0; loop < pinned.busyPolling().size(); loop++) {
                 EpollBusyPoll params = pinned.busyPolling().get(loop);
-                System.out.printf("busy-poll loop %d usecs %d budget %d prefer %b%n", loop, params.usecs(),
-                        params.budget(), params.preferBusyPoll());
+                System.out.printf(
+                        "busy-poll loop %d usecs %d budget %d prefer %b%n",
+                        loop, params.usecs(), params.budget(), params.preferBusyPoll());
             }
             workers = pinned;
         } else {
-            workers = new MultiThreadIoEventLoopGroup(options.defaultLoops, new DefaultThreadFactory("echo-loop"),
-                    EpollIoHandler.newFactory());
+            workers = new MultiThreadIoEventLoopGroup(
+                    options.defaultLoops, new DefaultThreadFactory("echo-loop"), EpollIoHandler.newFactory());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (workers instanceof PinnedEventLoopGroup pinned && pinned.steering().isPresent()) {
+            if (workers instanceof PinnedEventLoopGroup pinned
+                    && pinned.steering().isPresent()) {
                 ConnectionSteering steering = pinned.steering().get();
                 System.out.printf("steered %d fell-back %d%n", steering.steered(), steering.fellBack());
-                System.out.printf("by-napi-id %d napi-id-unknown %d off-queue %s%n", steering.steeredByNapiId(),
-                        steering.napiIdUnknown(), steering.offQueueByLoop().stream().map(String::valueOf)
-                                .collect(Collectors.joining(",")));
+                System.out.printf(
+                        "by-napi-id %d napi-id-unknown %d off-queue %s%n",
+                        steering.steeredByNapiId(),
+                        steering.napiIdUnknown(),
+                        steering.offQueueByLoop().stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
             System.out.flush();
         }));
-        Channel server = new ServerBootstrap().group(boss, workers).channel(EpollServerSocketChannel.class)
+        Channel server = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(EpollServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .handler(new AtSteering())
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -123,7 +139,9 @@ public final class EchoServer {
                         channel.pipeline().addLast(new Echo(options.report ? System.out : null));
                     }
                 })
-                .bind(options.bind, options.port).sync().channel();
+                .bind(options.bind, options.port)
+                .sync()
+                .channel();
         System.out.println("listening on " + server.localAddress());
         server.closeFuture().sync();
     }
@@ -137,8 +155,8 @@ public final class EchoServer {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof Channel accepted) {
-                accepted.attr(AT_STEERING).set(new int[] {option(accepted, SO_INCOMING_CPU),
-                    option(accepted, SO_INCOMING_NAPI_ID)});
+                accepted.attr(AT_STEERING)
+                        .set(new int[] {option(accepted, SO_INCOMING_CPU), option(accepted, SO_INCOMING_NAPI_ID)});
             }
             ctx.fireChannelRead(msg);
         }
@@ -168,11 +186,20 @@ public final class EchoServer {
                 reported = true;
                 Channel channel = ctx.channel();
                 int[] atSteering = channel.attr(AT_STEERING).get();
-                report.printf("connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d "
-                        + "accept-napi %d steer-cpu %d steer-napi %d tid %d%n", channel.remoteAddress(), acceptCpu,
-                        option(channel, SO_INCOMING_CPU), option(channel, SO_INCOMING_NAPI_ID),
-                        Thread.currentThread().getName(), ownCpus(), ownCpu(), acceptNapiId, atSteering[0],
-                        atSteering[1], ownTid());
+                report.printf(
+                        "connection %s accept-cpu %d read-cpu %d napi %d loop %s loop-cpus %s ran-on %d "
+                                + "accept-napi %d steer-cpu %d steer-napi %d tid %d%n",
+                        channel.remoteAddress(),
+                        acceptCpu,
+                        option(channel, SO_INCOMING_CPU),
+                        option(channel, SO_INCOMING_NAPI_ID),
+                        Thread.currentThread().getName(),
+                        ownCpus(),
+                        ownCpu(),
+                        acceptNapiId,
+                        atSteering[0],
+                        atSteering[1],
+                        ownTid());
             }
             ctx.write(msg);
         }
@@ -208,7 +235,9 @@ public final class EchoServer {
     /** This thread's ID in the kernel: /proc/thread-self links to PID/task/TID. */
     private static long ownTid() {
         try {
-            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString());
+            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/thread-self"))
+                    .getFileName()
+                    .toString());
         } catch (IOException | RuntimeException e) {
             return -1;
         }
@@ -218,15 +247,25 @@ public final class EchoServer {
     private static String ownCpus() {
         try {
             List<String> lines = Files.readAllLines(Path.of("/proc/thread-self/status"));
-            return lines.stream().filter(line -> line.startsWith("Cpus_allowed_list:"))
-                    .map(line -> line.substring(line.indexOf(':') + 1).strip()).findFirst().orElse("?");
+            return lines.stream()
+                    .filter(line -> line.startsWith("Cpus_allowed_list:"))
+                    .map(line -> line.substring(line.indexOf(':') + 1).strip())
+                    .findFirst()
+                    .orElse("?");
         } catch (IOException e) {
             return "?";
         }
     }
 
-    private record Options(String nic, boolean steering, SteeringKey steerBy, int busyPollUsecs, int defaultLoops,
-            String bind, int port, boolean report) {
+    private record Options(
+            String nic,
+            boolean steering,
+            SteeringKey steerBy,
+            int busyPollUsecs,
+            int defaultLoops,
+            String bind,
+            int port,
+            boolean report) {
         static Options parse(String[] args) {
             String nic = null;
             boolean steering = true;
@@ -240,15 +279,17 @@ public final class EchoServer {
                 switch (args[i]) {
                     case "--nic" -> nic = value(args, ++i, "--nic");
                     case "--no-steering" -> steering = false;
-                    case "--steer-by" -> steerBy = switch (value(args, ++i, "--steer-by")) {
-                        case "napi-id" -> SteeringKey.INCOMING_NAPI_ID;
-                        case "cpu" -> SteeringKey.INCOMING_CPU;
-                        default -> throw new IllegalArgumentException("--steer-by is napi-id or cpu, not '" + args[i]
-                                + "'");
-                    };
+                    case "--steer-by" ->
+                        steerBy = switch (value(args, ++i, "--steer-by")) {
+                            case "napi-id" -> SteeringKey.INCOMING_NAPI_ID;
+                            case "cpu" -> SteeringKey.INCOMING_CPU;
+                            default ->
+                                throw new IllegalArgumentException(
+                                        "--steer-by is napi-id or cpu, not '" + args[i] + "'");
+                        };
                     case "--busy-poll" -> busyPollUsecs = positive("--busy-poll", value(args, ++i, "--busy-poll"));
-                    case "--default-loops" -> defaultLoops = positive("--default-loops",
-                            value(args, ++i, "--default-loops"));
+                    case "--default-loops" ->
+                        defaultLoops = positive("--default-loops", value(args, ++i, "--default-loops"));
                     case "--bind" -> bind = value(args, ++i, "--bind");
                     case "--port" -> port = positive("--port", value(args, ++i, "--port"));
                     case "--report" -> report = true;

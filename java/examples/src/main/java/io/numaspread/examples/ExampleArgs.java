@@ -5,8 +5,7 @@ import java.util.function.Function;
 
 /** The examples' argument parsing: flags with values, positive numbers, and one clear line on bad input. */
 final class ExampleArgs {
-    private ExampleArgs() {
-    }
+    private ExampleArgs() {}
 
     /** {@code parser} applied to {@code args}; on bad input, the reason and {@code usage} on stderr, and exit 2. */
     static <T> T parseOrExit(String program, String usage, Function<String[], T> parser, String[] args) {

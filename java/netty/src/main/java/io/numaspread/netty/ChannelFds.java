@@ -45,8 +45,7 @@ final class ChannelFds {
         NIO_UNREADABLE_CAUSE = cause;
     }
 
-    private ChannelFds() {
-    }
+    private ChannelFds() {}
 
     /** The channel's descriptor, or empty for a NIO channel on a JVM without {@link #NIO_FLAG} or another kind. */
     static OptionalInt fd(Channel channel) {

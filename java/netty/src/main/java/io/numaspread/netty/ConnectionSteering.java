@@ -53,19 +53,23 @@ public final class ConnectionSteering {
      */
     ConnectionSteering(NativeBackend backend, List<PinnedLoop> loops, SteeringKey key, Optional<NapiMap> napis) {
         if (key == SteeringKey.INCOMING_NAPI_ID && napis.isEmpty()) {
-            throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map: build the group for a NIC");
+            throw new IllegalArgumentException(
+                    "steering by NAPI ID needs the NIC's NAPI map: build the group for a NIC");
         }
         this.backend = backend;
         this.key = key;
         this.napis = napis.orElse(null);
         this.loops = List.copyOf(loops);
-        int cpus = loops.stream().mapToInt(loop -> loop.cpus().isEmpty() ? 0 : loop.cpus().last() + 1).max()
+        int cpus = loops.stream()
+                .mapToInt(loop -> loop.cpus().isEmpty() ? 0 : loop.cpus().last() + 1)
+                .max()
                 .orElse(0);
         List<List<PinnedLoop>> byCpu = new ArrayList<>(cpus);
         List<AtomicInteger> turns = new ArrayList<>(cpus);
         for (int cpu = 0; cpu < cpus; cpu++) {
             int wanted = cpu;
-            byCpu.add(loops.stream().filter(loop -> loop.cpus().contains(wanted)).toList());
+            byCpu.add(
+                    loops.stream().filter(loop -> loop.cpus().contains(wanted)).toList());
             turns.add(new AtomicInteger());
         }
         this.loopsByCpu = List.copyOf(byCpu);
@@ -129,8 +133,11 @@ public final class ConnectionSteering {
         try {
             OptionalInt fd = ChannelFds.fd(channel);
             if (fd.isEmpty()) {
-                return fallBack(event, "no file descriptor: "
-                        + ChannelFds.nioUnreadableCause().orElse(channel.getClass().getName() + " has none"));
+                return fallBack(
+                        event,
+                        "no file descriptor: "
+                                + ChannelFds.nioUnreadableCause()
+                                        .orElse(channel.getClass().getName() + " has none"));
             }
             OptionalInt queue = OptionalInt.empty();
             if (napis != null) {
@@ -154,8 +161,7 @@ public final class ConnectionSteering {
             if (candidates.isEmpty()) {
                 return fallBack(event, "no loop runs on CPU " + cpu);
             }
-            PinnedLoop chosen = candidates.get(
-                    Math.floorMod(turnByCpu.get(cpu).getAndIncrement(), candidates.size()));
+            PinnedLoop chosen = candidates.get(Math.floorMod(turnByCpu.get(cpu).getAndIncrement(), candidates.size()));
             return steer(event, chosen, queue, SteerEvent.STEERED);
         } catch (NativeCallException | UnsupportedOperationException | IllegalStateException e) {
             return fallBack(event, e.getMessage());

@@ -40,8 +40,7 @@ final class LoopBusyPolling {
     private static final int NEEDS_MINOR = 9;
     private static final Pattern RELEASE = Pattern.compile("(\\d+)\\.(\\d+).*");
 
-    private LoopBusyPolling() {
-    }
+    private LoopBusyPolling() {}
 
     /**
      * Sets {@code wanted} on the epoll instance of each handler, in loop order, and returns what each reads back.
@@ -49,14 +48,18 @@ final class LoopBusyPolling {
      * @throws NumaspreadException REFUSED on a kernel before 6.9 or a loop that is not epoll, naming both;
      *     CALL_FAILED (a {@link NativeCallException}) with the ioctl's errno
      */
-    static List<EpollBusyPoll> apply(NativeBackend backend, KernelPaths kernel, List<IoHandler> handlers,
-            EpollBusyPoll wanted) {
+    static List<EpollBusyPoll> apply(
+            NativeBackend backend, KernelPaths kernel, List<IoHandler> handlers, EpollBusyPoll wanted) {
         for (IoHandler handler : handlers) {
             if (!handler.getClass().getName().equals(EPOLL_HANDLER)) {
-                throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "busy polling per loop is for epoll "
-                        + "loops (EPIOCSPARAMS); this loop's handler is " + handler.getClass().getName()
-                        + (handler.getClass().getName().contains("uring")
-                                ? ", and Netty's io_uring handler offers no IORING_REGISTER_NAPI" : ""));
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "busy polling per loop is for epoll "
+                                + "loops (EPIOCSPARAMS); this loop's handler is "
+                                + handler.getClass().getName()
+                                + (handler.getClass().getName().contains("uring")
+                                        ? ", and Netty's io_uring handler offers no IORING_REGISTER_NAPI"
+                                        : ""));
             }
         }
         String release = release(kernel);
@@ -84,7 +87,8 @@ final class LoopBusyPolling {
     static boolean atLeast(String release, int major, int minor) {
         Matcher numbers = RELEASE.matcher(release);
         if (!numbers.matches()) {
-            throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE,
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.UNAVAILABLE,
                     "cannot read a kernel version from release \"" + release + "\"");
         }
         int foundMajor = Integer.parseInt(numbers.group(1));
@@ -92,8 +96,10 @@ final class LoopBusyPolling {
     }
 
     private static NumaspreadException refusedFor(String found) {
-        return new NumaspreadException(NumaspreadException.Kind.REFUSED, "busy polling per loop needs Linux "
-                + NEEDS_MAJOR + "." + NEEDS_MINOR + " or later (epoll's EPIOCSPARAMS); this kernel is " + found);
+        return new NumaspreadException(
+                NumaspreadException.Kind.REFUSED,
+                "busy polling per loop needs Linux " + NEEDS_MAJOR + "." + NEEDS_MINOR
+                        + " or later (epoll's EPIOCSPARAMS); this kernel is " + found);
     }
 
     private static String release(KernelPaths kernel) {
@@ -111,12 +117,17 @@ final class LoopBusyPolling {
             field.setAccessible(true);
             return ((FileDescriptor) field.get(handler)).intValue();
         } catch (InaccessibleObjectException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.REFUSED, "Netty's epoll package is closed to "
-                    + "numaspread, which reads each loop's epoll descriptor from EpollIoHandler.epollFd: run with "
-                    + ADD_OPENS, e);
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "Netty's epoll package is closed to "
+                            + "numaspread, which reads each loop's epoll descriptor from EpollIoHandler.epollFd: run with "
+                            + ADD_OPENS,
+                    e);
         } catch (ReflectiveOperationException | ClassCastException e) {
-            throw new NumaspreadException(NumaspreadException.Kind.UNAVAILABLE, "cannot find the epoll descriptor "
-                    + "of this Netty's EpollIoHandler (field epollFd): " + e, e);
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.UNAVAILABLE,
+                    "cannot find the epoll descriptor " + "of this Netty's EpollIoHandler (field epollFd): " + e,
+                    e);
         }
     }
 }

@@ -65,22 +65,36 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private final List<EpollBusyPoll> busyPolling;
     private final Optional<NapiSettingsChange> napiSettings;
 
-    private PinnedEventLoopGroup(PinnedThreadFactory threads, HandlerRecorder handlers, ThreadPinner pinner,
-            Builder settings, Optional<NapiMap> napis) {
+    private PinnedEventLoopGroup(
+            PinnedThreadFactory threads,
+            HandlerRecorder handlers,
+            ThreadPinner pinner,
+            Builder settings,
+            Optional<NapiMap> napis) {
         super(threads.plan().size(), threads, handlers);
         this.loops = startInOrder(threads.plan(), pinner);
-        SteeringKey key = settings.steeringKey != null ? settings.steeringKey
-                : napis.filter(PinnedEventLoopGroup::knowsQueues).isPresent() ? SteeringKey.INCOMING_NAPI_ID
-                : SteeringKey.INCOMING_CPU;
+        SteeringKey key = settings.steeringKey != null
+                ? settings.steeringKey
+                : napis.filter(PinnedEventLoopGroup::knowsQueues).isPresent()
+                        ? SteeringKey.INCOMING_NAPI_ID
+                        : SteeringKey.INCOMING_CPU;
         this.steering = settings.steering ? new ConnectionSteering(pinner.backend(), loops, key, napis) : null;
         // Busy polling and NAPI settings are set on the running loops; if either is refused or fails, the group
         // stops, and nothing stays changed (NapiSettingsChange writes all instances or none).
         try {
-            this.busyPolling = settings.busyPoll == null ? List.of() : LoopBusyPolling.apply(pinner.backend(),
-                    settings.kernel, loops.stream().map(loop -> handlers.of(loop.loop())).toList(), settings.busyPoll);
-            this.napiSettings = settings.napiSettings == null ? Optional.empty()
-                    : Optional.of(NapiSettingsChange.apply(NapiSettingsChange.Access.live(settings.kernel,
-                            pinner.backend()), napiIdsOfLoops(napis, loops.size()), settings.napiSettings));
+            this.busyPolling = settings.busyPoll == null
+                    ? List.of()
+                    : LoopBusyPolling.apply(
+                            pinner.backend(),
+                            settings.kernel,
+                            loops.stream().map(loop -> handlers.of(loop.loop())).toList(),
+                            settings.busyPoll);
+            this.napiSettings = settings.napiSettings == null
+                    ? Optional.empty()
+                    : Optional.of(NapiSettingsChange.apply(
+                            NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
+                            napiIdsOfLoops(napis, loops.size()),
+                            settings.napiSettings));
         } catch (RuntimeException e) {
             shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
             throw e;
@@ -88,7 +102,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         // The settings are the NIC's, not the process's: they go back when the loops are done with them, and the
         // log says what they were for a process that is killed before.
         napiSettings.ifPresent(change -> {
-            LOG.log(Level.INFO, "NAPI settings {0} set; before, by NAPI ID: {1}", settings.napiSettings,
+            LOG.log(
+                    Level.INFO,
+                    "NAPI settings {0} set; before, by NAPI ID: {1}",
+                    settings.napiSettings,
                     change.before());
             terminationFuture().addListener(done -> restoreNapiSettings());
         });
@@ -96,14 +113,20 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     /** The NAPI IDs of queues 0 to {@code loops} - 1, the loops' own queues. */
     private static List<Integer> napiIdsOfLoops(Optional<NapiMap> napis, int loops) {
-        NapiMap map = napis.filter(PinnedEventLoopGroup::knowsQueues).orElseThrow(() -> new NumaspreadException(
-                NumaspreadException.Kind.REFUSED, "NAPI settings need the NIC's NAPI map with its queues (netdev"
-                        + " netlink, " + NapiConfig.NEEDED_KERNEL + " or newer)" + napis.map(unlinked -> "; the map"
-                        + " from " + unlinked.source().name().toLowerCase(Locale.ROOT) + " links none: "
-                        + unlinked.detail()).orElse("")));
+        NapiMap map = napis.filter(PinnedEventLoopGroup::knowsQueues)
+                .orElseThrow(() -> new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "NAPI settings need the NIC's NAPI map with its queues (netdev"
+                                + " netlink, " + NapiConfig.NEEDED_KERNEL + " or newer)"
+                                + napis.map(unlinked -> "; the map"
+                                                + " from "
+                                                + unlinked.source().name().toLowerCase(Locale.ROOT) + " links none: "
+                                                + unlinked.detail())
+                                        .orElse("")));
         return map.instances().stream()
                 .filter(napi -> napi.queue().isPresent() && napi.queue().getAsInt() < loops)
-                .map(NapiInstance::id).toList();
+                .map(NapiInstance::id)
+                .toList();
     }
 
     private void restoreNapiSettings() {
@@ -193,8 +216,15 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         for (EventExecutor executor : this) {
             IoEventLoop loop = (IoEventLoop) executor;
             int index = started.size();
-            started.add(loop.submit(() -> new PinnedLoop(index, loop, plan.get(index), pinner.currentAffinity(),
-                    pinner.currentTid(), Thread.currentThread().getName())).syncUninterruptibly().getNow());
+            started.add(loop.submit(() -> new PinnedLoop(
+                            index,
+                            loop,
+                            plan.get(index),
+                            pinner.currentAffinity(),
+                            pinner.currentTid(),
+                            Thread.currentThread().getName()))
+                    .syncUninterruptibly()
+                    .getNow());
         }
         return List.copyOf(started);
     }
@@ -325,14 +355,15 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
             SpreadPlan spreadPlan = plan != null ? plan : spreadPlan(threadPinner);
-            PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner).names(names)
+            PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner)
+                    .names(names)
                     .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
                     .build();
             if (steeringKey == SteeringKey.INCOMING_NAPI_ID && napis == null && nic == null) {
                 throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map (napis)");
             }
-            return new PinnedEventLoopGroup(threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this,
-                    napiMap(threadPinner));
+            return new PinnedEventLoopGroup(
+                    threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this, napiMap(threadPinner));
         }
 
         /**
@@ -346,7 +377,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             try {
                 return Optional.of(NapiDiscovery.discover(new InterfaceName(nic), kernel, threadPinner.backend()));
             } catch (NumaspreadException e) {
-                if (e.kind() == NumaspreadException.Kind.BAD_INPUT || steeringKey == SteeringKey.INCOMING_NAPI_ID
+                if (e.kind() == NumaspreadException.Kind.BAD_INPUT
+                        || steeringKey == SteeringKey.INCOMING_NAPI_ID
                         || napiSettings != null) {
                     throw e;
                 }

@@ -13,6 +13,4 @@ import io.numaspread.plan.Assignment;
  * @param cpus the CPUs its thread may run on, as the kernel reported them from inside the loop after the pin
  * @param tid its thread's Linux thread id
  */
-public record PinnedLoop(int index, IoEventLoop loop, Assignment assignment, CpuSet cpus, int tid,
-        String threadName) {
-}
+public record PinnedLoop(int index, IoEventLoop loop, Assignment assignment, CpuSet cpus, int tid, String threadName) {}

@@ -15,19 +15,20 @@ import java.util.List;
  * each scrape; nothing is counted twice.
  */
 public final class SteeringMetrics {
-    private SteeringMetrics() {
-    }
+    private SteeringMetrics() {}
 
     /**
      * @param group names this group in the {@code group} label (a server may steer several)
      */
     public static void register(PrometheusRegistry registry, String group, ConnectionSteering steering) {
-        CounterWithCallback.builder().name("numaspread_netty_connections_napi_id_unknown")
+        CounterWithCallback.builder()
+                .name("numaspread_netty_connections_napi_id_unknown")
                 .help("Accepted connections whose NAPI ID named no queue with a loop, steered by incoming CPU instead")
                 .labelNames("group")
                 .callback(callback -> callback.call(steering.napiIdUnknown(), group))
                 .register(registry);
-        CounterWithCallback.builder().name("numaspread_netty_connections_off_queue")
+        CounterWithCallback.builder()
+                .name("numaspread_netty_connections_off_queue")
                 .help("Accepted connections registered on a loop whose own queue is not the one they arrived on")
                 .labelNames("group", "loop")
                 .callback(callback -> {
@@ -37,12 +38,14 @@ public final class SteeringMetrics {
                     }
                 })
                 .register(registry);
-        CounterWithCallback.builder().name("numaspread_netty_connections_steered")
+        CounterWithCallback.builder()
+                .name("numaspread_netty_connections_steered")
                 .help("Accepted connections registered on the event loop of their SO_INCOMING_CPU")
                 .labelNames("group")
                 .callback(callback -> callback.call(steering.steered(), group))
                 .register(registry);
-        CounterWithCallback.builder().name("numaspread_netty_connections_fell_back")
+        CounterWithCallback.builder()
+                .name("numaspread_netty_connections_fell_back")
                 .help("Accepted connections left to Netty's chooser (incoming CPU unknown or covered by no loop)")
                 .labelNames("group")
                 .callback(callback -> callback.call(steering.fellBack(), group))

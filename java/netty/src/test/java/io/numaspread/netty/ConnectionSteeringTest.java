@@ -73,7 +73,8 @@ class ConnectionSteeringTest {
     private static final List<Integer> CLIENT_CPUS = List.of(0, 1, 1, 0);
 
     private static SpreadPlan oneLoopPerCpu(ThreadPinner pinner, int count) {
-        return Planner.plan(TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()),
+        return Planner.plan(
+                TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()),
                 PlanRequest.threads(0, count).withMode(Mode.CPU));
     }
 
@@ -82,9 +83,14 @@ class ConnectionSteeringTest {
     void acceptedConnectionsLandOnTheLoopOfTheirIncomingCpu(Transport transport) throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(transport.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).names("steer-test-%d").build();
+                .plan(oneLoopPerCpu(pinner, 2))
+                .pinner(pinner)
+                .names("steer-test-%d")
+                .build();
         try (Server server = new Server(transport, workers)) {
-            assertEquals(List.of(CpuSet.of(0), CpuSet.of(1)), workers.loops().stream().map(PinnedLoop::cpus).toList());
+            assertEquals(
+                    List.of(CpuSet.of(0), CpuSet.of(1)),
+                    workers.loops().stream().map(PinnedLoop::cpus).toList());
             for (PinnedLoop loop : workers.loops()) {
                 assertEquals(loop.assignment().cpus(), ProcStatus.cpusAllowed(loop.tid()), loop.threadName());
                 assertEquals("steer-test-" + loop.index(), loop.threadName());
@@ -92,8 +98,11 @@ class ConnectionSteeringTest {
             for (int cpu : CLIENT_CPUS) {
                 Channel accepted = server.acceptFrom(pinner, cpu);
                 PinnedLoop expected = workers.loops().get(cpu);
-                assertSame(expected.loop(), accepted.eventLoop(), transport + ": client on CPU " + cpu + " landed on "
-                        + accepted.eventLoop() + ", not loop " + cpu);
+                assertSame(
+                        expected.loop(),
+                        accepted.eventLoop(),
+                        transport + ": client on CPU " + cpu + " landed on " + accepted.eventLoop() + ", not loop "
+                                + cpu);
             }
             ConnectionSteering steering = workers.steering().orElseThrow();
             assertEquals(List.of((long) CLIENT_CPUS.size(), 0L), List.of(steering.steered(), steering.fellBack()));
@@ -104,7 +113,9 @@ class ConnectionSteeringTest {
     void aConnectionFromACpuNoLoopCoversFallsBackAndIsCounted() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 1)).pinner(pinner).build();
+                .plan(oneLoopPerCpu(pinner, 1))
+                .pinner(pinner)
+                .build();
         try (Server server = new Server(Transport.EPOLL, workers)) {
             assertEquals(CpuSet.of(0), workers.loops().get(0).cpus());
             server.acceptFrom(pinner, 1);
@@ -117,20 +128,27 @@ class ConnectionSteeringTest {
             server.acceptFrom(pinner, 0);
             ByteArrayOutputStream text = new ByteArrayOutputStream();
             PrometheusTextFormatWriter.create().write(text, registry.scrape());
-            List<String> samples = text.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.startsWith("#")).toList();
-            assertEquals(List.of("numaspread_netty_connections_fell_back_total{group=\"workers\"} 1.0",
-                    "numaspread_netty_connections_napi_id_unknown_total{group=\"workers\"} 0.0",
-                    "numaspread_netty_connections_off_queue_total{group=\"workers\",loop=\"0\"} 0.0",
-                    "numaspread_netty_connections_steered_total{group=\"workers\"} 2.0"), samples,
+            List<String> samples = text.toString(StandardCharsets.UTF_8)
+                    .lines()
+                    .filter(l -> !l.startsWith("#"))
+                    .toList();
+            assertEquals(
+                    List.of(
+                            "numaspread_netty_connections_fell_back_total{group=\"workers\"} 1.0",
+                            "numaspread_netty_connections_napi_id_unknown_total{group=\"workers\"} 0.0",
+                            "numaspread_netty_connections_off_queue_total{group=\"workers\",loop=\"0\"} 0.0",
+                            "numaspread_netty_connections_steered_total{group=\"workers\"} 2.0"),
+                    samples,
                     "exported at the scrape, after a third connection");
-            String dashboard = Files.readString(Path.of(System.getProperty("basedir", "."),
-                    "../../deploy/grafana/numaspread-watch.json"));
+            String dashboard = Files.readString(
+                    Path.of(System.getProperty("basedir", "."), "../../deploy/grafana/numaspread-watch.json"));
             Matcher named = Pattern.compile("numaspread_netty_\\w+").matcher(dashboard);
             int found = 0;
             while (named.find()) {
                 found++;
                 String name = named.group();
-                assertTrue(samples.stream().anyMatch(sample -> sample.startsWith(name + "{")),
+                assertTrue(
+                        samples.stream().anyMatch(sample -> sample.startsWith(name + "{")),
                         "the watch dashboard's " + name + " is exported by SteeringMetrics");
             }
             assertTrue(found >= 2, "the dashboard's steered share names both counters");
@@ -142,20 +160,32 @@ class ConnectionSteeringTest {
     void aChannelWithoutADescriptorFallsBack() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(LocalIoHandler.newFactory())
-                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).build();
+                .plan(oneLoopPerCpu(pinner, 2))
+                .pinner(pinner)
+                .build();
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
         BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
         try {
             LocalAddress address = new LocalAddress(ConnectionSteeringTest.class);
-            Channel listener = new ServerBootstrap().group(boss, workers).channel(LocalServerChannel.class)
+            Channel listener = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(LocalServerChannel.class)
                     .childHandler(new ChannelInitializer<LocalChannel>() {
                         @Override
                         protected void initChannel(LocalChannel channel) {
                             accepted.add(channel);
                         }
-                    }).bind(address).sync().channel();
-            Channel client = new Bootstrap().group(boss).channel(LocalChannel.class)
-                    .handler(new ChannelInboundHandlerAdapter()).connect(address).sync().channel();
+                    })
+                    .bind(address)
+                    .sync()
+                    .channel();
+            Channel client = new Bootstrap()
+                    .group(boss)
+                    .channel(LocalChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter())
+                    .connect(address)
+                    .sync()
+                    .channel();
             assertTrue(accepted.poll(10, TimeUnit.SECONDS) != null, "no local connection accepted");
             client.close().sync();
             listener.close().sync();
@@ -171,9 +201,12 @@ class ConnectionSteeringTest {
     void everySteerIsAJfrEvent(@TempDir Path dir) throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 1)).pinner(pinner).build();
+                .plan(oneLoopPerCpu(pinner, 1))
+                .pinner(pinner)
+                .build();
         Path file = dir.resolve("steer.jfr");
-        try (Server server = new Server(Transport.EPOLL, workers); Recording recording = new Recording()) {
+        try (Server server = new Server(Transport.EPOLL, workers);
+                Recording recording = new Recording()) {
             recording.enable("io.numaspread.IncomingCpuSteer");
             recording.start();
             server.acceptFrom(pinner, 0);
@@ -182,19 +215,28 @@ class ConnectionSteeringTest {
             recording.dump(file);
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
-                .filter(e -> e.getEventType().getName().equals("io.numaspread.IncomingCpuSteer")).toList();
-        assertEquals(List.of("0 0 -1 0 steered", "1 0 -1 -1 no loop runs on CPU 1"), events.stream()
-                .map(e -> e.getInt("incomingCpu") + " " + e.getInt("napiId") + " " + e.getInt("queue") + " "
-                        + e.getInt("loop") + " " + e.getString("outcome")).toList());
-        assertTrue(events.get(0).getString("remote").contains("127.0.0.1"), events.get(0).getString("remote"));
+                .filter(e -> e.getEventType().getName().equals("io.numaspread.IncomingCpuSteer"))
+                .toList();
+        assertEquals(
+                List.of("0 0 -1 0 steered", "1 0 -1 -1 no loop runs on CPU 1"),
+                events.stream()
+                        .map(e -> e.getInt("incomingCpu") + " " + e.getInt("napiId") + " " + e.getInt("queue") + " "
+                                + e.getInt("loop") + " " + e.getString("outcome"))
+                        .toList());
+        assertTrue(
+                events.get(0).getString("remote").contains("127.0.0.1"),
+                events.get(0).getString("remote"));
     }
 
     @Test
     void theFfmAndJnaBackendsReadTheSameIncomingCpu() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
-        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+        NativeBackend jna =
+                Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).build();
+                .plan(oneLoopPerCpu(pinner, 2))
+                .pinner(pinner)
+                .build();
         try (Server server = new Server(Transport.EPOLL, workers)) {
             for (int cpu : CLIENT_CPUS) {
                 List<Integer> read = new ArrayList<>();
@@ -210,10 +252,13 @@ class ConnectionSteeringTest {
 
     /** A NIC's map as netlink gives it: queue q polled by NAPI ID 8193 + q. */
     private static NapiMap twoQueueNapis() {
-        return new NapiMap(new InterfaceName("eth0"),
-                List.of(new NapiInstance(8193, OptionalInt.of(0), OptionalInt.of(38), OptionalInt.empty()),
+        return new NapiMap(
+                new InterfaceName("eth0"),
+                List.of(
+                        new NapiInstance(8193, OptionalInt.of(0), OptionalInt.of(38), OptionalInt.empty()),
                         new NapiInstance(8194, OptionalInt.of(1), OptionalInt.of(40), OptionalInt.empty())),
-                NapiSource.NETLINK, "queue-get and napi-get");
+                NapiSource.NETLINK,
+                "queue-get and napi-get");
     }
 
     /**
@@ -224,9 +269,13 @@ class ConnectionSteeringTest {
     @EnumSource(Transport.class)
     void withoutANapiIdSteeringByNapiIdFallsBackToTheIncomingCpuAndCountsIt(Transport transport) throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
-        NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+        NativeBackend jna =
+                Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(transport.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).napis(twoQueueNapis()).build();
+                .plan(oneLoopPerCpu(pinner, 2))
+                .pinner(pinner)
+                .napis(twoQueueNapis())
+                .build();
         try (Server server = new Server(transport, workers)) {
             ConnectionSteering steering = workers.steering().orElseThrow();
             assertEquals(SteeringKey.INCOMING_NAPI_ID, steering.key());
@@ -240,8 +289,13 @@ class ConnectionSteeringTest {
                 assertEquals(List.of(0, 0), napiIds, pinner.backend().kind() + " and jna read loopback's NAPI ID");
                 assertSame(workers.loops().get(cpu).loop(), accepted.eventLoop(), transport + ": client on CPU " + cpu);
             }
-            assertEquals(List.of(4L, 0L, 4L, 0L), List.of(steering.steered(), steering.steeredByNapiId(),
-                    steering.napiIdUnknown(), steering.fellBack()));
+            assertEquals(
+                    List.of(4L, 0L, 4L, 0L),
+                    List.of(
+                            steering.steered(),
+                            steering.steeredByNapiId(),
+                            steering.napiIdUnknown(),
+                            steering.fellBack()));
             assertEquals(List.of(0L, 0L), steering.offQueueByLoop(), "no queue known, so none counted as another's");
         }
     }
@@ -250,13 +304,18 @@ class ConnectionSteeringTest {
     void steeringByCpuIsStillTheChoiceWithAMap() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 2)).pinner(pinner).napis(twoQueueNapis())
-                .steering(SteeringKey.INCOMING_CPU).build();
+                .plan(oneLoopPerCpu(pinner, 2))
+                .pinner(pinner)
+                .napis(twoQueueNapis())
+                .steering(SteeringKey.INCOMING_CPU)
+                .build();
         try (Server server = new Server(Transport.EPOLL, workers)) {
             server.acceptFrom(pinner, 1);
             ConnectionSteering steering = workers.steering().orElseThrow();
-            assertEquals(List.of(1L, 0L, 0L), List.of(steering.steered(), steering.steeredByNapiId(),
-                    steering.napiIdUnknown()), "a CPU-steered connection never counts as an unknown NAPI ID");
+            assertEquals(
+                    List.of(1L, 0L, 0L),
+                    List.of(steering.steered(), steering.steeredByNapiId(), steering.napiIdUnknown()),
+                    "a CPU-steered connection never counts as an unknown NAPI ID");
         }
     }
 
@@ -264,12 +323,16 @@ class ConnectionSteeringTest {
     @Test
     void aMapThatLinksNoQueueLeavesTheDefaultOnTheIncomingCpu() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
-        NapiMap interruptsOnly = new NapiMap(new InterfaceName("eth0"), List.of(), NapiSource.INTERRUPTS,
-                "no netdev netlink family");
+        NapiMap interruptsOnly =
+                new NapiMap(new InterfaceName("eth0"), List.of(), NapiSource.INTERRUPTS, "no netdev netlink family");
         PinnedEventLoopGroup workers = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
-                .plan(oneLoopPerCpu(pinner, 1)).pinner(pinner).napis(interruptsOnly).build();
+                .plan(oneLoopPerCpu(pinner, 1))
+                .pinner(pinner)
+                .napis(interruptsOnly)
+                .build();
         try {
-            assertEquals(SteeringKey.INCOMING_CPU, workers.steering().orElseThrow().key());
+            assertEquals(
+                    SteeringKey.INCOMING_CPU, workers.steering().orElseThrow().key());
         } finally {
             workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -278,9 +341,13 @@ class ConnectionSteeringTest {
     @Test
     void steeringByNapiIdNeedsTheNicsNapiMap() {
         ThreadPinner pinner = ThreadPinner.live();
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> PinnedEventLoopGroup
-                .builder(Transport.EPOLL.ioHandlerFactory()).plan(oneLoopPerCpu(pinner, 1)).pinner(pinner)
-                .steering(SteeringKey.INCOMING_NAPI_ID).build());
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                        .plan(oneLoopPerCpu(pinner, 1))
+                        .pinner(pinner)
+                        .steering(SteeringKey.INCOMING_NAPI_ID)
+                        .build());
         assertEquals("steering by NAPI ID needs the NIC's NAPI map (napis)", refused.getMessage());
     }
 
@@ -294,34 +361,40 @@ class ConnectionSteeringTest {
         Server(Transport transport, PinnedEventLoopGroup workers) throws InterruptedException {
             this.boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
             this.workers = workers;
-            this.listener = new ServerBootstrap().group(boss, workers).channel(transport.serverChannel())
+            this.listener = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(transport.serverChannel())
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel channel) {
                             accepted.add(channel);
                         }
                     })
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                    .bind(new InetSocketAddress("127.0.0.1", 0))
+                    .sync()
+                    .channel();
         }
 
         /** Connects from a thread pinned to {@code cpu} and returns the server's side of the connection. */
         Channel acceptFrom(ThreadPinner pinner, int cpu) throws Exception {
-            return acceptFrom(pinner, cpu, channel -> { });
+            return acceptFrom(pinner, cpu, channel -> {});
         }
 
         /** As above, and runs {@code whileOpen} on the server's side before closing it. */
         Channel acceptFrom(ThreadPinner pinner, int cpu, Consumer<Channel> whileOpen) throws Exception {
             CompletableFuture<Socket> client = new CompletableFuture<>();
-            Thread thread = new Thread(() -> {
-                try {
-                    pinner.pinCurrentThread(CpuSet.of(cpu));
-                    Socket socket = new Socket();
-                    socket.connect(listener.localAddress());
-                    client.complete(socket);
-                } catch (IOException | RuntimeException e) {
-                    client.completeExceptionally(e);
-                }
-            }, "client-on-cpu-" + cpu);
+            Thread thread = new Thread(
+                    () -> {
+                        try {
+                            pinner.pinCurrentThread(CpuSet.of(cpu));
+                            Socket socket = new Socket();
+                            socket.connect(listener.localAddress());
+                            client.complete(socket);
+                        } catch (IOException | RuntimeException e) {
+                            client.completeExceptionally(e);
+                        }
+                    },
+                    "client-on-cpu-" + cpu);
             thread.start();
             thread.join();
             try (Socket socket = client.get()) {

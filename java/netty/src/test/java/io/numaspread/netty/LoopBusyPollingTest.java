@@ -36,7 +36,8 @@ class LoopBusyPollingTest {
     private static final EpollBusyPoll WANTED = new EpollBusyPoll(50, 16, true);
 
     private static SpreadPlan loops(ThreadPinner pinner, int count) {
-        return Planner.plan(TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()),
+        return Planner.plan(
+                TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()),
                 PlanRequest.threads(0, count).withMode(Mode.CPU));
     }
 
@@ -52,30 +53,43 @@ class LoopBusyPollingTest {
     void eachEpollLoopReadsBackItsBusyPollParameters() throws Exception {
         ThreadPinner pinner = ThreadPinner.live();
         PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
-                .plan(loops(pinner, 2)).pinner(pinner).busyPoll(WANTED);
+                .plan(loops(pinner, 2))
+                .pinner(pinner)
+                .busyPoll(WANTED);
         String release = liveRelease();
         if (!LoopBusyPolling.atLeast(release, 6, 9)) {
             NumaspreadException refused = assertThrows(NumaspreadException.class, builder::build);
             assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
-            assertEquals("busy polling per loop needs Linux 6.9 or later (epoll's EPIOCSPARAMS); this kernel is "
-                    + release, refused.getMessage());
+            assertEquals(
+                    "busy polling per loop needs Linux 6.9 or later (epoll's EPIOCSPARAMS); this kernel is " + release,
+                    refused.getMessage());
             return;
         }
         List<IoHandler> handlers = Collections.synchronizedList(new java.util.ArrayList<>());
         PinnedEventLoopGroup group = PinnedEventLoopGroup.builder(executor -> {
-            IoHandler handler = Transport.EPOLL.ioHandlerFactory().newHandler(executor);
-            handlers.add(handler);
-            return handler;
-        }).plan(loops(pinner, 2)).pinner(pinner).busyPoll(WANTED).build();
+                    IoHandler handler = Transport.EPOLL.ioHandlerFactory().newHandler(executor);
+                    handlers.add(handler);
+                    return handler;
+                })
+                .plan(loops(pinner, 2))
+                .pinner(pinner)
+                .busyPoll(WANTED)
+                .build();
         try {
             assertEquals(List.of(WANTED, WANTED), group.busyPolling());
-            NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA)).backend();
+            NativeBackend jna = Backends.select(SysfsTree.live(), Optional.of(BackendKind.JNA))
+                    .backend();
             assertEquals(2, handlers.size());
             for (IoHandler handler : handlers) {
-                assertEquals(WANTED, jna.epollBusyPoll(epollFd(handler)), "jna reads back what " + pinner.backend().kind() + " set");
+                assertEquals(
+                        WANTED,
+                        jna.epollBusyPoll(epollFd(handler)),
+                        "jna reads back what " + pinner.backend().kind() + " set");
             }
             jna.setEpollBusyPoll(epollFd(handlers.get(0)), new EpollBusyPoll(0, 0, false));
-            assertEquals(new EpollBusyPoll(0, 0, false), pinner.backend().epollBusyPoll(epollFd(handlers.get(0))),
+            assertEquals(
+                    new EpollBusyPoll(0, 0, false),
+                    pinner.backend().epollBusyPoll(epollFd(handlers.get(0))),
                     pinner.backend().kind() + " reads back what jna set");
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
@@ -88,25 +102,41 @@ class LoopBusyPollingTest {
         Files.createDirectories(proc.resolve("sys/kernel"));
         Files.writeString(proc.resolve("sys/kernel/osrelease"), "6.1.0-31-amd64\n");
         ThreadPinner pinner = ThreadPinner.live();
-        NumaspreadException refused = assertThrows(NumaspreadException.class, () -> PinnedEventLoopGroup
-                .builder(Transport.EPOLL.ioHandlerFactory()).plan(loops(pinner, 1)).pinner(pinner)
-                .kernel(new KernelPaths(proc, Path.of("/sys"))).busyPoll(WANTED).build());
+        NumaspreadException refused = assertThrows(
+                NumaspreadException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                        .plan(loops(pinner, 1))
+                        .pinner(pinner)
+                        .kernel(new KernelPaths(proc, Path.of("/sys")))
+                        .busyPoll(WANTED)
+                        .build());
         assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
-        assertEquals("busy polling per loop needs Linux 6.9 or later (epoll's EPIOCSPARAMS); this kernel is "
-                + "6.1.0-31-amd64", refused.getMessage());
+        assertEquals(
+                "busy polling per loop needs Linux 6.9 or later (epoll's EPIOCSPARAMS); this kernel is "
+                        + "6.1.0-31-amd64",
+                refused.getMessage());
     }
 
     @Test
     void loopsThatAreNotEpollAreRefused() {
         ThreadPinner pinner = ThreadPinner.live();
         for (Transport transport : List.of(Transport.NIO, Transport.IO_URING)) {
-            NumaspreadException refused = assertThrows(NumaspreadException.class, () -> PinnedEventLoopGroup
-                    .builder(transport.ioHandlerFactory()).plan(loops(pinner, 1)).pinner(pinner).busyPoll(WANTED)
-                    .build());
+            NumaspreadException refused = assertThrows(
+                    NumaspreadException.class,
+                    () -> PinnedEventLoopGroup.builder(transport.ioHandlerFactory())
+                            .plan(loops(pinner, 1))
+                            .pinner(pinner)
+                            .busyPoll(WANTED)
+                            .build());
             assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
-            assertTrue(refused.getMessage().startsWith("busy polling per loop is for epoll loops (EPIOCSPARAMS); "
-                    + "this loop's handler is io.netty.channel."), refused.getMessage());
-            assertEquals(transport == Transport.IO_URING, refused.getMessage().contains("IORING_REGISTER_NAPI"),
+            assertTrue(
+                    refused.getMessage()
+                            .startsWith("busy polling per loop is for epoll loops (EPIOCSPARAMS); "
+                                    + "this loop's handler is io.netty.channel."),
+                    refused.getMessage());
+            assertEquals(
+                    transport == Transport.IO_URING,
+                    refused.getMessage().contains("IORING_REGISTER_NAPI"),
                     refused.getMessage());
         }
     }
@@ -118,17 +148,21 @@ class LoopBusyPollingTest {
         assertTrue(LoopBusyPolling.atLeast("7.0.1", 6, 9));
         assertFalse(LoopBusyPolling.atLeast("6.1.0-31-amd64", 6, 9));
         assertFalse(LoopBusyPolling.atLeast("5.19.17", 6, 9));
-        NumaspreadException unreadable = assertThrows(NumaspreadException.class,
-                () -> LoopBusyPolling.atLeast("unknown", 6, 9));
+        NumaspreadException unreadable =
+                assertThrows(NumaspreadException.class, () -> LoopBusyPolling.atLeast("unknown", 6, 9));
         assertEquals("cannot read a kernel version from release \"unknown\"", unreadable.getMessage());
     }
 
     @Test
     void parametersOutsideTheKernelsFieldsAreBadInput() {
-        assertEquals("busy-poll time -1 us is negative",
-                assertThrows(IllegalArgumentException.class, () -> new EpollBusyPoll(-1, 8, false)).getMessage());
-        assertEquals("busy-poll budget 65536 is outside 0-65535",
-                assertThrows(IllegalArgumentException.class, () -> new EpollBusyPoll(50, 65536, false)).getMessage());
+        assertEquals(
+                "busy-poll time -1 us is negative",
+                assertThrows(IllegalArgumentException.class, () -> new EpollBusyPoll(-1, 8, false))
+                        .getMessage());
+        assertEquals(
+                "busy-poll budget 65536 is outside 0-65535",
+                assertThrows(IllegalArgumentException.class, () -> new EpollBusyPoll(50, 65536, false))
+                        .getMessage());
     }
 
     private static int epollFd(IoHandler handler) throws ReflectiveOperationException {

@@ -49,8 +49,11 @@ class NapiSettingsLiveTest {
     void eth0() throws Exception {
         backend = ThreadPinner.live().backend();
         napiIds = NapiDiscovery.discover(ETH0, KernelPaths.LIVE, backend).instances().stream()
-                .filter(napi -> napi.queue().isPresent()).map(NapiInstance::id).toList();
-        hasNapiSet = LoopBusyPolling.atLeast(Files.readString(Path.of("/proc/sys/kernel/osrelease")).strip(), 6, 13);
+                .filter(napi -> napi.queue().isPresent())
+                .map(NapiInstance::id)
+                .toList();
+        hasNapiSet = LoopBusyPolling.atLeast(
+                Files.readString(Path.of("/proc/sys/kernel/osrelease")).strip(), 6, 13);
     }
 
     private Map<Integer, NapiSettings> settings() {
@@ -60,14 +63,16 @@ class NapiSettingsLiveTest {
     }
 
     private PinnedEventLoopGroup.Builder group(NapiSettings wanted) {
-        return PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory()).nic(ETH0.value())
+        return PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                .nic(ETH0.value())
                 .napiSettings(wanted);
     }
 
     @Test
     void eachLoopsQueueHoldsTheSettingsUntilTheGroupHasTerminated() throws Exception {
         if (!hasNapiSet) {
-            NumaspreadException refused = assertThrows(NumaspreadException.class, () -> group(WANTED).build());
+            NumaspreadException refused =
+                    assertThrows(NumaspreadException.class, () -> group(WANTED).build());
             assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
             assertTrue(refused.getMessage().contains("Linux 6.13"), refused.getMessage());
             return;
@@ -94,12 +99,15 @@ class NapiSettingsLiveTest {
         // netdev's policy caps defer-hard-irqs at S32_MAX, though the attribute is a u32.
         NapiSettings tooMany = new NapiSettings(0x8000_0000L, 0, 0);
         if (!hasNapiSet) {
-            assertEquals(NumaspreadException.Kind.REFUSED,
-                    assertThrows(NumaspreadException.class, () -> group(tooMany).build()).kind());
+            assertEquals(
+                    NumaspreadException.Kind.REFUSED,
+                    assertThrows(NumaspreadException.class, () -> group(tooMany).build())
+                            .kind());
             return;
         }
         Map<Integer, NapiSettings> before = settings();
-        NativeCallException rejected = assertThrows(NativeCallException.class, () -> group(tooMany).build());
+        NativeCallException rejected =
+                assertThrows(NativeCallException.class, () -> group(tooMany).build());
         assertTrue(rejected.function().startsWith("netlink netdev napi-set "), rejected.function());
         assertEquals(before, settings());
     }

@@ -37,9 +37,12 @@ class PinnedEventLoopGroupTest {
     void forNicPutsLoopIOnQueueIsSiblingGroupOfTheLiveEth0() throws Exception {
         Nic eth0 = NicDiscovery.discover(new InterfaceName("eth0"), KernelPaths.LIVE);
         ThreadPinner pinner = ThreadPinner.live();
-        Topology live = TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()).withAllowed(pinner.allowed());
+        Topology live =
+                TopologyDiscovery.discover(pinner.backend(), SysfsTree.live()).withAllowed(pinner.allowed());
         assertEquals("virtio", eth0.grouping().scheme(), "this test is for the virtio eth0 of the project's machines");
-        assertEquals(Optional.of(0), eth0.origin(live),
+        assertEquals(
+                Optional.of(0),
+                eth0.origin(live),
                 "virtio keeps numa_node on the parent PCI function: " + eth0.originReason(live));
         SpreadPlan planned = Planner.plan(live, eth0.planRequest(live, Purpose.THREADS));
         PinnedEventLoopGroup group = PinnedEventLoopGroup.forNic("eth0", Transport.NIO.ioHandlerFactory());
@@ -73,12 +76,24 @@ class PinnedEventLoopGroupTest {
 
     @Test
     void aVirtioNicOnNode1PlansItsLoopsAsPlanNicPlansItsIrqs(@TempDir Path sys, @TempDir Path proc) {
-        NicFixture.at(sys, proc, MachineShape.mana()).virtioDevice("virtio2").numaNode(-1).localCpus("4-7")
-                .vector(37, "virtio2-config").vector(38, "virtio2-input.0").vector(39, "virtio2-output.0")
-                .vector(40, "virtio2-input.1").vector(41, "virtio2-output.1").vector(42, "virtio2-input.2")
-                .vector(43, "virtio2-output.2").vector(44, "virtio2-input.3").vector(45, "virtio2-output.3").write();
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .virtioDevice("virtio2")
+                .numaNode(-1)
+                .localCpus("4-7")
+                .vector(37, "virtio2-config")
+                .vector(38, "virtio2-input.0")
+                .vector(39, "virtio2-output.0")
+                .vector(40, "virtio2-input.1")
+                .vector(41, "virtio2-output.1")
+                .vector(42, "virtio2-input.2")
+                .vector(43, "virtio2-output.2")
+                .vector(44, "virtio2-input.3")
+                .vector(45, "virtio2-output.3")
+                .write();
         List<CpuSet> loops = cpus(loopPlan(sys, proc, "eth0", 0));
-        assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5), CpuSet.range(6, 7)), loops,
+        assertEquals(
+                List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5), CpuSet.range(6, 7)),
+                loops,
                 "four queues from node 1, whose numa_node is -1 and local_cpulist 4-7");
         assertLoopsHoldTheirQueuesIrqCpu(cpus(irqPlan(sys, proc, "eth0")), loops);
         assertEquals(loops.subList(0, 2), cpus(loopPlan(sys, proc, "eth0", 2)), "loops(2) keeps the first two");
@@ -86,15 +101,24 @@ class PinnedEventLoopGroupTest {
 
     @Test
     void aPhysicalNicOnNode1PlansItsLoopsAsPlanNicPlansItsIrqs(@TempDir Path sys, @TempDir Path proc) {
-        NicFixture.at(sys, proc, MachineShape.mana()).iface("enp8s0").pci("0000:08:00.0").driver("mlx5_core")
-                .numaNode(1).localCpus(null)
-                .vector(60, "mlx5_async0@pci:0000:08:00.0").vector(61, "mlx5_comp0@pci:0000:08:00.0")
-                .vector(62, "mlx5_comp1@pci:0000:08:00.0").vector(63, "mlx5_comp2@pci:0000:08:00.0").write();
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .iface("enp8s0")
+                .pci("0000:08:00.0")
+                .driver("mlx5_core")
+                .numaNode(1)
+                .localCpus(null)
+                .vector(60, "mlx5_async0@pci:0000:08:00.0")
+                .vector(61, "mlx5_comp0@pci:0000:08:00.0")
+                .vector(62, "mlx5_comp1@pci:0000:08:00.0")
+                .vector(63, "mlx5_comp2@pci:0000:08:00.0")
+                .write();
         List<CpuSet> loops = cpus(loopPlan(sys, proc, "enp8s0", 0));
         assertEquals(List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5)), loops);
         assertLoopsHoldTheirQueuesIrqCpu(cpus(irqPlan(sys, proc, "enp8s0")), loops);
         NumaspreadException unknown = assertThrows(NumaspreadException.class, () -> loopPlan(sys, proc, "eth9", 0));
-        assertTrue(unknown.getMessage().contains("no such interface eth9") && unknown.getMessage().contains("enp8s0"),
+        assertTrue(
+                unknown.getMessage().contains("no such interface eth9")
+                        && unknown.getMessage().contains("enp8s0"),
                 unknown.getMessage());
     }
 
@@ -111,7 +135,8 @@ class PinnedEventLoopGroupTest {
     private static SpreadPlan loopPlan(Path sys, Path proc, String nic, int loops) {
         SysfsTree tree = SysfsTree.at(sys);
         ThreadPinner pinner = new ThreadPinner(new SysfsBackend(tree, proc), tree.possible());
-        PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory()).nic(nic)
+        PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                .nic(nic)
                 .kernel(new KernelPaths(proc, sys));
         return (loops > 0 ? builder.loops(loops) : builder).spreadPlan(pinner);
     }
@@ -120,8 +145,10 @@ class PinnedEventLoopGroupTest {
     private static SpreadPlan irqPlan(Path sys, Path proc, String nic) {
         SysfsTree tree = SysfsTree.at(sys);
         Topology mana = TopologyDiscovery.discover(new SysfsBackend(tree, proc), tree);
-        return Planner.plan(mana, NicDiscovery.discover(new InterfaceName(nic), new KernelPaths(proc, sys))
-                .planRequest(mana, Purpose.IRQS));
+        return Planner.plan(
+                mana,
+                NicDiscovery.discover(new InterfaceName(nic), new KernelPaths(proc, sys))
+                        .planRequest(mana, Purpose.IRQS));
     }
 
     private static List<CpuSet> cpus(SpreadPlan plan) {
@@ -130,10 +157,16 @@ class PinnedEventLoopGroupTest {
 
     @Test
     void wantsExactlyOnePlacement() {
-        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
-                () -> PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory()).build());
-        IllegalArgumentException two = assertThrows(IllegalArgumentException.class,
-                () -> PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory()).nic("lo").node(0, 2).build());
+        IllegalArgumentException none = assertThrows(
+                IllegalArgumentException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                        .build());
+        IllegalArgumentException two = assertThrows(
+                IllegalArgumentException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                        .nic("lo")
+                        .node(0, 2)
+                        .build());
         assertEquals(none.getMessage(), two.getMessage());
         assertTrue(none.getMessage().contains("exactly one of a NIC, a node and a count, or a plan"));
     }

@@ -25,7 +25,9 @@ public enum Transport {
     private final Class<? extends ServerChannel> serverChannel;
     private final Class<? extends SocketChannel> socketChannel;
 
-    Transport(Supplier<IoHandlerFactory> ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
+    Transport(
+            Supplier<IoHandlerFactory> ioHandlerFactory,
+            Class<? extends ServerChannel> serverChannel,
             Class<? extends SocketChannel> socketChannel) {
         this.ioHandlerFactory = ioHandlerFactory;
         this.serverChannel = serverChannel;

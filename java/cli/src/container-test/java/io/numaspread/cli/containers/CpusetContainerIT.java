@@ -33,10 +33,14 @@ class CpusetContainerIT {
 
     @Test
     void topologyReportsTheCpusetAsAllowedAndTheHostsCpusAsOnline() throws Exception {
-        JsonNode inside = JSON.readTree(container.numaspread("topology", "--json").expectSuccess().out());
-        JsonNode host = JSON.readTree(HostCommands.numaspread("topology", "--json").expectSuccess().out());
+        JsonNode inside = JSON.readTree(
+                container.numaspread("topology", "--json").expectSuccess().out());
+        JsonNode host = JSON.readTree(
+                HostCommands.numaspread("topology", "--json").expectSuccess().out());
         assertEquals(List.of(1), ints(inside.get("allowed")));
-        assertEquals(ints(CpuSet.parse(Files.readString(Path.of("/sys/devices/system/cpu/online")).strip())),
+        assertEquals(
+                ints(CpuSet.parse(Files.readString(Path.of("/sys/devices/system/cpu/online"))
+                        .strip())),
                 ints(inside.get("online")));
         // The cpuset narrows what the process may use, not the machine it sees.
         for (String field : List.of("backend", "nodes", "cpus", "online", "isolated")) {
@@ -46,14 +50,23 @@ class CpusetContainerIT {
 
     @Test
     void pinnedThreadFactoryPutsEveryThreadOnTheCpusetAndPlansNothingOutsideIt() {
-        NumaspreadContainer.Run run = container.testProgram(List.of(), PinnedFactoryProbe.class, "4").expectSuccess();
+        NumaspreadContainer.Run run =
+                container.testProgram(List.of(), PinnedFactoryProbe.class, "4").expectSuccess();
         List<String> lines = run.out().lines().toList();
-        assertEquals(List.of("plan 1", "plan 1", "plan 1", "plan 1"),
-                lines.stream().filter(line -> line.startsWith("plan ")).toList(), run.toString());
-        assertEquals(List.of("worker-0 1", "worker-1 1", "worker-2 1", "worker-3 1"),
-                lines.stream().filter(line -> line.startsWith("worker-")).toList(), run.toString());
-        assertEquals(List.of("pinned worker-0 1", "pinned worker-1 1", "pinned worker-2 1", "pinned worker-3 1"),
-                lines.stream().filter(line -> line.matches("(pinned|failed) .*")).toList(), run.toString());
+        assertEquals(
+                List.of("plan 1", "plan 1", "plan 1", "plan 1"),
+                lines.stream().filter(line -> line.startsWith("plan ")).toList(),
+                run.toString());
+        assertEquals(
+                List.of("worker-0 1", "worker-1 1", "worker-2 1", "worker-3 1"),
+                lines.stream().filter(line -> line.startsWith("worker-")).toList(),
+                run.toString());
+        assertEquals(
+                List.of("pinned worker-0 1", "pinned worker-1 1", "pinned worker-2 1", "pinned worker-3 1"),
+                lines.stream()
+                        .filter(line -> line.matches("(pinned|failed) .*"))
+                        .toList(),
+                run.toString());
     }
 
     static List<Integer> ints(JsonNode array) {

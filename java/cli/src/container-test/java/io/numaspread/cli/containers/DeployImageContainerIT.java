@@ -32,8 +32,19 @@ class DeployImageContainerIT {
     static void build() {
         // scripts/build-deb stages the package's tree, which the image copies.
         NumaspreadContainer.built("target/deb/root/usr/share/numaspread/numaspread-cli.jar");
-        HostCommands.run(NumaspreadContainer.home(), List.of("podman", "build", "-f", "deploy/Containerfile",
-                "--build-arg", "BASE=" + NumaspreadContainer.testImage(), "-t", TAG, ".")).expectSuccess();
+        HostCommands.run(
+                        NumaspreadContainer.home(),
+                        List.of(
+                                "podman",
+                                "build",
+                                "-f",
+                                "deploy/Containerfile",
+                                "--build-arg",
+                                "BASE=" + NumaspreadContainer.testImage(),
+                                "-t",
+                                TAG,
+                                "."))
+                .expectSuccess();
     }
 
     @AfterAll
@@ -44,14 +55,15 @@ class DeployImageContainerIT {
     @Test
     void entrypointIsTheCliAndSeesWhatTheHostSees() throws Exception {
         JsonNode inside = JSON.readTree(runImage(container -> {}, "topology", "--json"));
-        JsonNode host = JSON.readTree(HostCommands.numaspread("topology", "--json").expectSuccess().out());
+        JsonNode host = JSON.readTree(
+                HostCommands.numaspread("topology", "--json").expectSuccess().out());
         assertEquals(host, inside);
     }
 
     @Test
     void watchReadsItsOptionsFileAndTheAgentJarIsWhereTheServerPodExampleCopiesItFrom() {
-        String out = runImage(container -> container
-                        .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("sh", "-c")),
+        String out = runImage(
+                container -> container.withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("sh", "-c")),
                 "printf -- '--interval 0\\n' > /tmp/options; numaspread watch --nic eth0 @/tmp/options;"
                         + " echo exit=$?; numaspread agent-path;"
                         + " test -s \"$(numaspread agent-path)\" && echo agent-jar");
@@ -61,8 +73,11 @@ class DeployImageContainerIT {
     /** Runs the image once to completion (exit code 0 required) and returns its stdout. */
     private static String runImage(Consumer<GenericContainer<?>> setup, String... command) {
         try (GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(TAG))) {
-            container.withCommand(command)
-                    .withFileSystemBind(Path.of(System.getProperty("java.home")).toString(), "/opt/java/openjdk",
+            container
+                    .withCommand(command)
+                    .withFileSystemBind(
+                            Path.of(System.getProperty("java.home")).toString(),
+                            "/opt/java/openjdk",
                             BindMode.READ_ONLY)
                     .withStartupCheckStrategy(new OneShotStartupCheckStrategy().withTimeout(Duration.ofSeconds(60)));
             setup.accept(container);

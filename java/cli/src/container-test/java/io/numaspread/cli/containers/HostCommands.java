@@ -14,7 +14,9 @@ final class HostCommands {
 
     /** The CLI jar run with this JVM's JDK, the one the containers mount. */
     static NumaspreadContainer.Run numaspread(String... args) {
-        List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-jar",
+        List<String> command = new ArrayList<>(List.of(
+                System.getProperty("java.home") + "/bin/java",
+                "-jar",
                 NumaspreadContainer.built("java/cli/target/numaspread-cli.jar").toString()));
         command.addAll(List.of(args));
         return run(NumaspreadContainer.home(), command);
@@ -24,8 +26,10 @@ final class HostCommands {
         Path err = null;
         try {
             err = Files.createTempFile("numaspread-host-command", ".err");
-            Process process = new ProcessBuilder(command).directory(directory.toFile())
-                    .redirectError(err.toFile()).start();
+            Process process = new ProcessBuilder(command)
+                    .directory(directory.toFile())
+                    .redirectError(err.toFile())
+                    .start();
             process.getOutputStream().close();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int exitCode = process.waitFor();

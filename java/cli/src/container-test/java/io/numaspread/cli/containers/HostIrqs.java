@@ -46,7 +46,8 @@ final class HostIrqs {
     }
 
     List<Vector> queueVectors() {
-        List<Vector> queues = vectors().stream().filter(v -> v.queue().isPresent()).toList();
+        List<Vector> queues =
+                vectors().stream().filter(v -> v.queue().isPresent()).toList();
         if (queues.isEmpty()) {
             throw new IllegalStateException(nic + " has no virtio queue vectors: " + vectors());
         }
@@ -63,7 +64,8 @@ final class HostIrqs {
         if (node >= 0) {
             return node;
         }
-        int firstLocalCpu = CpuSet.parse(read(pciFunction.resolve("local_cpulist"))).first();
+        int firstLocalCpu =
+                CpuSet.parse(read(pciFunction.resolve("local_cpulist"))).first();
         try (Stream<Path> nodes = Files.list(Path.of("/sys/devices/system/node"))) {
             return nodes.map(path -> path.getFileName().toString())
                     .filter(name -> name.matches("node\\d+"))
@@ -93,8 +95,8 @@ final class HostIrqs {
             try {
                 Files.writeString(affinityFile(entry.getKey()), entry.getValue().toString());
             } catch (IOException e) {
-                RuntimeException error = new UncheckedIOException("IRQ " + entry.getKey() + ": could not write "
-                        + entry.getValue(), e);
+                RuntimeException error =
+                        new UncheckedIOException("IRQ " + entry.getKey() + ": could not write " + entry.getValue(), e);
                 if (failure == null) {
                     failure = error;
                 } else {
@@ -113,9 +115,8 @@ final class HostIrqs {
 
     private static Vector vector(int irq, String name) {
         Matcher queue = VIRTIO_QUEUE.matcher(name);
-        return new Vector(irq, name, queue.matches()
-                ? OptionalInt.of(Integer.parseInt(queue.group(1)))
-                : OptionalInt.empty());
+        return new Vector(
+                irq, name, queue.matches() ? OptionalInt.of(Integer.parseInt(queue.group(1))) : OptionalInt.empty());
     }
 
     /** IRQ number to its name, the last column of /proc/interrupts. */

@@ -75,8 +75,8 @@ class IrqContainerIT {
             assertEquals(0, run.exitCode(), run::toString);
             assertTrue(run.out().contains(note) && run.out().contains("--pid=host"), run::toString);
         }
-        try (NumaspreadContainer container = startOnTheHostsNetwork(
-                host -> host.withPrivileged(true).withPidMode("host"))) {
+        try (NumaspreadContainer container =
+                startOnTheHostsNetwork(host -> host.withPrivileged(true).withPidMode("host"))) {
             NumaspreadContainer.Run run = container.numaspread("apply", "--nic", NIC, "--dry-run");
             assertEquals(0, run.exitCode(), run::toString);
             assertFalse(run.out().contains(note), run::toString);
@@ -91,7 +91,11 @@ class IrqContainerIT {
             run = container.numaspread("apply", "--nic", NIC);
         }
         assertEquals(3, run.exitCode(), run::toString);
-        List<String> errorLines = run.err().strip().lines().filter(line -> !line.startsWith("WARNING:")).toList();
+        List<String> errorLines = run.err()
+                .strip()
+                .lines()
+                .filter(line -> !line.startsWith("WARNING:"))
+                .toList();
         assertEquals(1, errorLines.size(), run::toString);
         assertTrue(errorLines.get(0).contains("--privileged"), "says which privilege is needed: " + run);
         assertEquals(before, irqs.affinities());
@@ -119,7 +123,8 @@ class IrqContainerIT {
     }
 
     private NumaspreadContainer startOnTheHostsNetwork(Consumer<HostConfig> privilege) {
-        return NumaspreadContainer.start(host -> privilege.accept(host.withNetworkMode("host")),
+        return NumaspreadContainer.start(
+                host -> privilege.accept(host.withNetworkMode("host")),
                 List.of(new NumaspreadContainer.Mount(stateDirectory, "/run/numaspread")));
     }
 

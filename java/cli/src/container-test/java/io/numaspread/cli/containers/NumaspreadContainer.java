@@ -41,12 +41,10 @@ final class NumaspreadContainer implements AutoCloseable {
     static NumaspreadContainer start(Consumer<HostConfig> host, List<Mount> mounts) {
         GenericContainer<?> container = new GenericContainer<>(testImage())
                 .withCommand("sleep", "infinity")
-                .withFileSystemBind(Path.of(System.getProperty("java.home")).toString(), "/opt/java/openjdk",
-                        BindMode.READ_ONLY)
-                .withFileSystemBind(built("java/cli/target/numaspread-cli.jar").toString(), CLI_JAR,
-                        BindMode.READ_ONLY)
-                .withFileSystemBind(built("java/cli/target/test-classes").toString(), TEST_CLASSES,
-                        BindMode.READ_ONLY)
+                .withFileSystemBind(
+                        Path.of(System.getProperty("java.home")).toString(), "/opt/java/openjdk", BindMode.READ_ONLY)
+                .withFileSystemBind(built("java/cli/target/numaspread-cli.jar").toString(), CLI_JAR, BindMode.READ_ONLY)
+                .withFileSystemBind(built("java/cli/target/test-classes").toString(), TEST_CLASSES, BindMode.READ_ONLY)
                 .withCreateContainerCmdModifier(cmd -> host.accept(cmd.getHostConfig()));
         Path agent = home().resolve("java/agent/target/numaspread-agent.jar");
         if (Files.isRegularFile(agent)) {

@@ -25,13 +25,16 @@ public final class PinnedFactoryProbe {
         Topology topology = TopologyDiscovery.discover(Backends.live().backend(), SysfsTree.live());
         SpreadPlan plan = Planner.plan(topology, PlanRequest.threads(0, count));
         plan.assignments().forEach(assignment -> System.out.println("plan " + assignment.cpus()));
-        PinnedThreadFactory factory = PinnedThreadFactory.builder(plan, ThreadPinner.live()).names("worker-%d").build();
+        PinnedThreadFactory factory = PinnedThreadFactory.builder(plan, ThreadPinner.live())
+                .names("worker-%d")
+                .build();
         for (int i = 0; i < count; i++) {
             Thread thread = factory.newThread(ThreadAffinityProbe::report);
             thread.start();
             thread.join();
         }
-        factory.pins().forEach(pin -> System.out.println((pin.pinned() ? "pinned " : "failed ")
-                + pin.threadName() + " " + pin.assignment().cpus()));
+        factory.pins()
+                .forEach(pin -> System.out.println((pin.pinned() ? "pinned " : "failed ") + pin.threadName() + " "
+                        + pin.assignment().cpus()));
     }
 }

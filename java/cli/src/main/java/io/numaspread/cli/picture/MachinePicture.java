@@ -24,8 +24,16 @@ import java.util.TreeMap;
  * @param threads the matching threads of one process; empty when none were asked for
  * @param threadSource what the threads are, for the legend ("PID 1234, names *EventLoop*"); empty when none
  */
-public record MachinePicture(String title, Topology topology, CpuSet mayUse, String mayUseWho, List<Integer> origins,
-        String originLabel, List<Queue> queues, List<Vector> vectors, List<ThreadPlacement> threads,
+public record MachinePicture(
+        String title,
+        Topology topology,
+        CpuSet mayUse,
+        String mayUseWho,
+        List<Integer> origins,
+        String originLabel,
+        List<Queue> queues,
+        List<Vector> vectors,
+        List<ThreadPlacement> threads,
         Optional<String> threadSource) {
 
     public MachinePicture {
@@ -43,8 +51,7 @@ public record MachinePicture(String title, Topology topology, CpuSet mayUse, Str
      * @param cpus its planned affinity
      * @param slot the CPU the planner counted it on
      */
-    public record Queue(int origin, int index, CpuSet cpus, int slot) {
-    }
+    public record Queue(int origin, int index, CpuSet cpus, int slot) {}
 
     /**
      * A NIC vector as the kernel shows it now.
@@ -55,15 +62,23 @@ public record MachinePicture(String title, Topology topology, CpuSet mayUse, Str
      * @param counts interrupts taken per CPU
      * @param planned its queue's planned CPUs; empty for control and other vectors
      */
-    public record Vector(int irq, String name, Optional<Integer> queue, CpuSet affinity, Optional<CpuSet> effective,
-            Map<Integer, Long> counts, Optional<CpuSet> planned) {
+    public record Vector(
+            int irq,
+            String name,
+            Optional<Integer> queue,
+            CpuSet affinity,
+            Optional<CpuSet> effective,
+            Map<Integer, Long> counts,
+            Optional<CpuSet> planned) {
         public Vector {
             counts = Collections.unmodifiableMap(new TreeMap<>(counts));
         }
 
         /** Delivered somewhere its plan does not allow: the difference the picture marks in red. */
         public boolean deliveredOffPlan() {
-            return planned.isPresent() && effective.isPresent() && !planned.get().containsAll(effective.get());
+            return planned.isPresent()
+                    && effective.isPresent()
+                    && !planned.get().containsAll(effective.get());
         }
 
         public long total() {

@@ -22,8 +22,7 @@ public final class ProcessThreads {
     /** {@code processor} is field 39 of {@code stat}; fields after the name count from 3 ({@code state}). */
     private static final int PROCESSOR_AFTER_NAME = 39 - 3;
 
-    private ProcessThreads() {
-    }
+    private ProcessThreads() {}
 
     /**
      * The threads of {@code pid} whose names match {@code names}, by thread id.
@@ -38,7 +37,8 @@ public final class ProcessThreads {
         }
         List<ThreadPlacement> threads = new ArrayList<>();
         try (Stream<Path> entries = Files.list(tasks)) {
-            for (Path task : entries.filter(p -> p.getFileName().toString().matches("[0-9]+")).toList()) {
+            for (Path task : entries.filter(p -> p.getFileName().toString().matches("[0-9]+"))
+                    .toList()) {
                 read(task).filter(t -> names.matches(t.name())).ifPresent(threads::add);
             }
         } catch (IOException e) {
@@ -65,15 +65,18 @@ public final class ProcessThreads {
     /** The name in {@code stat} is in parentheses and may hold spaces and parentheses: fields follow the last ')'. */
     private static int processor(Path task, String stat) {
         int close = stat.lastIndexOf(')');
-        String[] fields = close < 0 ? new String[0] : stat.substring(close + 1).trim().split("\\s+");
+        String[] fields =
+                close < 0 ? new String[0] : stat.substring(close + 1).trim().split("\\s+");
         if (fields.length <= PROCESSOR_AFTER_NAME) {
             throw NumaspreadException.badInput("--threads: " + task.resolve("stat") + " has no processor field");
         }
         try {
             return Integer.parseInt(fields[PROCESSOR_AFTER_NAME]);
         } catch (NumberFormatException e) {
-            throw NumaspreadException.badInput("--threads: " + task.resolve("stat") + " has a processor field that"
-                    + " is no number: " + fields[PROCESSOR_AFTER_NAME], e);
+            throw NumaspreadException.badInput(
+                    "--threads: " + task.resolve("stat") + " has a processor field that" + " is no number: "
+                            + fields[PROCESSOR_AFTER_NAME],
+                    e);
         }
     }
 
@@ -84,8 +87,8 @@ public final class ProcessThreads {
                 try {
                     return CpuSet.parse(list);
                 } catch (IllegalArgumentException e) {
-                    throw NumaspreadException.badInput("--threads: " + task.resolve("status")
-                            + " has a bad Cpus_allowed_list: " + list, e);
+                    throw NumaspreadException.badInput(
+                            "--threads: " + task.resolve("status") + " has a bad Cpus_allowed_list: " + list, e);
                 }
             }
         }

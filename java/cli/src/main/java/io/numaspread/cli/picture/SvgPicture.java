@@ -33,6 +33,7 @@ public final class SvgPicture {
     public static final double MIN_FONT = 9;
     /** The advance of one character of the monospace font, in ems (DejaVu Sans Mono: 0.602). */
     public static final double CHAR_EM = 0.61;
+
     static final double MAX_WIDTH = 1600;
 
     private static final String FONT = "DejaVu Sans Mono,Menlo,Consolas,monospace";
@@ -42,6 +43,7 @@ public final class SvgPicture {
     private static final double CHIP_GAP = 2;
     /** Chips beyond this many in one cell fold into a "+N" chip (every cell is as tall as the fullest one). */
     private static final int MAX_CHIP_ROWS = 8;
+
     private static final int CHIP_CHARS = 6;
     private static final double PAD = 6;
     private static final double GAP = 8;
@@ -75,8 +77,16 @@ public final class SvgPicture {
      * @param rank which chips stay visible when a cell has too many: lowest first
      * @param name how a folded chip is listed on its "+N" chip ("queue:2", "irq:51", "thread:4250")
      */
-    private record Chip(int rank, String kind, String name, String label, String fill, String textFill, String stroke,
-            String data, String tooltip) {
+    private record Chip(
+            int rank,
+            String kind,
+            String name,
+            String label,
+            String fill,
+            String textFill,
+            String stroke,
+            String data,
+            String tooltip) {
         /** A sample chip for the legend. */
         Chip(String label, String fill, String textFill, String stroke) {
             this(0, "legend", "", label, fill, textFill, stroke, "", "");
@@ -84,19 +94,23 @@ public final class SvgPicture {
     }
 
     /** A node's CPUs within one package: the box drawn for it. */
-    private record NodePart(int node, int packageId, boolean partial, CpuSet cpus, List<CpuSet> cores, int columns,
-            double coreWidth, double width, double height) {
-    }
+    private record NodePart(
+            int node,
+            int packageId,
+            boolean partial,
+            CpuSet cpus,
+            List<CpuSet> cores,
+            int columns,
+            double coreWidth,
+            double width,
+            double height) {}
 
     /** A package's box: its nodes' CPUs in it. */
-    private record PackageBox(int id, List<NodePart> parts) {
-    }
+    private record PackageBox(int id, List<NodePart> parts) {}
 
-    private record LegendItem(Chip sample, String text) {
-    }
+    private record LegendItem(Chip sample, String text) {}
 
-    private record Placed<T>(T item, double x, double y) {
-    }
+    private record Placed<T>(T item, double x, double y) {}
 
     private SvgPicture(MachinePicture picture) {
         this.picture = picture;
@@ -126,13 +140,22 @@ public final class SvgPicture {
             boolean offPlan = queueOffPlan.getOrDefault(position, false);
             queue.cpus().forEachCpu(cpu -> {
                 boolean slot = cpu == queue.slot();
-                add(cpu, new Chip(slot ? 0 : 4, "queue", "queue:" + queue.index(), label,
-                        slot ? QUEUE_SLOT : QUEUE_GROUP, slot ? "#ffffff" : "#08306b", offPlan ? OFF_PLAN : "none",
-                        "data-queue=\"" + queue.index() + "\" data-origin=\"" + queue.origin() + "\" data-slot=\""
-                                + slot + "\" data-delivered=\"" + (offPlan ? "off-plan" : "on-plan") + "\"",
-                        "queue " + queue.index() + originName(queue.origin()) + " planned on " + queue.cpus()
-                                + (slot ? " (slot CPU " + cpu + ")" : "")
-                                + (offPlan ? "; a vector of it is delivered elsewhere" : "")));
+                add(
+                        cpu,
+                        new Chip(
+                                slot ? 0 : 4,
+                                "queue",
+                                "queue:" + queue.index(),
+                                label,
+                                slot ? QUEUE_SLOT : QUEUE_GROUP,
+                                slot ? "#ffffff" : "#08306b",
+                                offPlan ? OFF_PLAN : "none",
+                                "data-queue=\"" + queue.index() + "\" data-origin=\"" + queue.origin()
+                                        + "\" data-slot=\"" + slot + "\" data-delivered=\""
+                                        + (offPlan ? "off-plan" : "on-plan") + "\"",
+                                "queue " + queue.index() + originName(queue.origin()) + " planned on " + queue.cpus()
+                                        + (slot ? " (slot CPU " + cpu + ")" : "")
+                                        + (offPlan ? "; a vector of it is delivered elsewhere" : "")));
             });
         }
         for (MachinePicture.Vector vector : picture.vectors()) {
@@ -146,7 +169,8 @@ public final class SvgPicture {
                 case "off-plan" -> OFF_PLAN;
                 default -> ON_PLAN;
             };
-            String tooltip = "IRQ " + vector.irq() + " " + vector.name() + ": effective " + vector.effective().get()
+            String tooltip = "IRQ " + vector.irq() + " " + vector.name() + ": effective "
+                    + vector.effective().get()
                     + ", smp_affinity_list " + vector.affinity()
                     + vector.planned().map(p -> ", planned " + p).orElse(" (not a queue vector)") + ", "
                     + vector.total() + " interrupts";
@@ -155,21 +179,44 @@ public final class SvgPicture {
                 case "on-plan" -> 2;
                 default -> 5;
             };
-            vector.effective().get().forEachCpu(cpu -> add(cpu, new Chip(rank, "irq", "irq:" + vector.irq(),
-                    clip("i" + vector.irq()), fill,
-                    "#ffffff", "none", "data-irq=\"" + vector.irq() + "\" data-state=\"" + state + "\"", tooltip)));
+            vector.effective()
+                    .get()
+                    .forEachCpu(cpu -> add(
+                            cpu,
+                            new Chip(
+                                    rank,
+                                    "irq",
+                                    "irq:" + vector.irq(),
+                                    clip("i" + vector.irq()),
+                                    fill,
+                                    "#ffffff",
+                                    "none",
+                                    "data-irq=\"" + vector.irq() + "\" data-state=\"" + state + "\"",
+                                    tooltip)));
         }
         List<ThreadPlacement> threads = picture.threads();
         for (int i = 0; i < threads.size(); i++) {
             ThreadPlacement thread = threads.get(i);
-            add(thread.cpu(), new Chip(3, "thread", "thread:" + thread.tid(), clip("L" + i), THREAD, "#ffffff",
-                    "none", "data-tid=\"" + thread.tid() + "\"", "thread " + thread.tid() + " " + thread.name() + " on CPU "
-                            + thread.cpu() + ", allowed " + thread.allowed()));
+            add(
+                    thread.cpu(),
+                    new Chip(
+                            3,
+                            "thread",
+                            "thread:" + thread.tid(),
+                            clip("L" + i),
+                            THREAD,
+                            "#ffffff",
+                            "none",
+                            "data-tid=\"" + thread.tid() + "\"",
+                            "thread " + thread.tid() + " " + thread.name() + " on CPU " + thread.cpu() + ", allowed "
+                                    + thread.allowed()));
         }
     }
 
     private String originName(int position) {
-        return picture.origins().size() > 1 ? " of origin node " + picture.origins().get(position) : "";
+        return picture.origins().size() > 1
+                ? " of origin node " + picture.origins().get(position)
+                : "";
     }
 
     private void add(int cpu, Chip chip) {
@@ -187,14 +234,28 @@ public final class SvgPicture {
         List<Object> topLevel = new ArrayList<>(packages());
         for (NumaNode node : nodesInDistanceOrder()) {
             if (node.cpus().intersect(topology.online()).isEmpty()) {
-                topLevel.add(new NodePart(node.id(), -1, false, CpuSet.EMPTY, List.of(), 1, 0,
-                        nodeHeaderWidth(node.id(), false, CpuSet.EMPTY), NODE_HEADER + PAD));
+                topLevel.add(new NodePart(
+                        node.id(),
+                        -1,
+                        false,
+                        CpuSet.EMPTY,
+                        List.of(),
+                        1,
+                        0,
+                        nodeHeaderWidth(node.id(), false, CpuSet.EMPTY),
+                        NODE_HEADER + PAD));
             }
         }
         double top = 56;
         List<Placed<Object>> placed = flow(topLevel, this::sizeOf, 10, top, MAX_WIDTH, 12);
-        double machineRight = placed.stream().mapToDouble(p -> p.x() + sizeOf(p.item())[0]).max().orElse(10);
-        double machineBottom = placed.stream().mapToDouble(p -> p.y() + sizeOf(p.item())[1]).max().orElse(top);
+        double machineRight = placed.stream()
+                .mapToDouble(p -> p.x() + sizeOf(p.item())[0])
+                .max()
+                .orElse(10);
+        double machineBottom = placed.stream()
+                .mapToDouble(p -> p.y() + sizeOf(p.item())[1])
+                .max()
+                .orElse(top);
 
         for (Placed<Object> p : placed) {
             if (p.item() instanceof NodePart part) {
@@ -207,12 +268,22 @@ public final class SvgPicture {
         String body = svg.toString();
         svg.setLength(0);
 
-        double width = Math.ceil(Math.max(Math.max(machineRight, below[0]),
-                Math.max(textWidth(picture.title(), 15), textWidth(subtitle, 11)) + 10) + 10);
+        double width = Math.ceil(Math.max(
+                        Math.max(machineRight, below[0]),
+                        Math.max(textWidth(picture.title(), 15), textWidth(subtitle, 11)) + 10)
+                + 10);
         double height = Math.ceil(below[1] + 10);
-        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(num(width)).append("\" height=\"")
-                .append(num(height)).append("\" viewBox=\"0 0 ").append(num(width)).append(' ').append(num(height))
-                .append("\" font-family=\"").append(FONT).append("\">\n");
+        svg.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"")
+                .append(num(width))
+                .append("\" height=\"")
+                .append(num(height))
+                .append("\" viewBox=\"0 0 ")
+                .append(num(width))
+                .append(' ')
+                .append(num(height))
+                .append("\" font-family=\"")
+                .append(FONT)
+                .append("\">\n");
         rect("background", 0, 0, width, height, "#ffffff", "none", "");
         text(10, 22, 15, "#000000", true, picture.title(), "title");
         text(10, 38, 11, "#333333", false, subtitle, "subtitle");
@@ -222,11 +293,15 @@ public final class SvgPicture {
     }
 
     private String subtitle() {
-        long packages = topology.cpus().stream().map(CpuInfo::packageId).distinct().count();
+        long packages =
+                topology.cpus().stream().map(CpuInfo::packageId).distinct().count();
         String online = topology.online().size() + " CPUs online"
-                + (topology.possible().equals(topology.online()) ? "" : " of " + topology.possible().size()
-                        + " possible (offline: " + topology.possible().minus(topology.online()) + ", not drawn)");
-        return online + ", " + topology.nodes().size() + " NUMA node" + plural(topology.nodes().size()) + ", "
+                + (topology.possible().equals(topology.online())
+                        ? ""
+                        : " of " + topology.possible().size() + " possible (offline: "
+                                + topology.possible().minus(topology.online()) + ", not drawn)");
+        return online + ", " + topology.nodes().size() + " NUMA node"
+                + plural(topology.nodes().size()) + ", "
                 + packages + " package" + plural(packages) + "; " + picture.mayUseWho() + " may use "
                 + picture.mayUse() + " (backend " + topology.backend().id() + ")";
     }
@@ -236,10 +311,13 @@ public final class SvgPicture {
         List<Integer> order = nodesInDistanceOrder().stream().map(NumaNode::id).toList();
         Map<Integer, Map<Integer, List<CpuInfo>>> byPackage = new LinkedHashMap<>();
         List<CpuInfo> cpus = new ArrayList<>(topology.cpus());
-        cpus.sort(Comparator.comparingInt((CpuInfo c) -> position(order, c.node())).thenComparingInt(CpuInfo::id));
+        cpus.sort(Comparator.comparingInt((CpuInfo c) -> position(order, c.node()))
+                .thenComparingInt(CpuInfo::id));
         for (CpuInfo cpu : cpus) {
-            byPackage.computeIfAbsent(cpu.packageId(), p -> new LinkedHashMap<>())
-                    .computeIfAbsent(cpu.node(), n -> new ArrayList<>()).add(cpu);
+            byPackage
+                    .computeIfAbsent(cpu.packageId(), p -> new LinkedHashMap<>())
+                    .computeIfAbsent(cpu.node(), n -> new ArrayList<>())
+                    .add(cpu);
         }
         Map<Integer, Integer> partsOfNode = new TreeMap<>();
         byPackage.values().forEach(nodes -> nodes.keySet().forEach(n -> partsOfNode.merge(n, 1, Integer::sum)));
@@ -301,7 +379,8 @@ public final class SvgPicture {
             int first = cpu.siblings().intersect(here).with(cpu.id()).first();
             cores.computeIfAbsent(first, f -> CpuSet.builder()).add(cpu.id());
         }
-        List<CpuSet> coreSets = cores.values().stream().map(CpuSet.Builder::build).toList();
+        List<CpuSet> coreSets =
+                cores.values().stream().map(CpuSet.Builder::build).toList();
         int threads = coreSets.stream().mapToInt(CpuSet::size).max().orElse(1);
         double coreWidth = 2 * CORE_PAD + threads * CELL_W + (threads - 1) * 2;
         int maxColumns = Math.max(1, CPUS_PER_ROW / threads);
@@ -343,17 +422,23 @@ public final class SvgPicture {
             return new double[] {part.width(), part.height()};
         }
         List<NodePart> parts = ((PackageBox) item).parts();
-        List<Placed<NodePart>> placed = flow(parts, p -> new double[] {p.width(), p.height()}, 0, 0,
-                MAX_WIDTH - 2 * PAD, GAP);
-        double width = placed.stream().mapToDouble(p -> p.x() + p.item().width()).max().orElse(0);
-        double height = placed.stream().mapToDouble(p -> p.y() + p.item().height()).max().orElse(0);
-        return new double[] {Math.max(width + 2 * PAD, textWidth(packageTitle(parts.get(0).packageId()), 12) + 2 * PAD),
-            PACKAGE_HEADER + height + PAD};
+        List<Placed<NodePart>> placed =
+                flow(parts, p -> new double[] {p.width(), p.height()}, 0, 0, MAX_WIDTH - 2 * PAD, GAP);
+        double width =
+                placed.stream().mapToDouble(p -> p.x() + p.item().width()).max().orElse(0);
+        double height = placed.stream()
+                .mapToDouble(p -> p.y() + p.item().height())
+                .max()
+                .orElse(0);
+        return new double[] {
+            Math.max(width + 2 * PAD, textWidth(packageTitle(parts.get(0).packageId()), 12) + 2 * PAD),
+            PACKAGE_HEADER + height + PAD
+        };
     }
 
     /** Left to right from (x, y), wrapping before {@code maxWidth}; each row as tall as its tallest item. */
-    private static <T> List<Placed<T>> flow(List<T> items, Function<T, double[]> size, double x,
-            double y, double maxWidth, double gap) {
+    private static <T> List<Placed<T>> flow(
+            List<T> items, Function<T, double[]> size, double x, double y, double maxWidth, double gap) {
         List<Placed<T>> placed = new ArrayList<>();
         double cursorX = x;
         double rowTop = y;
@@ -383,18 +468,33 @@ public final class SvgPicture {
         svg.append("<g class=\"package\" data-package=\"").append(packageId).append("\">\n");
         rect("package-box", x, y, size[0], size[1], "#fafafa", "#555555", "rx=\"6\"");
         text(x + PAD, y + 15, 12, "#333333", true, packageTitle(packageId), "package-title");
-        for (Placed<NodePart> p : flow(parts, n -> new double[] {n.width(), n.height()}, x + PAD,
-                y + PACKAGE_HEADER, MAX_WIDTH - 2 * PAD, GAP)) {
+        for (Placed<NodePart> p : flow(
+                parts,
+                n -> new double[] {n.width(), n.height()},
+                x + PAD,
+                y + PACKAGE_HEADER,
+                MAX_WIDTH - 2 * PAD,
+                GAP)) {
             drawNodePart(p.item(), p.x(), p.y());
         }
         svg.append("</g>\n");
     }
 
     private void drawNodePart(NodePart part, double x, double y) {
-        svg.append("<g class=\"node\" data-node=\"").append(part.node()).append("\" data-package=\"")
-                .append(part.packageId()).append("\">\n");
+        svg.append("<g class=\"node\" data-node=\"")
+                .append(part.node())
+                .append("\" data-package=\"")
+                .append(part.packageId())
+                .append("\">\n");
         rect("node-box", x, y, part.width(), part.height(), "#ffffff", "#333333", "rx=\"4\"");
-        rect("node-band", x + 1, y + 1, part.width() - 2, NODE_HEADER - 4, levelColour(part.node()), "none",
+        rect(
+                "node-band",
+                x + 1,
+                y + 1,
+                part.width() - 2,
+                NODE_HEADER - 4,
+                levelColour(part.node()),
+                "none",
                 "rx=\"3\"");
         String title = nodeTitle(part.node(), part.partial());
         text(x + PAD, y + 15, 12, "#000000", true, title, "node-title");
@@ -422,7 +522,8 @@ public final class SvgPicture {
         }
         int origin = picture.origins().get(0);
         TreeSet<Integer> distances = new TreeSet<>();
-        topology.nodes().stream().filter(n -> !n.cpus().isEmpty() || n.id() == origin)
+        topology.nodes().stream()
+                .filter(n -> !n.cpus().isEmpty() || n.id() == origin)
                 .forEach(n -> topology.distance(origin, n.id()).ifPresent(distances::add));
         OptionalInt distance = topology.distance(origin, node);
         if (distance.isEmpty()) {
@@ -445,7 +546,10 @@ public final class SvgPicture {
 
     private void drawCpu(int cpu, double x, double y) {
         boolean usable = picture.mayUse().contains(cpu);
-        svg.append("<g class=\"cpu\" data-cpu=\"").append(cpu).append("\" data-may-use=\"").append(usable)
+        svg.append("<g class=\"cpu\" data-cpu=\"")
+                .append(cpu)
+                .append("\" data-may-use=\"")
+                .append(usable)
                 .append("\">");
         svg.append("<title>").append(escape(cpuTooltip(cpu, usable))).append("</title>");
         rect("cpu-box", x, y, CELL_W, cellH, usable ? "#ffffff" : "#d0d0d0", usable ? "#666666" : "#aaaaaa", "");
@@ -460,17 +564,41 @@ public final class SvgPicture {
         if (overflow) {
             int more = chips.size() - shown;
             List<Chip> folded = chips.subList(shown, chips.size());
-            drawChip(new Chip(0, "more", "", clip("+" + more), "#ffffff", "#000000", "#000000",
-                    "data-count=\"" + more + "\" data-folded=\""
-                            + String.join(" ", folded.stream().map(Chip::name).toList()) + "\"", more + " more: " + chips.subList(shown, chips.size()).stream()
-                            .map(Chip::tooltip).reduce((a, b) -> a + "; " + b).orElse("")),
-                    cpu, x + 3, y + 16 + shown * (CHIP_H + CHIP_GAP));
+            drawChip(
+                    new Chip(
+                            0,
+                            "more",
+                            "",
+                            clip("+" + more),
+                            "#ffffff",
+                            "#000000",
+                            "#000000",
+                            "data-count=\"" + more + "\" data-folded=\""
+                                    + String.join(
+                                            " ", folded.stream().map(Chip::name).toList()) + "\"",
+                            more + " more: "
+                                    + chips.subList(shown, chips.size()).stream()
+                                            .map(Chip::tooltip)
+                                            .reduce((a, b) -> a + "; " + b)
+                                            .orElse("")),
+                    cpu,
+                    x + 3,
+                    y + 16 + shown * (CHIP_H + CHIP_GAP));
         }
         if (showCounts) {
             long count = interruptsByCpu.getOrDefault(cpu, 0L);
-            svg.append("<g class=\"count\" data-cpu=\"").append(cpu).append("\" data-interrupts=\"").append(count)
+            svg.append("<g class=\"count\" data-cpu=\"")
+                    .append(cpu)
+                    .append("\" data-interrupts=\"")
+                    .append(count)
                     .append("\">");
-            text(x + 3, y + cellH - 4, MIN_FONT, count > 0 ? "#000000" : "#999999", false, "\u03a3" + compact(count),
+            text(
+                    x + 3,
+                    y + cellH - 4,
+                    MIN_FONT,
+                    count > 0 ? "#000000" : "#999999",
+                    false,
+                    "\u03a3" + compact(count),
                     "count-label");
             svg.append("</g>");
         }
@@ -479,18 +607,35 @@ public final class SvgPicture {
 
     private String cpuTooltip(int cpu, boolean usable) {
         CpuInfo info = topology.cpu(cpu).orElseThrow();
-        String why = usable ? picture.mayUseWho() + " may use it"
-                : topology.isolated().contains(cpu) ? "isolated: " + picture.mayUseWho() + " may not use it"
-                : topology.nohzFull().contains(cpu) ? "nohz_full: " + picture.mayUseWho() + " may not use it"
-                : picture.mayUseWho() + " may not use it (--cpus, --exclude or the allowed set)";
+        String why = usable
+                ? picture.mayUseWho() + " may use it"
+                : topology.isolated().contains(cpu)
+                        ? "isolated: " + picture.mayUseWho() + " may not use it"
+                        : topology.nohzFull().contains(cpu)
+                                ? "nohz_full: " + picture.mayUseWho() + " may not use it"
+                                : picture.mayUseWho() + " may not use it (--cpus, --exclude or the allowed set)";
         return "CPU " + cpu + ", node " + info.node() + ", package " + info.packageId() + ", siblings "
                 + info.siblings() + "; " + why;
     }
 
     private void drawChip(Chip chip, int cpu, double x, double y) {
-        svg.append("<g class=\"").append(chip.kind()).append("\" data-cpu=\"").append(cpu).append("\" ")
-                .append(chip.data()).append("><title>").append(escape(chip.tooltip())).append("</title>");
-        rect("chip", x, y, CHIP_W, CHIP_H, chip.fill(), chip.stroke(),
+        svg.append("<g class=\"")
+                .append(chip.kind())
+                .append("\" data-cpu=\"")
+                .append(cpu)
+                .append("\" ")
+                .append(chip.data())
+                .append("><title>")
+                .append(escape(chip.tooltip()))
+                .append("</title>");
+        rect(
+                "chip",
+                x,
+                y,
+                CHIP_W,
+                CHIP_H,
+                chip.fill(),
+                chip.stroke(),
                 "rx=\"2\"" + (chip.stroke().equals("none") ? "" : " stroke-width=\"1.5\" stroke-dasharray=\"3,1.5\""));
         text(x + 2, y + CHIP_H - 2.5, MIN_FONT, chip.textFill(), false, chip.label(), "chip-label");
         svg.append("</g>");
@@ -507,16 +652,26 @@ public final class SvgPicture {
         double bottom = Math.max(y + legend[1], y + matrix[1]) + 16;
         List<String[]> lines = new ArrayList<>();
         if (!picture.vectors().isEmpty()) {
-            lines.add(new String[] {"heading", "vectors: IRQ, name, queue, planned, smp_affinity_list, effective,"
-                    + " interrupts per CPU"});
+            lines.add(new String[] {
+                "heading", "vectors: IRQ, name, queue, planned, smp_affinity_list, effective," + " interrupts per CPU"
+            });
             List<String[]> rows = new ArrayList<>();
             for (MachinePicture.Vector v : picture.vectors()) {
-                String counts = v.counts().entrySet().stream().filter(e -> e.getValue() > 0)
-                        .map(e -> e.getKey() + ":" + e.getValue()).reduce((a, b) -> a + " " + b).orElse("none");
-                rows.add(new String[] {Integer.toString(v.irq()), v.name(), v.queue().map(q -> "q" + q).orElse("-"),
-                    "plan " + v.planned().map(CpuSet::toString).orElse("-"), "allowed " + v.affinity(),
+                String counts = v.counts().entrySet().stream()
+                        .filter(e -> e.getValue() > 0)
+                        .map(e -> e.getKey() + ":" + e.getValue())
+                        .reduce((a, b) -> a + " " + b)
+                        .orElse("none");
+                rows.add(new String[] {
+                    Integer.toString(v.irq()),
+                    v.name(),
+                    v.queue().map(q -> "q" + q).orElse("-"),
+                    "plan " + v.planned().map(CpuSet::toString).orElse("-"),
+                    "allowed " + v.affinity(),
                     "eff " + v.effective().map(CpuSet::toString).orElse("?"),
-                    v.queue().isEmpty() ? "control" : v.deliveredOffPlan() ? "OFF PLAN" : "on plan", counts});
+                    v.queue().isEmpty() ? "control" : v.deliveredOffPlan() ? "OFF PLAN" : "on plan",
+                    counts
+                });
             }
             int[] widths = new int[rows.get(0).length];
             rows.forEach(row -> {
@@ -528,27 +683,44 @@ public final class SvgPicture {
                 StringBuilder line = new StringBuilder();
                 for (int i = 0; i < row.length; i++) {
                     // The IRQ and queue columns are right-aligned, as in the irqs table; the last is not padded.
-                    String format = i == row.length - 1 ? "%s" : i == 0 || i == 2 ? "%" + widths[i] + "s  "
-                            : "%-" + widths[i] + "s  ";
+                    String format = i == row.length - 1
+                            ? "%s"
+                            : i == 0 || i == 2 ? "%" + widths[i] + "s  " : "%-" + widths[i] + "s  ";
                     line.append(String.format(Locale.ROOT, format, row[i]));
                 }
                 lines.add(new String[] {row[6], "  " + line});
             }
         }
         if (picture.threadSource().isPresent()) {
-            lines.add(new String[] {"heading", "threads of " + picture.threadSource().get() + ": "
-                    + (picture.threads().isEmpty() ? "none matched" : picture.threads().size() + " matched")});
+            lines.add(new String[] {
+                "heading",
+                "threads of " + picture.threadSource().get() + ": "
+                        + (picture.threads().isEmpty()
+                                ? "none matched"
+                                : picture.threads().size() + " matched")
+            });
             for (int i = 0; i < picture.threads().size(); i++) {
                 ThreadPlacement t = picture.threads().get(i);
-                lines.add(new String[] {"thread", String.format(Locale.ROOT, "%-5s tid %-7d %-15s on CPU %-4d allowed %s",
-                        "L" + i, t.tid(), t.name(), t.cpu(), t.allowed())});
+                lines.add(new String[] {
+                    "thread",
+                    String.format(
+                            Locale.ROOT,
+                            "%-5s tid %-7d %-15s on CPU %-4d allowed %s",
+                            "L" + i,
+                            t.tid(),
+                            t.name(),
+                            t.cpu(),
+                            t.allowed())
+                });
             }
         }
         double listY = bottom;
         for (String[] line : lines) {
             boolean heading = line[0].equals("heading");
             String colour = line[0].equals("OFF PLAN") ? OFF_PLAN : heading ? "#000000" : "#222222";
-            svg.append("<g class=\"list-line\" data-kind=\"").append(escape(line[0])).append("\">");
+            svg.append("<g class=\"list-line\" data-kind=\"")
+                    .append(escape(line[0]))
+                    .append("\">");
             text(x, listY + 11, 10, colour, heading, line[1], "list-text");
             svg.append("</g>\n");
             right = Math.max(right, x + textWidth(line[1], 10));
@@ -563,42 +735,54 @@ public final class SvgPicture {
         items.add(new LegendItem(new Chip("", "#ffffff", "#000000", "#666666"), "CPU " + who + " may use"));
         CpuSet unusable = topology.online().minus(picture.mayUse());
         if (!unusable.isEmpty()) {
-            items.add(new LegendItem(new Chip("", "#d0d0d0", "#000000", "#aaaaaa"),
-                    "CPU " + who + " may not use: " + unusable));
+            items.add(new LegendItem(
+                    new Chip("", "#d0d0d0", "#000000", "#aaaaaa"), "CPU " + who + " may not use: " + unusable));
         }
         if (!picture.queues().isEmpty()) {
-            items.add(new LegendItem(new Chip("q0", QUEUE_SLOT, "#ffffff", "none"),
-                    "queue 0 planned here (its slot CPU)"));
+            items.add(new LegendItem(
+                    new Chip("q0", QUEUE_SLOT, "#ffffff", "none"), "queue 0 planned here (its slot CPU)"));
             if (picture.queues().stream().anyMatch(q -> q.cpus().size() > 1)) {
-                items.add(new LegendItem(new Chip("q0", QUEUE_GROUP, "#08306b", "none"),
+                items.add(new LegendItem(
+                        new Chip("q0", QUEUE_GROUP, "#08306b", "none"),
                         "queue 0 may also go here (its sibling group)"));
             }
             if (picture.origins().size() > 1) {
                 StringBuilder suffixes = new StringBuilder("q0a, q0b, ...: queue 0 of origin ");
                 for (int i = 0; i < picture.origins().size(); i++) {
-                    suffixes.append(i == 0 ? "" : ", ").append("node ").append(picture.origins().get(i)).append(" (")
-                            .append(Character.toString('a' + i)).append(')');
+                    suffixes.append(i == 0 ? "" : ", ")
+                            .append("node ")
+                            .append(picture.origins().get(i))
+                            .append(" (")
+                            .append(Character.toString('a' + i))
+                            .append(')');
                 }
                 items.add(new LegendItem(new Chip("q0a", QUEUE_SLOT, "#ffffff", "none"), suffixes.toString()));
             }
         }
         if (!picture.vectors().isEmpty()) {
-            items.add(new LegendItem(new Chip("i38", ON_PLAN, "#ffffff", "none"),
+            items.add(new LegendItem(
+                    new Chip("i38", ON_PLAN, "#ffffff", "none"),
                     "IRQ 38 delivered here (effective_affinity_list), within its plan"));
-            items.add(new LegendItem(new Chip("i38", OFF_PLAN, "#ffffff", "none"),
+            items.add(new LegendItem(
+                    new Chip("i38", OFF_PLAN, "#ffffff", "none"),
                     "IRQ 38 delivered here, outside its plan; its queue's chips get a red outline"));
-            items.add(new LegendItem(new Chip("", "#ffffff", "#000000", "none"),
+            items.add(new LegendItem(
+                    new Chip("", "#ffffff", "#000000", "none"),
                     "(effective_affinity_list follows smp_affinity_list at the IRQ's next interrupt)"));
-            items.add(new LegendItem(new Chip("i37", CONTROL, "#ffffff", "none"),
+            items.add(new LegendItem(
+                    new Chip("i37", CONTROL, "#ffffff", "none"),
                     "control or other vector delivered here (left alone)"));
-            items.add(new LegendItem(new Chip("\u03a3123", "#ffffff", "#000000", "none"),
+            items.add(new LegendItem(
+                    new Chip("\u03a3123", "#ffffff", "#000000", "none"),
                     "interrupts this NIC's vectors took on the CPU"));
         }
         if (picture.threadSource().isPresent()) {
-            items.add(new LegendItem(new Chip("L0", THREAD, "#ffffff", "none"), "thread L0 (listed below) ran here last"));
+            items.add(new LegendItem(
+                    new Chip("L0", THREAD, "#ffffff", "none"), "thread L0 (listed below) ran here last"));
         }
         if (picture.origins().size() == 1) {
-            items.add(new LegendItem(new Chip("", LEVEL_COLOURS[0], "#000000", "none"),
+            items.add(new LegendItem(
+                    new Chip("", LEVEL_COLOURS[0], "#000000", "none"),
                     "node band: darker is nearer node " + picture.origins().get(0) + "; dist = its distance"));
         }
         svg.append("<g class=\"legend\">\n");
@@ -623,16 +807,30 @@ public final class SvgPicture {
         if (nodes.isEmpty()) {
             return new double[] {0, 0};
         }
-        int widest = nodes.stream().flatMap(n -> n.distances().stream()).mapToInt(d -> Integer.toString(d).length())
-                .max().orElse(2);
-        widest = Math.max(widest, nodes.stream().mapToInt(n -> Integer.toString(n.id()).length()).max().orElse(1));
+        int widest = nodes.stream()
+                .flatMap(n -> n.distances().stream())
+                .mapToInt(d -> Integer.toString(d).length())
+                .max()
+                .orElse(2);
+        widest = Math.max(
+                widest,
+                nodes.stream()
+                        .mapToInt(n -> Integer.toString(n.id()).length())
+                        .max()
+                        .orElse(1));
         double cell = textWidth("0".repeat(widest), 10) + 10;
         svg.append("<g class=\"distances\">\n");
         String heading = "node distances";
         text(x, y + 9.5, 10, "#000000", true, heading, "distance-title");
         double top = y + 15;
         for (int col = 0; col < nodes.size(); col++) {
-            text(x + (col + 1) * cell + 3, top + 10, 10, "#555555", true, Integer.toString(nodes.get(col).id()),
+            text(
+                    x + (col + 1) * cell + 3,
+                    top + 10,
+                    10,
+                    "#555555",
+                    true,
+                    Integer.toString(nodes.get(col).id()),
                     "distance-head");
         }
         for (int row = 0; row < nodes.size(); row++) {
@@ -644,8 +842,14 @@ public final class SvgPicture {
             text(x + 3, rowY + 10, 10, "#555555", true, Integer.toString(from.id()), "distance-head");
             for (int col = 0; col < nodes.size(); col++) {
                 int distance = from.distances().get(col);
-                text(x + (col + 1) * cell + 3, rowY + 10, 10, "#000000", false,
-                        distance == 0 ? "?" : Integer.toString(distance), "distance-value");
+                text(
+                        x + (col + 1) * cell + 3,
+                        rowY + 10,
+                        10,
+                        "#000000",
+                        false,
+                        distance == 0 ? "?" : Integer.toString(distance),
+                        "distance-value");
             }
         }
         svg.append("</g>\n");
@@ -655,9 +859,21 @@ public final class SvgPicture {
     // ---- SVG text -------------------------------------------------------------------------------------------
 
     private void rect(String cls, double x, double y, double w, double h, String fill, String stroke, String more) {
-        svg.append("<rect class=\"").append(cls).append("\" x=\"").append(num(x)).append("\" y=\"").append(num(y))
-                .append("\" width=\"").append(num(w)).append("\" height=\"").append(num(h)).append("\" fill=\"")
-                .append(fill).append("\" stroke=\"").append(stroke).append('"');
+        svg.append("<rect class=\"")
+                .append(cls)
+                .append("\" x=\"")
+                .append(num(x))
+                .append("\" y=\"")
+                .append(num(y))
+                .append("\" width=\"")
+                .append(num(w))
+                .append("\" height=\"")
+                .append(num(h))
+                .append("\" fill=\"")
+                .append(fill)
+                .append("\" stroke=\"")
+                .append(stroke)
+                .append('"');
         if (!more.isEmpty()) {
             svg.append(' ').append(more);
         }
@@ -665,13 +881,24 @@ public final class SvgPicture {
     }
 
     private void text(double x, double y, double size, String fill, boolean bold, String content, String cls) {
-        svg.append("<text class=\"").append(cls).append("\" x=\"").append(num(x)).append("\" y=\"").append(num(y))
-                .append("\" font-size=\"").append(num(size)).append("\" fill=\"").append(fill).append('"');
+        svg.append("<text class=\"")
+                .append(cls)
+                .append("\" x=\"")
+                .append(num(x))
+                .append("\" y=\"")
+                .append(num(y))
+                .append("\" font-size=\"")
+                .append(num(size))
+                .append("\" fill=\"")
+                .append(fill)
+                .append('"');
         if (bold) {
             svg.append(" font-weight=\"bold\"");
         }
         // Runs of spaces line up the lists' columns; elsewhere the default whitespace handling is the same.
-        svg.append(content.contains("  ") ? " xml:space=\"preserve\">" : ">").append(escape(content)).append("</text>");
+        svg.append(content.contains("  ") ? " xml:space=\"preserve\">" : ">")
+                .append(escape(content))
+                .append("</text>");
     }
 
     /** The width of {@code content} in the monospace font at {@code size} px. */

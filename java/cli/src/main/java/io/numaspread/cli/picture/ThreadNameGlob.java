@@ -55,7 +55,8 @@ public record ThreadNameGlob(String text, List<Pattern> patterns) {
                     regex.append('[').append(negated ? "^" : "");
                     for (char member : (negated ? inside.substring(1) : inside).toCharArray()) {
                         // In a Java character class a backslash makes any non-alphanumeric character literal.
-                        regex.append(Character.isLetterOrDigit(member) || member == '-' ? "" : "\\").append(member);
+                        regex.append(Character.isLetterOrDigit(member) || member == '-' ? "" : "\\")
+                                .append(member);
                     }
                     regex.append(']');
                     i = close;

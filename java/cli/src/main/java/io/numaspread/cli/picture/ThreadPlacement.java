@@ -10,5 +10,4 @@ import io.numaspread.CpuSet;
  * @param cpu the CPU it last ran on ({@code processor} in {@code stat})
  * @param allowed its {@code Cpus_allowed_list}
  */
-public record ThreadPlacement(int tid, String name, int cpu, CpuSet allowed) {
-}
+public record ThreadPlacement(int tid, String name, int cpu, CpuSet allowed) {}

@@ -34,11 +34,17 @@ class ThreadNameGlobTest {
 
     @Test
     void malformedGlobsNameTheFlag() {
-        assertEquals("--thread-names a||b: an empty glob (two | in a row?)",
-                assertThrows(NumaspreadException.class, () -> ThreadNameGlob.parse("a||b")).getMessage());
-        assertEquals("--thread-names x\\: a \\ at the end of x\\",
-                assertThrows(NumaspreadException.class, () -> ThreadNameGlob.parse("x\\")).getMessage());
-        assertEquals(NumaspreadException.Kind.BAD_INPUT,
-                assertThrows(NumaspreadException.class, () -> ThreadNameGlob.parse("[a")).kind());
+        assertEquals(
+                "--thread-names a||b: an empty glob (two | in a row?)",
+                assertThrows(NumaspreadException.class, () -> ThreadNameGlob.parse("a||b"))
+                        .getMessage());
+        assertEquals(
+                "--thread-names x\\: a \\ at the end of x\\",
+                assertThrows(NumaspreadException.class, () -> ThreadNameGlob.parse("x\\"))
+                        .getMessage());
+        assertEquals(
+                NumaspreadException.Kind.BAD_INPUT,
+                assertThrows(NumaspreadException.class, () -> ThreadNameGlob.parse("[a"))
+                        .kind());
     }
 }

@@ -19,19 +19,34 @@ import java.util.Optional;
  * call for those that set it. libc is found through the linker's default lookup.
  */
 public final class LibC {
-    private static final List<String> SYMBOLS =
-            List.of("sched_getaffinity", "sched_setaffinity", "sched_getcpu", "gettid", "getsockopt", "ioctl", "strerror",
-                    "open", "read", "write", "close", "socket", "bind", "poll", "recv", "send");
+    private static final List<String> SYMBOLS = List.of(
+            "sched_getaffinity",
+            "sched_setaffinity",
+            "sched_getcpu",
+            "gettid",
+            "getsockopt",
+            "ioctl",
+            "strerror",
+            "open",
+            "read",
+            "write",
+            "close",
+            "socket",
+            "bind",
+            "poll",
+            "recv",
+            "send");
 
-    private LibC() {
-    }
+    private LibC() {}
 
     /**
      * The first symbol this class needs that libc lacks. Checked before anything touches the bindings or
      * {@link Handles}, whose static initializers would otherwise fail with an {@link ExceptionInInitializerError}.
      */
     public static Optional<String> missingSymbol() {
-        return SYMBOLS.stream().filter(name -> Linker.nativeLinker().defaultLookup().find(name).isEmpty()).findFirst();
+        return SYMBOLS.stream()
+                .filter(name -> Linker.nativeLinker().defaultLookup().find(name).isEmpty())
+                .findFirst();
     }
 
     /** {@code sched_getaffinity}: 0 (glibc clears the mask beyond what the kernel wrote), or -1 with errno in {@code call}. */
@@ -68,8 +83,13 @@ public final class LibC {
     public static int incomingCpu(CallState call, int fd) {
         call.optionLength().set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
         try {
-            return (int) Handles.GETSOCKOPT.invokeExact(call.state(), fd, libc_h.SOL_SOCKET(),
-                    libc_h.SO_INCOMING_CPU(), call.option(), call.optionLength());
+            return (int) Handles.GETSOCKOPT.invokeExact(
+                    call.state(),
+                    fd,
+                    libc_h.SOL_SOCKET(),
+                    libc_h.SO_INCOMING_CPU(),
+                    call.option(),
+                    call.optionLength());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -82,8 +102,13 @@ public final class LibC {
     public static int incomingNapiId(CallState call, int fd) {
         call.optionLength().set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
         try {
-            return (int) Handles.GETSOCKOPT.invokeExact(call.state(), fd, libc_h.SOL_SOCKET(),
-                    libc_h.SO_INCOMING_NAPI_ID(), call.option(), call.optionLength());
+            return (int) Handles.GETSOCKOPT.invokeExact(
+                    call.state(),
+                    fd,
+                    libc_h.SOL_SOCKET(),
+                    libc_h.SO_INCOMING_NAPI_ID(),
+                    call.option(),
+                    call.optionLength());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -100,8 +125,11 @@ public final class LibC {
 
     /** {@code busy_poll_usecs}, {@code busy_poll_budget} (unsigned) and {@code prefer_busy_poll} of a struct. */
     public static int[] epollParamsFields(MemorySegment params) {
-        return new int[] {epoll_params.busy_poll_usecs(params),
-            Short.toUnsignedInt(epoll_params.busy_poll_budget(params)), epoll_params.prefer_busy_poll(params)};
+        return new int[] {
+            epoll_params.busy_poll_usecs(params),
+            Short.toUnsignedInt(epoll_params.busy_poll_budget(params)),
+            epoll_params.prefer_busy_poll(params)
+        };
     }
 
     /**
@@ -110,8 +138,8 @@ public final class LibC {
      */
     public static int epollParams(CallState call, int epollFd, boolean set, MemorySegment params) {
         try {
-            return (int) Handles.IOCTL.invokeExact(call.state(), epollFd,
-                    set ? libc_h.EPIOCSPARAMS() : libc_h.EPIOCGPARAMS(), params);
+            return (int) Handles.IOCTL.invokeExact(
+                    call.state(), epollFd, set ? libc_h.EPIOCSPARAMS() : libc_h.EPIOCGPARAMS(), params);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -122,7 +150,8 @@ public final class LibC {
      * or -1 with errno in {@code call}. The descriptor is never inherited by a child process.
      */
     public static int open(CallState call, MemorySegment nulTerminatedPath, boolean forWriting, boolean truncate) {
-        int flags = (forWriting ? libc_h.O_WRONLY() : libc_h.O_RDONLY()) | (truncate ? libc_h.O_TRUNC() : 0)
+        int flags = (forWriting ? libc_h.O_WRONLY() : libc_h.O_RDONLY())
+                | (truncate ? libc_h.O_TRUNC() : 0)
                 | libc_h.O_CLOEXEC();
         try {
             return (int) Handles.OPEN.invokeExact(call.state(), nulTerminatedPath, flags);
@@ -137,8 +166,8 @@ public final class LibC {
      */
     public static int netlinkSocket(CallState call, int protocol) {
         try {
-            return (int) Handles.SOCKET.invokeExact(call.state(), libc_h.AF_NETLINK(),
-                    libc_h.SOCK_RAW() | libc_h.SOCK_CLOEXEC(), protocol);
+            return (int) Handles.SOCKET.invokeExact(
+                    call.state(), libc_h.AF_NETLINK(), libc_h.SOCK_RAW() | libc_h.SOCK_CLOEXEC(), protocol);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -248,24 +277,27 @@ public final class LibC {
 
     /** Built on first use, after {@link #missingSymbol()}; static final so that the JIT inlines the calls. */
     private static final class Handles {
-        static final MethodHandle SCHED_GETAFFINITY = CallState.capturingErrno(
-                libc_h.sched_getaffinity$address(), libc_h.sched_getaffinity$descriptor());
-        static final MethodHandle SCHED_SETAFFINITY = CallState.capturingErrno(
-                libc_h.sched_setaffinity$address(), libc_h.sched_setaffinity$descriptor());
-        static final MethodHandle SCHED_GETCPU = CallState.capturingErrno(
-                libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
-        static final MethodHandle GETSOCKOPT = CallState.capturingErrno(
-                libc_h.getsockopt$address(), libc_h.getsockopt$descriptor());
+        static final MethodHandle SCHED_GETAFFINITY =
+                CallState.capturingErrno(libc_h.sched_getaffinity$address(), libc_h.sched_getaffinity$descriptor());
+        static final MethodHandle SCHED_SETAFFINITY =
+                CallState.capturingErrno(libc_h.sched_setaffinity$address(), libc_h.sched_setaffinity$descriptor());
+        static final MethodHandle SCHED_GETCPU =
+                CallState.capturingErrno(libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
+        static final MethodHandle GETSOCKOPT =
+                CallState.capturingErrno(libc_h.getsockopt$address(), libc_h.getsockopt$descriptor());
         // open is variadic (a mode follows O_CREAT, which numaspread never passes), so its handle says so.
-        static final MethodHandle OPEN = CallState.capturingErrno(libc_h.open.address(),
-                libc_h.open.makeInvoker().descriptor(), Linker.Option.firstVariadicArg(2));
+        static final MethodHandle OPEN = CallState.capturingErrno(
+                libc_h.open.address(), libc_h.open.makeInvoker().descriptor(), Linker.Option.firstVariadicArg(2));
         // ioctl is variadic; numaspread passes it one pointer, a struct epoll_params.
-        static final MethodHandle IOCTL = CallState.capturingErrno(libc_h.ioctl.address(),
-                libc_h.ioctl.makeInvoker(libc_h.C_POINTER).descriptor(), Linker.Option.firstVariadicArg(2));
+        static final MethodHandle IOCTL = CallState.capturingErrno(
+                libc_h.ioctl.address(),
+                libc_h.ioctl.makeInvoker(libc_h.C_POINTER).descriptor(),
+                Linker.Option.firstVariadicArg(2));
         static final MethodHandle READ = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
         static final MethodHandle WRITE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
         static final MethodHandle CLOSE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());
-        static final MethodHandle SOCKET = CallState.capturingErrno(libc_h.socket$address(), libc_h.socket$descriptor());
+        static final MethodHandle SOCKET =
+                CallState.capturingErrno(libc_h.socket$address(), libc_h.socket$descriptor());
         // bind is outside the bound symbol list (headers/libc.txt says why): C passes its transparent-union
         // address argument as the pointer it holds.
         static final MethodHandle BIND = CallState.capturingErrno(
@@ -275,8 +307,9 @@ public final class LibC {
         static final MethodHandle RECV = CallState.capturingErrno(libc_h.recv$address(), libc_h.recv$descriptor());
         static final MethodHandle SEND = CallState.capturingErrno(libc_h.send$address(), libc_h.send$descriptor());
         // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
-        static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
-                Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
-                FunctionDescriptor.of(libc_h.C_POINTER, libc_h.C_INT));
+        static final MethodHandle STRERROR = Linker.nativeLinker()
+                .downcallHandle(
+                        Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
+                        FunctionDescriptor.of(libc_h.C_POINTER, libc_h.C_INT));
     }
 }

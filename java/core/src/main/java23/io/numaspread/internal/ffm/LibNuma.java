@@ -22,13 +22,17 @@ import java.util.Optional;
  * the bindings are touched only when it is empty.
  */
 public final class LibNuma {
-    private static final List<String> SYMBOLS = List.of("numa_available", "numa_max_node", "numa_distance",
-            "numa_node_to_cpus", "numa_allocate_cpumask", "numa_bitmask_free");
+    private static final List<String> SYMBOLS = List.of(
+            "numa_available",
+            "numa_max_node",
+            "numa_distance",
+            "numa_node_to_cpus",
+            "numa_allocate_cpumask",
+            "numa_bitmask_free");
 
     private static final Optional<String> UNAVAILABLE_CAUSE = probe();
 
-    private LibNuma() {
-    }
+    private LibNuma() {}
 
     /** Why libnuma cannot be used here, or empty when it can. */
     public static Optional<String> unavailableCause() {
