@@ -84,6 +84,8 @@ final class ApplyCommand implements Runnable {
         printResults(out, outcome.results());
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
+        LinkPolicyWords.lines(nic.name(), nicOptions.linkPolicies(nicPlan))
+                .forEach(line -> out.println("note: " + line));
         if (dryRun) {
             String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots

@@ -2,8 +2,10 @@
 package io.numaspread.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.nic.NapiMap;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,9 +41,11 @@ final class IrqsCommand implements Runnable {
         NicOptions.NicPlan nicPlan = nicOptions.plan();
         NicReport report = nicPlan.report();
         NapiMap napis = nicOptions.napis(nicPlan);
+        List<LinkIrqPolicy> linkPolicies = nicOptions.linkPolicies(nicPlan);
         if (json.requested) {
             ObjectNode root = report.toJson();
             root.set("napi", NapiReport.toJson(napis));
+            LinkPolicyWords.putJson(root, linkPolicies);
             out.println(Json.write(root));
         } else {
             report.printHeader(out);
@@ -50,6 +54,7 @@ final class IrqsCommand implements Runnable {
             out.println();
             NapiReport.print(out, napis);
             report.printWarnings(out);
+            LinkPolicyWords.lines(nicPlan.nic().name(), linkPolicies).forEach(out::println);
         }
         out.flush();
         picture.draw(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.NapiDiscovery;
@@ -10,6 +11,7 @@ import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import java.util.List;
 import java.util.function.Supplier;
 import picocli.CommandLine.Mixin;
 
@@ -26,6 +28,9 @@ class NicPlanOptions {
 
     @Mixin
     PlanOptions planOptions = new PlanOptions();
+
+    @Mixin
+    HostRootOption host = new HostRootOption();
 
     /** The NIC, the machine and the plan for the NIC's queues on it. */
     record NicPlan(KernelPaths paths, Topology topology, Nic nic, SpreadPlan plan) {
@@ -57,6 +62,11 @@ class NicPlanOptions {
     /** The NIC's NAPI instances, through the backend this command reads the machine with. */
     NapiMap napis(NicPlan plan) {
         return NapiDiscovery.discover(plan.nic().name(), plan.paths(), machine.backend());
+    }
+
+    /** The systemd .link files that have udev place the NIC's IRQs too. */
+    List<LinkIrqPolicy> linkPolicies(NicPlan plan) {
+        return LinkIrqPolicy.find(host.hostRoot, plan.paths(), plan.nic().name());
     }
 
     /** {@link Nic#planRequest} for the NIC's queue IRQs, with the plan flags applied. */

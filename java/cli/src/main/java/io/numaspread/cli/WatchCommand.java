@@ -3,6 +3,7 @@ package io.numaspread.cli;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
@@ -22,6 +23,7 @@ import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -78,6 +80,9 @@ final class WatchCommand implements Runnable {
 
     @Mixin
     ApplyOptions applyOptions = new ApplyOptions();
+
+    @Mixin
+    HostRootOption host = new HostRootOption();
 
     @Option(
             names = "--interval",
@@ -187,6 +192,12 @@ final class WatchCommand implements Runnable {
                         .orElse("")
                 + (metricsFile == null ? "" : ", metrics file " + metricsFile)
                 + (kubeletCpuState == null ? "" : ", kubelet CPU state " + kubeletCpuState));
+        for (InterfaceName iface : ifaces) {
+            if (Files.isDirectory(paths.netDevice(iface))) {
+                LinkPolicyWords.lines(iface, LinkIrqPolicy.find(host.hostRoot, paths, iface))
+                        .forEach(out::println);
+            }
+        }
         out.flush();
 
         Runtime.getRuntime()

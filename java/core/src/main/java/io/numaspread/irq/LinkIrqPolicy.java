@@ -3,6 +3,8 @@ package io.numaspread.irq;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -35,8 +37,31 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
     static final List<String> NETWORK_DIRS = List.of(
             "etc/systemd/network", "run/systemd/network", "usr/local/lib/systemd/network", "usr/lib/systemd/network");
 
+    /** No interface has index 0, so udev's database has no {@code n0}. */
+    private static final int UNKNOWN_IFINDEX = 0;
+
     private static final String SECTION = "Link";
     private static final String KEY = "IRQAffinityPolicy";
+
+    /**
+     * The policies that place {@code nic}'s IRQs, read under {@code root} ({@code /} on a live host); the NIC's
+     * interface index is read from {@code paths}' sysfs.
+     *
+     * @throws NumaspreadException (bad input) naming the file that could not be read
+     */
+    public static List<LinkIrqPolicy> find(Path root, KernelPaths paths, InterfaceName nic) {
+        Path ifindexFile = paths.netDevice(nic).resolve("ifindex");
+        try {
+            return find(root, Integer.parseInt(Files.readString(ifindexFile).strip()));
+        } catch (NoSuchFileException e) {
+            return find(root, UNKNOWN_IFINDEX); // a copied tree without it: every .link file that sets a policy
+        } catch (IOException | NumberFormatException e) {
+            throw NumaspreadException.badInput(
+                    "cannot read " + nic + "'s interface index from " + ifindexFile + ": "
+                            + (e instanceof IOException io ? Errno.describe(io) : e.getMessage()),
+                    e);
+        }
+    }
 
     /**
      * The policies that place NIC {@code ifindex}'s IRQs, read under {@code root} ({@code /} on a live host).
