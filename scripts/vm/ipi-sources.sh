@@ -41,7 +41,10 @@ ipi_trace_stop() {
   grep -E 'csd_queue_cpu:' "$ipi_tracefs/trace" >"$1.csd"
   local overrun
   overrun=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$ipi_tracefs"/per_cpu/cpu*/stats)
-  ((overrun == 0)) || { echo "ipi trace: $overrun events lost (ring buffer overrun)" >&2; return 1; }
+  ((overrun == 0)) || {
+    echo "ipi trace: $overrun events lost (ring buffer overrun)" >&2
+    return 1
+  }
 }
 
 # ipi_sources FILE REQUESTS: per source, the IPIs per request (a cpumask event counts once per target CPU),
