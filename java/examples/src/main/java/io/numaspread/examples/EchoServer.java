@@ -65,7 +65,8 @@ public final class EchoServer {
         Options options = ExampleArgs.parseOrExit(
                 "echo-server",
                 "EchoServer (--nic IFACE [--no-steering |"
-                        + " --steer-by napi-id|cpu] [--busy-poll USECS] | --default-loops N) [--port P] [--bind ADDRESS]"
+                        + " --steer-by napi-id|cpu] [--busy-poll USECS] [--loops-on-irq-cpus] | --default-loops N) [--port P]"
+                        + " [--bind ADDRESS]"
                         + " [--report]",
                 Options::parse,
                 args);
@@ -76,7 +77,8 @@ public final class EchoServer {
             PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
                     .nic(options.nic)
                     .names("echo-loop-%d")
-                    .steering(options.steering);
+                    .steering(options.steering)
+                    .loopsOnIrqCpus(options.loopsOnIrqCpus);
             if (options.steerBy != null) {
                 builder.steering(options.steerBy);
             }
@@ -265,7 +267,8 @@ public final class EchoServer {
             int defaultLoops,
             String bind,
             int port,
-            boolean report) {
+            boolean report,
+            boolean loopsOnIrqCpus) {
         static Options parse(String[] args) {
             String nic = null;
             boolean steering = true;
@@ -275,6 +278,7 @@ public final class EchoServer {
             String bind = "0.0.0.0";
             int port = 7007;
             boolean report = false;
+            boolean loopsOnIrqCpus = false;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--nic" -> nic = value(args, ++i, "--nic");
@@ -293,19 +297,21 @@ public final class EchoServer {
                     case "--bind" -> bind = value(args, ++i, "--bind");
                     case "--port" -> port = positive("--port", value(args, ++i, "--port"));
                     case "--report" -> report = true;
+                    case "--loops-on-irq-cpus" -> loopsOnIrqCpus = true;
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
                 }
             }
             if ((nic == null) == (defaultLoops == 0)) {
                 throw new IllegalArgumentException("give exactly one of --nic IFACE and --default-loops N");
             }
-            if ((!steering || steerBy != null || busyPollUsecs > 0) && nic == null) {
-                throw new IllegalArgumentException("--no-steering, --steer-by and --busy-poll go with --nic");
+            if ((!steering || steerBy != null || busyPollUsecs > 0 || loopsOnIrqCpus) && nic == null) {
+                throw new IllegalArgumentException(
+                        "--no-steering, --steer-by, --busy-poll and --loops-on-irq-cpus go with --nic");
             }
             if (!steering && steerBy != null) {
                 throw new IllegalArgumentException("give one of --no-steering and --steer-by");
             }
-            return new Options(nic, steering, steerBy, busyPollUsecs, defaultLoops, bind, port, report);
+            return new Options(nic, steering, steerBy, busyPollUsecs, defaultLoops, bind, port, report, loopsOnIrqCpus);
         }
     }
 }

@@ -244,6 +244,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private NapiMap napis;
         private EpollBusyPoll busyPoll;
         private NapiSettings napiSettings;
+        private boolean onIrqCpus;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
@@ -252,6 +253,18 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         /** One loop per queue of {@code nic}, planned by {@link io.numaspread.nic.Nic#planRequest}. */
         public Builder nic(String name) {
             this.nic = Objects.requireNonNull(name);
+            return this;
+        }
+
+        /**
+         * With {@link #nic}: pins loop i to queue i's IRQ CPU alone, the CPU {@code numaspread apply} gives that IRQ,
+         * instead of that CPU's sibling group. A loop asleep in {@code epoll_wait} is then woken by its queue's
+         * softirq on its own CPU, which takes no IPI, where a loop asleep on the sibling thread is woken through
+         * that CPU's wakelist: one function-call IPI per wakeup ({@code sched_ttwu_pending}, the largest source
+         * of IPIs per request; docs/benchmarks.md). The loop then shares its CPU with the queue's softirq.
+         */
+        public Builder loopsOnIrqCpus(boolean on) {
+            this.onIrqCpus = on;
             return this;
         }
 
@@ -353,6 +366,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
                 throw new IllegalArgumentException("give exactly one of a NIC, a node and a count, or a plan");
             }
+            if (onIrqCpus && nic == null) {
+                throw new IllegalArgumentException("loops on their queues' IRQ CPUs need the NIC (nic)");
+            }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
             SpreadPlan spreadPlan = plan != null ? plan : spreadPlan(threadPinner);
             PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner)
@@ -393,7 +409,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                     .withAllowed(threadPinner.allowed());
             PlanRequest request;
             if (nic != null) {
-                request = NicDiscovery.discover(new InterfaceName(nic), kernel).planRequest(topology, Purpose.THREADS);
+                request = NicDiscovery.discover(new InterfaceName(nic), kernel)
+                        .planRequest(topology, onIrqCpus ? Purpose.IRQS : Purpose.THREADS);
                 request = count > 0 ? request.withCount(count) : request;
             } else {
                 request = PlanRequest.threads(node, count);

@@ -122,6 +122,41 @@ class PinnedEventLoopGroupTest {
                 unknown.getMessage());
     }
 
+    @Test
+    void loopsOnIrqCpusRunEachLoopOnItsQueuesIrqCpuAlone(@TempDir Path sys, @TempDir Path proc) {
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .iface("enp8s0")
+                .pci("0000:08:00.0")
+                .driver("mlx5_core")
+                .numaNode(1)
+                .localCpus(null)
+                .vector(60, "mlx5_async0@pci:0000:08:00.0")
+                .vector(61, "mlx5_comp0@pci:0000:08:00.0")
+                .vector(62, "mlx5_comp1@pci:0000:08:00.0")
+                .vector(63, "mlx5_comp2@pci:0000:08:00.0")
+                .write();
+        SysfsTree tree = SysfsTree.at(sys);
+        SpreadPlan onIrqCpus = PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                .nic("enp8s0")
+                .kernel(new KernelPaths(proc, sys))
+                .loopsOnIrqCpus(true)
+                .spreadPlan(new ThreadPinner(new SysfsBackend(tree, proc), tree.possible()));
+        List<CpuSet> irqs = cpus(irqPlan(sys, proc, "enp8s0"));
+        assertEquals(List.of(CpuSet.of(4), CpuSet.of(6), CpuSet.of(5)), irqs, "one CPU per queue, cores first");
+        assertEquals(irqs, cpus(onIrqCpus));
+        assertEquals(
+                List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5)),
+                cpus(loopPlan(sys, proc, "enp8s0", 0)),
+                "by default a loop has its IRQ CPU's sibling group");
+        IllegalArgumentException noNic = assertThrows(
+                IllegalArgumentException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                        .node(0, 2)
+                        .loopsOnIrqCpus(true)
+                        .build());
+        assertTrue(noNic.getMessage().contains("need the NIC"), noNic.getMessage());
+    }
+
     /** The IRQ plan gives queue i one CPU, and loop i runs on that CPU's sibling group. */
     private static void assertLoopsHoldTheirQueuesIrqCpu(List<CpuSet> irqs, List<CpuSet> loops) {
         assertEquals(irqs.size(), loops.size());
