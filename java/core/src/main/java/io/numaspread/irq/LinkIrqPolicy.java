@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  * device's next add, and udev is a second writer that acts only then.
  *
  * <p>Which {@code .link} file applies to a NIC is udev's decision, recorded in its database
- * ({@code /run/udev/data/n<ifindex>}: {@code ID_NET_LINK_FILE} and {@code ID_NET_LINK_FILE_DROPINS}), so it is read
- * there, not matched again here. Without that entry (a container without the host's {@code /run/udev}, or udev
+ * ({@code /run/udev/data/n<ifindex>}: {@code ID_NET_LINK_FILE}), so it is read there, not matched again here. Its
+ * drop-ins are read from the directories as they are now, since the next add reads them so: a drop-in written
+ * since the last one (numaspread's advice) counts before udev lists it in {@code ID_NET_LINK_FILE_DROPINS}. Without that entry (a container without the host's {@code /run/udev}, or udev
  * not running) every {@code .link} file that sets a policy is reported, as one that may apply.
  *
  * @param file the {@code .link} file, as udev names it (a host path)
@@ -76,14 +77,9 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
             if (linkFile.isEmpty()) {
                 return List.of();
             }
-            List<Path> files = new ArrayList<>();
-            files.add(hostPath(root, linkFile));
-            String dropIns = property(entry.get(), "ID_NET_LINK_FILE_DROPINS");
-            if (!dropIns.isEmpty()) {
-                for (String dropIn : dropIns.split(":")) {
-                    files.add(hostPath(root, unescape(dropIn)));
-                }
-            }
+            // its drop-ins as they are now, which the next add reads, not as the database lists them from the last
+            Path file = hostPath(root, linkFile);
+            List<Path> files = withDropIns(root, file);
             return policy(files)
                     .map(policy -> List.of(new LinkIrqPolicy(Path.of(linkFile), policy, true)))
                     .orElse(List.of());
@@ -94,14 +90,7 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
             if (!hasSection(lines, "Match")) {
                 return; // udev ignores a .link file without a [Match] section
             }
-            List<Path> files = new ArrayList<>(List.of(file));
-            files.addAll(byName(
-                            root,
-                            NETWORK_DIRS.stream()
-                                    .map(dir -> dir + "/" + name + ".d")
-                                    .toList(),
-                            ".conf")
-                    .values());
+            List<Path> files = withDropIns(root, file);
             policy(files)
                     .ifPresent(policy ->
                             found.add(new LinkIrqPolicy(Path.of("/").resolve(root.relativize(file)), policy, false)));
@@ -169,19 +158,18 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
                 .orElse("");
     }
 
-    /** udev escapes a {@code :} within a drop-in's path as {@code \x3a} ({@code xescape}). */
-    static String unescape(String escaped) {
-        StringBuilder plain = new StringBuilder();
-        for (int i = 0; i < escaped.length(); i++) {
-            char c = escaped.charAt(i);
-            if (c == '\\' && i + 3 < escaped.length() && escaped.charAt(i + 1) == 'x') {
-                plain.append((char) Integer.parseInt(escaped.substring(i + 2, i + 4), 16));
-                i += 3;
-            } else {
-                plain.append(c);
-            }
-        }
-        return plain.toString();
+    /** {@code file} and then its drop-ins ({@code NAME.d/*.conf} in every network directory), in udev's order. */
+    private static List<Path> withDropIns(Path root, Path file) {
+        String name = file.getFileName().toString();
+        List<Path> files = new ArrayList<>(List.of(file));
+        files.addAll(byName(
+                        root,
+                        NETWORK_DIRS.stream()
+                                .map(dir -> dir + "/" + name + ".d")
+                                .toList(),
+                        ".conf")
+                .values());
+        return files;
     }
 
     private static Path hostPath(Path root, String absolute) {

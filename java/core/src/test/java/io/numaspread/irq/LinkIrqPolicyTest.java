@@ -89,14 +89,11 @@ class LinkIrqPolicyTest {
     }
 
     @Test
-    void aDropInPathWithAnEscapedColon() throws IOException {
-        write("etc/systemd/network/10-eth0.link", MATCH_ETH0);
-        write("etc/systemd/network/10-eth0.link.d/a:b.conf", "[Link]\nIRQAffinityPolicy=single\n");
-        udevEntry(
-                2,
-                "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link",
-                "ID_NET_LINK_FILE_DROPINS=/etc/systemd/network/10-eth0.link.d/a\\x3ab.conf");
-        assertEquals("single", LinkIrqPolicy.find(root, 2).get(0).policy());
+    void aDropInWrittenSinceUdevLastRanCountsAsTheNextAddWillReadIt() throws IOException {
+        write("etc/systemd/network/10-eth0.link", MATCH_ETH0 + "[Link]\nIRQAffinityPolicy=spread\n");
+        udevEntry(2, "ID_NET_LINK_FILE=/etc/systemd/network/10-eth0.link");
+        write("run/systemd/network/10-eth0.link.d/numaspread.conf", "[Link]\nIRQAffinityPolicy=\n");
+        assertEquals(List.of(), LinkIrqPolicy.find(root, 2));
     }
 
     @Test
