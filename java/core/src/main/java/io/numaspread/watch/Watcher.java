@@ -135,7 +135,7 @@ public final class Watcher {
     private final Map<InterfaceName, Placed> placed = new LinkedHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
     /** The kubelet's exclusive CPUs last read well: kept while the file cannot be read. */
-    private CpuSet keptFree = CpuSet.EMPTY;
+    private CpuSet lastKeptFree = CpuSet.EMPTY;
     /** Why the kubelet's file could not be read, said when it turns bad and not again until it reads well. */
     private Optional<String> keptFreeProblem = Optional.empty();
 
@@ -350,18 +350,19 @@ public final class Watcher {
             return CpuSet.EMPTY;
         }
         try {
-            keptFree = KubeletCpuState.exclusiveCpus(planning.kubeletCpuState().get());
+            lastKeptFree =
+                    KubeletCpuState.exclusiveCpus(planning.kubeletCpuState().get());
             keptFreeProblem = Optional.empty();
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;
             }
             if (keptFreeProblem.isEmpty()) {
-                listener.heard(new WatchEvent.KeptFreeUnreadable(iface, e.getMessage(), keptFree));
+                listener.heard(new WatchEvent.KeptFreeUnreadable(iface, e.getMessage(), lastKeptFree));
             }
             keptFreeProblem = Optional.of(e.getMessage());
         }
-        return keptFree;
+        return lastKeptFree;
     }
 
     /**
