@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
-import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.irq.NicPlacement;
@@ -15,6 +14,7 @@ import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.watch.Backoff;
+import io.numaspread.watch.KubeletCpuState;
 import io.numaspread.watch.NetlinkEvents;
 import io.numaspread.watch.Watcher;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -33,7 +33,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -140,7 +139,10 @@ final class WatchCommand implements Runnable {
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw NumaspreadException.badInput("--metrics-port must be 0 to 65535, not " + metricsPort);
         }
-        Watcher.Planning planning = new Watcher.Planning(planOptions.flags(), new KeptFree(out));
+        if (kubeletCpuState != null) {
+            KubeletCpuState.exclusiveCpus(kubeletCpuState); // a bad file stops watch at start
+        }
+        Watcher.Planning planning = new Watcher.Planning(planOptions.flags(), Optional.ofNullable(kubeletCpuState));
 
         String source = events.kind().id();
         Clock clock = Clock.systemUTC();
@@ -270,40 +272,5 @@ final class WatchCommand implements Runnable {
         Map<InterfaceName, NicPlacement.NapiAccess> access = new HashMap<>();
         ifaces.forEach(iface -> access.put(iface, machine.napiAccess(iface, paths)));
         return Optional.of(access::get);
-    }
-
-    /**
-     * The CPUs the kubelet gives Guaranteed pods, read at every check; none without --kubelet-cpu-state. A file
-     * that turns bad later keeps the last good CPUs, said once, rather than stopping watch.
-     */
-    private final class KeptFree implements Supplier<CpuSet> {
-        private final PrintWriter out;
-        private CpuSet lastKeptFree = CpuSet.EMPTY;
-        private Optional<String> keptFreeProblem = Optional.empty();
-
-        KeptFree(PrintWriter out) {
-            this.out = out;
-            if (kubeletCpuState != null) {
-                lastKeptFree = KubeletCpuState.exclusiveCpus(kubeletCpuState); // a bad file stops watch at start
-            }
-        }
-
-        @Override
-        public CpuSet get() {
-            if (kubeletCpuState == null) {
-                return CpuSet.EMPTY;
-            }
-            try {
-                lastKeptFree = KubeletCpuState.exclusiveCpus(kubeletCpuState);
-                keptFreeProblem = Optional.empty();
-            } catch (NumaspreadException e) {
-                if (keptFreeProblem.isEmpty()) {
-                    out.println("kubelet: " + e.getMessage() + "; keeping CPUs " + lastKeptFree + " free meanwhile");
-                    out.flush();
-                }
-                keptFreeProblem = Optional.of(e.getMessage());
-            }
-            return lastKeptFree;
-        }
     }
 }

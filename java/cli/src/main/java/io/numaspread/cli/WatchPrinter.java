@@ -63,6 +63,10 @@ final class WatchPrinter {
             return Optional.of("waiting " + nic + ": the topology could not be read (" + waiting.cause() + ")"
                     + after(waiting.after()) + "; reading it again at the next check");
         }
+        if (event instanceof WatchEvent.KeptFreeUnreadable kubelet) {
+            return Optional.of(
+                    "kubelet: " + kubelet.problem() + "; keeping CPUs " + kubelet.keptFree() + " free meanwhile");
+        }
         if (event instanceof WatchEvent.Gone gone) {
             return gone.justWent()
                     ? Optional.of(

@@ -157,6 +157,18 @@ class WatchPrinterTest {
                 writers);
     }
 
+    /** The line scripts/vm-checks-watch-kubelet looks for. */
+    @Test
+    void anUnreadableKubeletFileSaysWhichCpusAreKeptFree() {
+        assertEquals(
+                "kubelet: /var/lib/kubelet/cpu_manager_state is not the kubelet's CPU state: not a JSON object;"
+                        + " keeping CPUs 2-5,7 free meanwhile",
+                line(new WatchEvent.KeptFreeUnreadable(
+                        ETH0,
+                        "/var/lib/kubelet/cpu_manager_state is not the kubelet's CPU state: not a JSON object",
+                        CpuSet.parse("2-5,7"))));
+    }
+
     @Test
     void failuresAndAGoneNicAreSaidWithTheEventsAfterWhichTheyCame() {
         assertEquals(

@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Just enough JSON for the state file: the core library carries no JSON dependency because it is loaded into
- * other people's servers. Objects become maps, arrays lists, integers longs.
+ * Just enough JSON for the state file and the kubelet's CPU state: the core library carries no JSON dependency
+ * because it is loaded into other people's servers. Objects become maps, arrays lists, integers longs.
  */
-final class MiniJson {
+public final class MiniJson {
     /**
      * How deep objects and arrays may nest. A state file nests three deep; the limit keeps the recursive descent
      * far from the thread's stack, so that a hostile file ends in a parse error, not a StackOverflowError.
@@ -25,7 +25,8 @@ final class MiniJson {
         this.text = text;
     }
 
-    static Object parse(String text) {
+    /** @throws IllegalArgumentException saying where and why {@code text} is not the JSON this reads */
+    public static Object parse(String text) {
         MiniJson parser = new MiniJson(text);
         Object value = parser.value();
         parser.skipSpace();

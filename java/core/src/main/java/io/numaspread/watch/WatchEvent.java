@@ -124,6 +124,12 @@ public sealed interface WatchEvent {
     }
 
     /**
+     * The kubelet's CPU state could not be read ({@code problem}) at a check after the start: {@code keptFree}, the
+     * CPUs it last gave, are kept free meanwhile. Said when the file turns bad, not again until it reads well.
+     */
+    record KeptFreeUnreadable(InterfaceName nic, String problem, CpuSet keptFree) implements WatchEvent {}
+
+    /**
      * The NIC is not there (unbound, removed), at each check while it is gone; {@code justWent} at the first,
      * with why and after what.
      */

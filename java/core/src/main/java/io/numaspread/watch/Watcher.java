@@ -46,7 +46,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Keeps NICs' queue plans applied: applies each plan, then checks again after every kernel event that concerns
@@ -61,10 +60,10 @@ import java.util.function.Supplier;
 public final class Watcher {
     /**
      * What each check plans with, besides the machine and the NIC it reads: the plan flags, parsed once by the
-     * command, and the CPUs to keep free of queues beyond the flags' own (the kubelet's exclusive CPUs, which
-     * change while watch runs: read at every check).
+     * command, and the kubelet's CPU state file, whose exclusive CPUs are kept free of queues beyond the flags' own
+     * (they change while watch runs: the file is read at every check, {@link KubeletCpuState}).
      */
-    public record Planning(PlanFlags flags, Supplier<CpuSet> keptFree) {
+    public record Planning(PlanFlags flags, Optional<Path> kubeletCpuState) {
         /** {@code nic}'s queue IRQs planned on {@code topology}, off {@code keptFree}. */
         SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
             PlanRequest request = flags.applyTo(nic.planRequest(topology, Purpose.IRQS));
@@ -135,6 +134,11 @@ public final class Watcher {
     private final BlockingQueue<KernelEvent> events = new LinkedBlockingQueue<>();
     private final Map<InterfaceName, Placed> placed = new LinkedHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** The kubelet's exclusive CPUs last read well: kept while the file cannot be read. */
+    private CpuSet lastKeptFree = CpuSet.EMPTY;
+    /** Why the kubelet's file could not be read, said when it turns bad and not again until it reads well. */
+    private Optional<String> keptFreeProblem = Optional.empty();
+
     private volatile boolean stopping;
 
     /** What the watcher last did for one NIC. */
@@ -338,16 +342,39 @@ public final class Watcher {
     }
 
     /**
+     * The kubelet's exclusive CPUs, read afresh; none without its file. A file that turns bad after the start keeps
+     * the last good CPUs, said once, rather than stopping watch; at the start it throws.
+     */
+    private CpuSet keptFree(InterfaceName iface, Trigger trigger) {
+        if (planning.kubeletCpuState().isEmpty()) {
+            return CpuSet.EMPTY;
+        }
+        try {
+            lastKeptFree =
+                    KubeletCpuState.exclusiveCpus(planning.kubeletCpuState().get());
+            keptFreeProblem = Optional.empty();
+        } catch (NumaspreadException e) {
+            if (trigger == Trigger.START) {
+                throw e;
+            }
+            if (keptFreeProblem.isEmpty()) {
+                listener.heard(new WatchEvent.KeptFreeUnreadable(iface, e.getMessage(), lastKeptFree));
+            }
+            keptFreeProblem = Optional.of(e.getMessage());
+        }
+        return lastKeptFree;
+    }
+
+    /**
      * Reads the machine and the NIC and plans; empty, once said why, when either cannot be read (the machine
      * changing, or the NIC gone). At the start, throws instead.
      */
     private Optional<Reading> read(
             InterfaceName iface, Placed state, Trigger trigger, List<KernelEvent> events, Instant now) {
+        CpuSet keptFree = keptFree(iface, trigger);
         Topology topology;
-        CpuSet keptFree;
         try {
             topology = currentTopology(trigger);
-            keptFree = planning.keptFree().get();
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;

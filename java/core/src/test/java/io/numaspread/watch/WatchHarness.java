@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.watch;
 
-import io.numaspread.CpuSet;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanFlags;
 import io.numaspread.plan.Policy;
@@ -30,7 +29,7 @@ final class WatchHarness {
     static Watcher.Planning asWritten() {
         return new Watcher.Planning(
                 new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
-                () -> CpuSet.EMPTY);
+                Optional.empty());
     }
 
     /** The first of {@code events} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */

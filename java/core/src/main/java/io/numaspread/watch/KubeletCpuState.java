@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.cli;
+package io.numaspread.watch;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.irq.MiniJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -19,9 +17,7 @@ import java.util.Map;
  * "defaultCpuSet": "0-1,6-7", "entries": {"<pod uid>": {"app": "2-5"}}, "checksum": 1234}}). Queue IRQs are kept
  * off those CPUs, so that Guaranteed pods run undisturbed.
  */
-final class KubeletCpuState {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
+public final class KubeletCpuState {
     private KubeletCpuState() {}
 
     /**
@@ -30,7 +26,7 @@ final class KubeletCpuState {
      *
      * @throws NumaspreadException (bad input) naming the file when it cannot be read or parsed
      */
-    static CpuSet exclusiveCpus(Path file) {
+    public static CpuSet exclusiveCpus(Path file) {
         String text;
         try {
             text = Files.readString(file);
@@ -43,33 +39,34 @@ final class KubeletCpuState {
     }
 
     static CpuSet parse(Path file, String text) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(text);
-        } catch (JsonProcessingException e) {
-            throw NumaspreadException.badInput(
-                    file + " is not the kubelet's CPU state (JSON): " + e.getOriginalMessage());
-        }
-        if (root == null || !root.isObject()) {
+        if (text.isBlank()) {
+            // An empty file holds no JSON value at all, so it is not an object rather than malformed.
             throw NumaspreadException.badInput(file + " is not the kubelet's CPU state: not a JSON object");
         }
-        JsonNode entries = root.path("entries");
-        if (entries.isMissingNode() || entries.isNull()) {
+        Object root;
+        try {
+            root = MiniJson.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw NumaspreadException.badInput(file + " is not the kubelet's CPU state (JSON): " + e.getMessage());
+        }
+        if (!(root instanceof Map<?, ?> object)) {
+            throw NumaspreadException.badInput(file + " is not the kubelet's CPU state: not a JSON object");
+        }
+        Object entries = object.get("entries");
+        if (entries == null) {
             return CpuSet.EMPTY;
         }
-        if (!entries.isObject()) {
+        if (!(entries instanceof Map<?, ?> pods)) {
             throw NumaspreadException.badInput(file + ": \"entries\" is not an object of pods");
         }
         CpuSet exclusive = CpuSet.EMPTY;
-        for (Iterator<Map.Entry<String, JsonNode>> pods = entries.fields(); pods.hasNext(); ) {
-            Map.Entry<String, JsonNode> pod = pods.next();
-            for (Iterator<Map.Entry<String, JsonNode>> containers =
-                            pod.getValue().fields();
-                    containers.hasNext(); ) {
-                Map.Entry<String, JsonNode> container = containers.next();
+        for (Map.Entry<?, ?> pod : pods.entrySet()) {
+            if (!(pod.getValue() instanceof Map<?, ?> containers)) {
+                continue; // a pod that is not an object names no containers
+            }
+            for (Map.Entry<?, ?> container : containers.entrySet()) {
                 try {
-                    exclusive =
-                            exclusive.union(CpuSet.parse(container.getValue().asText()));
+                    exclusive = exclusive.union(CpuSet.parse(text(container.getValue())));
                 } catch (IllegalArgumentException e) {
                     throw NumaspreadException.badInput(file + ": pod " + pod.getKey() + " container "
                             + container.getKey() + ": " + e.getMessage());
@@ -77,5 +74,13 @@ final class KubeletCpuState {
             }
         }
         return exclusive;
+    }
+
+    /** A container's CPU list as text: a string as it is, a number or a word as written, an object or array as none. */
+    private static String text(Object value) {
+        if (value instanceof Map<?, ?> || value instanceof List<?>) {
+            return "";
+        }
+        return String.valueOf(value);
     }
 }
