@@ -6,8 +6,9 @@
 # IPI (CAL) names its csd's function where the kernel knows it, and otherwise x86's generic handler, so its
 # source is its call site (ttwu_queue_wakelist for a queued remote wakeup, flush_tlb_mask for a TLB shootdown,
 # membarrier's smp_call_function_many, ...).
-# Sourced by the measuring scripts: ipi_trace_start before a phase, ipi_trace_stop after it, then
-# ipi_sources REQUESTS prints "SOURCE per-request count" lines, most first.
+# Sourced by scripts/vm-measure-ipis and scripts/vm-checks-ipis: ipi_trace_start before a phase, ipi_trace_stop
+# FILE after it, then ipi_sources FILE REQUESTS and csd_functions FILE.csd REQUESTS print the sources, most first;
+# ipi_counters reads /proc/interrupts' RES and CAL totals.
 
 readonly ipi_tracefs=/sys/kernel/tracing
 
@@ -30,8 +31,8 @@ ipi_trace_start() {
   echo 1 >"$ipi_tracefs/tracing_on"
 }
 
-# ipi_trace_stop FILE: stops tracing and keeps the IPI events in FILE, the queued calls in FILE.csd. Fails when the ring buffer overran (an event
-# lost is an IPI not counted).
+# ipi_trace_stop FILE: stops tracing and keeps the IPI events in FILE, the queued calls in FILE.csd. Fails when
+# the ring buffer overran (an event lost is an IPI not counted).
 ipi_trace_stop() {
   echo 0 >"$ipi_tracefs/tracing_on"
   echo 0 >"$ipi_tracefs/events/ipi/ipi_send_cpu/enable"
@@ -87,4 +88,10 @@ csd_functions() {
       }
       count[func "@" site]++ }
     END { for (s in count) printf "%s %d %.3f\n", s, count[s], count[s] / n }' "$1" | sort -k2,2nr
+}
+
+# ipi_counters: "RES CAL", each summed over the CPUs, from /proc/interrupts.
+ipi_counters() {
+  awk '$1 == "RES:" || $1 == "CAL:" { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; printf "%d ", s }' \
+    /proc/interrupts
 }
