@@ -4,27 +4,12 @@ package io.numaspread.irq;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.InterruptTable;
-import java.io.IOException;
 import java.util.Optional;
 
 /** IRQ affinity: {@code /proc/irq/N/smp_affinity_list}, root's to write. */
-final class IrqAffinity implements SettingWriter {
-    private final KernelPaths paths;
-    private final KernelFiles files;
-
+final class IrqAffinity extends KernelFileSetting {
     IrqAffinity(KernelPaths paths, KernelFiles files) {
-        this.paths = paths;
-        this.files = files;
-    }
-
-    @Override
-    public String read(Target target) throws IOException {
-        return files.read(target.file(paths));
-    }
-
-    @Override
-    public void write(Target target, String value) throws IOException {
-        files.write(target.file(paths), value);
+        super(paths, files);
     }
 
     @Override

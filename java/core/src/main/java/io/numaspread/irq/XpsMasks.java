@@ -11,23 +11,9 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /** XPS: each transmit queue's {@code /sys/class/net/IFACE/queues/tx-N/xps_cpus}, a hex mask. */
-final class XpsMasks implements SettingWriter {
-    private final KernelPaths paths;
-    private final KernelFiles files;
-
+final class XpsMasks extends KernelFileSetting {
     XpsMasks(KernelPaths paths, KernelFiles files) {
-        this.paths = paths;
-        this.files = files;
-    }
-
-    @Override
-    public String read(Target target) throws IOException {
-        return files.read(target.file(paths));
-    }
-
-    @Override
-    public void write(Target target, String value) throws IOException {
-        files.write(target.file(paths), value);
+        super(paths, files);
     }
 
     /** The file exists but the kernel reports ENOENT on reading it: a single-queue device. */
