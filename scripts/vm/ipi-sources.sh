@@ -7,8 +7,8 @@
 # source is its call site (ttwu_queue_wakelist for a queued remote wakeup, flush_tlb_mask for a TLB shootdown,
 # membarrier's smp_call_function_many, ...).
 # Sourced by scripts/vm-measure-ipis and scripts/vm-checks-ipis: ipi_trace_start before a phase, ipi_trace_stop
-# FILE after it, then ipi_sources FILE REQUESTS and csd_functions FILE.csd REQUESTS print the sources, most first;
-# ipi_counters reads /proc/interrupts' RES and CAL totals.
+# FILE after it, then ipi_sources FILE REQUESTS, csd_functions FILE.csd REQUESTS and remote_wakeups FILE.wakeups
+# REQUESTS print the sources, most first; ipi_counters reads /proc/interrupts' RES and CAL totals.
 
 readonly ipi_tracefs=/sys/kernel/tracing
 
@@ -28,6 +28,7 @@ ipi_trace_start() {
   echo 1 >"$ipi_tracefs/events/ipi/ipi_send_cpu/enable"
   echo 1 >"$ipi_tracefs/events/ipi/ipi_send_cpumask/enable"
   echo 1 >"$ipi_tracefs/events/csd/csd_queue_cpu/enable"
+  echo 1 >"$ipi_tracefs/events/sched/sched_waking/enable"
   echo 1 >"$ipi_tracefs/tracing_on"
 }
 
@@ -38,8 +39,10 @@ ipi_trace_stop() {
   echo 0 >"$ipi_tracefs/events/ipi/ipi_send_cpu/enable"
   echo 0 >"$ipi_tracefs/events/ipi/ipi_send_cpumask/enable"
   echo 0 >"$ipi_tracefs/events/csd/csd_queue_cpu/enable"
+  echo 0 >"$ipi_tracefs/events/sched/sched_waking/enable"
   grep -E 'ipi_send_cpu(mask)?:' "$ipi_tracefs/trace" >"$1"
   grep -E 'csd_queue_cpu:' "$ipi_tracefs/trace" >"$1.csd"
+  grep -E 'sched_waking:|csd_queue_cpu:' "$ipi_tracefs/trace" >"$1.wakeups"
   local overrun
   overrun=$(awk '/^overrun:/ { s += $2 } END { print s + 0 }' "$ipi_tracefs"/per_cpu/cpu*/stats)
   ((overrun == 0)) || {
@@ -88,6 +91,21 @@ csd_functions() {
       }
       count[func "@" site]++ }
     END { for (s in count) printf "%s %d %.3f\n", s, count[s], count[s] / n }' "$1" | sort -k2,2nr
+}
+
+# remote_wakeups FILE.wakeups REQUESTS: per "WAKEE<-WAKER" (task names, digits as N, spaces as _), the wakeups
+# queued to another CPU's wake list (csd function sched_ttwu_pending: the CAL IPIs of ttwu_queue_wakelist), per
+# request, sorted. The waker is the task that queued the call; the wakee is the task of the sched_waking event
+# just before it on the same CPU, which try_to_wake_up traces first. Java threads show their 15-character names.
+remote_wakeups() {
+  sed -nE -e 's/^ *(.*)-[0-9]+ +\[([0-9]+)\].* sched_waking: comm=(.*) pid=[0-9]+ prio=.*/\2 waking \3/p' \
+    -e 's/^ *(.*)-[0-9]+ +\[([0-9]+)\].* csd_queue_cpu: .*func=([A-Za-z0-9_.]+).*/\2 csd \3 \1/p' "$1" |
+    awk -v n="$2" '
+      function task(name) { gsub(/[0-9]+/, "N", name); gsub(/ /, "_", name); return name }
+      $2 == "waking" { wakee = $0; sub(/^[0-9]+ waking /, "", wakee); last[$1] = task(wakee); next }
+      $2 == "csd" && $3 == "sched_ttwu_pending" { waker = $0; sub(/^[0-9]+ csd [^ ]+ /, "", waker)
+                                                 count[last[$1] "<-" task(waker)]++ }
+      END { for (p in count) printf "%s %d %.3f\n", p, count[p], count[p] / n }' | sort -k2,2nr
 }
 
 # ipi_counters: "RES CAL", each summed over the CPUs, from /proc/interrupts.
