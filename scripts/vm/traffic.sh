@@ -43,13 +43,24 @@ input_vectors() {
 }
 
 # "Q NAPI IRQ" for each receive queue of the NIC, as netdev netlink (Linux 6.8+) links them: queue-get's NAPI ID
-# of each rx queue, napi-get's IRQ of that NAPI ("-" where the driver links none). The kernel's own map, read
-# with python3's plain sockets, so that a check judges connections by something numaspread did not read.
+# of each rx queue, napi-get's IRQ of that NAPI ("-" where the driver links none); a queue linked to no NAPI is
+# left out. The kernel's own map, read with python3's plain sockets, so that a check judges connections by
+# something numaspread did not read.
 netdev_rx_queues() {
-  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" <<'PY'
+  netdev_netlink queues
+}
+
+# "NAPI IRQ" for each NAPI instance of the NIC that napi-get lists, by NAPI ID ("-" where the driver links no IRQ).
+netdev_napis() {
+  netdev_netlink napis
+}
+
+# netdev_netlink queues|napis: the reader behind the two above.
+netdev_netlink() {
+  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$1" <<'PY'
 import socket, struct, sys
 
-ifindex = int(sys.argv[1])
+ifindex, listing = int(sys.argv[1]), sys.argv[2]
 sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)  # NETLINK_GENERIC
 sequence = 0
 
@@ -102,6 +113,10 @@ family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL
 irq_of = {}
 for napi in request(family, 11, True, u32(1, ifindex)):  # NAPI_GET, dump by NAPI_IFINDEX
     irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
+if listing == "napis":
+    for napi in sorted(irq_of):
+        print(napi, irq_of[napi])
+    sys.exit()
 for queue in request(family, 10, True, u32(2, ifindex)):  # QUEUE_GET, dump by QUEUE_IFINDEX
     if value(queue, 3) == 0 and 4 in queue:  # QUEUE_TYPE rx, with a QUEUE_NAPI_ID
         print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
