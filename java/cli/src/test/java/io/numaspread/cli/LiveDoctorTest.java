@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.testing.NeedsLiveNic;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -27,6 +28,7 @@ class LiveDoctorTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
+    @NeedsLiveNic
     void theReportAgreesWithTheKernelRelease() throws Exception {
         String release = Files.readString(Path.of("/proc/sys/kernel/osrelease")).strip();
         Matcher version = Pattern.compile("^(\\d+)\\.(\\d+)").matcher(release);

@@ -18,12 +18,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads the machine for the doctor's report: the edge where the files and the netlink answers are read; {@link
  * KernelFeatures} and {@link Machine} judge them.
  */
 public final class Doctor {
+    /** {@code <linux/if.h>}. */
+    static final long IFF_UP = 0x1;
+
     private Doctor() {}
 
     /**
@@ -75,7 +79,13 @@ public final class Doctor {
                     nic,
                     driver);
         }
-        Optional<NetdevSession> opened = NetdevSession.open(selection.backend());
+        Optional<NetdevSession> opened;
+        try {
+            opened = NetdevSession.open(selection.backend());
+        } catch (NumaspreadException e) {
+            // a socket the process may not open (a seccomp profile, no NETLINK_GENERIC) is a finding, not a failure
+            return notAsked("cannot open a generic netlink socket: " + e.getMessage(), nic, driver);
+        }
         if (opened.isEmpty()) {
             return notAsked("the " + backend + " backend has no netlink", nic, driver);
         }
@@ -113,7 +123,7 @@ public final class Doctor {
             KernelFeatures.Netdev netdev = new KernelFeatures.Netdev(
                     KernelFeatures.Asked.FAMILY,
                     family.commands(),
-                    "nlctrl getfamily netdev: family " + family.id() + ", ops " + family.commands(),
+                    "nlctrl getfamily netdev: family " + family.id() + ", ops " + new TreeSet<>(family.commands()),
                     policy,
                     policyEvidence);
             return new NetdevReading(
@@ -162,6 +172,7 @@ public final class Doctor {
                 nic.value(),
                 driver,
                 Optional.of(new KernelFeatures.Links(
+                        up(paths, nic),
                         rx.size(),
                         (int) rx.stream()
                                 .filter(queue -> queue.napiId().isPresent())
@@ -171,6 +182,16 @@ public final class Doctor {
                                 .filter(napi -> napi.irq().isPresent())
                                 .count())),
                 queueCall + ", " + napiCall);
+    }
+
+    /** {@code IFF_UP} in the interface's {@code flags} (sysfs, hex); up when the file cannot say. */
+    private static boolean up(KernelPaths paths, InterfaceName nic) {
+        KernelFile flags = KernelFile.read(paths.netDevice(nic).resolve("flags"));
+        try {
+            return flags.text().map(text -> (Long.decode(text) & IFF_UP) != 0).orElse(true);
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     private static Finding irqbalance(Path proc) {

@@ -67,9 +67,10 @@ public final class KernelFeatures {
 
     /**
      * What one NIC's driver links, by the kernel's netdev answers: its receive queues and how many name a NAPI
-     * instance (queue-get), its NAPI instances and how many name an IRQ (napi-get).
+     * instance (queue-get), its NAPI instances and how many name an IRQ (napi-get). The kernel lists neither for
+     * an interface that is down ({@code IFF_UP} clear), so {@code up} says whether the counts mean anything.
      */
-    public record Links(int rxQueues, int rxQueuesWithNapi, int napis, int napisWithIrq) {}
+    public record Links(boolean up, int rxQueues, int rxQueuesWithNapi, int napis, int napisWithIrq) {}
 
     /**
      * The NIC given with {@code --nic}: its name and driver (sysfs), and its links, or why they could not be read.
@@ -125,17 +126,15 @@ public final class KernelFeatures {
     }
 
     private static Finding op(Netdev netdev, String feature, int command, String need) {
+        String name = COMMANDS.get(command) + " (" + command + ")";
         return switch (netdev.asked()) {
             case FAMILY ->
                 netdev.commands().contains(command)
-                        ? Finding.present(
-                                Area.KERNEL,
-                                feature,
-                                "command " + command + " is in the netdev family's op list " + netdev.commands())
+                        ? Finding.present(Area.KERNEL, feature, name + " is in the netdev family's op list")
                         : Finding.absent(
                                 Area.KERNEL,
                                 feature,
-                                "command " + command + " is not in the netdev family's op list " + netdev.commands(),
+                                name + " is not in the netdev family's op list " + netdev.commands(),
                                 need);
             case NO_FAMILY -> Finding.absent(Area.KERNEL, feature, "no netdev family", need);
             case NOT_ASKED -> notAsked(netdev, feature);
@@ -159,6 +158,9 @@ public final class KernelFeatures {
             return Finding.unknown(Area.KERNEL, "queue_napi_links", facts.linksEvidence(), "--nic IFACE readable");
         }
         Links links = facts.links().get();
+        if (!links.up()) {
+            return down("queue_napi_links", facts);
+        }
         String evidence = "queue-get: " + links.rxQueuesWithNapi() + " of " + facts.name() + "'s " + links.rxQueues()
                 + " rx queues name a NAPI ID (driver " + facts.driver() + ")";
         return links.rxQueuesWithNapi() > 0
@@ -187,6 +189,9 @@ public final class KernelFeatures {
             return Finding.unknown(Area.KERNEL, "napi_irq_links", facts.linksEvidence(), "--nic IFACE readable");
         }
         Links links = facts.links().get();
+        if (!links.up()) {
+            return down("napi_irq_links", facts);
+        }
         String evidence = "napi-get: " + links.napisWithIrq() + " of " + facts.name() + "'s " + links.napis()
                 + " NAPI instances name an IRQ (driver " + facts.driver() + ")";
         return links.napisWithIrq() > 0
@@ -196,6 +201,14 @@ public final class KernelFeatures {
                         "napi_irq_links",
                         evidence,
                         "a driver that calls netif_napi_set_irq (Linux 6.8 and the driver's support)");
+    }
+
+    private static Finding down(String feature, NicFacts facts) {
+        return Finding.unknown(
+                Area.KERNEL,
+                feature,
+                facts.name() + " is down: the kernel lists the queues and NAPI instances of an interface that is up",
+                "ip link set " + facts.name() + " up");
     }
 
     /** An attribute napi-set accepts, by its policy; without the policy, unknown. */

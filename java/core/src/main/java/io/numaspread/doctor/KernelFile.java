@@ -12,8 +12,8 @@ import java.util.Optional;
  * One file as the doctor read it: its text, or absent, or unreadable with the reason. A file that cannot be read
  * is a finding of its own (unknown), never a failure of the report.
  */
-record KernelFile(Path path, Optional<String> text, Optional<String> error) {
-    static KernelFile read(Path path) {
+public record KernelFile(Path path, Optional<String> text, Optional<String> error) {
+    public static KernelFile read(Path path) {
         try {
             return new KernelFile(path, Optional.of(Files.readString(path).strip()), Optional.empty());
         } catch (NoSuchFileException e) {

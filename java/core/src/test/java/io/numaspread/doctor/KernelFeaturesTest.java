@@ -127,7 +127,7 @@ class KernelFeaturesTest {
         Map<String, Finding> igb = byFeature(KernelFeatures.findings(
                 "7.3",
                 netdev,
-                Optional.of(new NicFacts("eth0", "igb", Optional.of(new Links(4, 4, 4, 4)), "queue-get")),
+                Optional.of(new NicFacts("eth0", "igb", Optional.of(new Links(true, 4, 4, 4, 4)), "queue-get")),
                 NO_TXQ));
         assertEquals(State.PRESENT, igb.get("queue_napi_links").state());
         assertEquals(State.PRESENT, igb.get("napi_irq_links").state());
@@ -137,12 +137,21 @@ class KernelFeaturesTest {
         Map<String, Finding> virtio = byFeature(KernelFeatures.findings(
                 "6.18",
                 netdev,
-                Optional.of(new NicFacts("eth0", "virtio_net", Optional.of(new Links(1, 1, 1, 0)), "queue-get")),
+                Optional.of(new NicFacts("eth0", "virtio_net", Optional.of(new Links(true, 1, 1, 1, 0)), "queue-get")),
                 NO_TXQ));
         assertEquals(State.ABSENT, virtio.get("napi_irq_links").state(), "virtio_net links no IRQ");
         assertEquals(
                 "napi-get: 0 of eth0's 1 NAPI instances name an IRQ (driver virtio_net)",
                 virtio.get("napi_irq_links").evidence());
+
+        Finding down = byFeature(KernelFeatures.findings(
+                        "6.12",
+                        netdev,
+                        Optional.of(new NicFacts("eth0", "virtio_net", Optional.of(new Links(false, 0, 0, 0, 0)), "")),
+                        NO_TXQ))
+                .get("queue_napi_links");
+        assertEquals(State.UNKNOWN, down.state(), "the kernel lists no queue of an interface that is down");
+        assertEquals(Optional.of("ip link set eth0 up"), down.need());
 
         NicFacts ice = new NicFacts("ens1", "ice", Optional.empty(), "netdev netlink failed: EPERM");
         assertEquals(
