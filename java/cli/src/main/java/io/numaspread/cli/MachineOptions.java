@@ -106,6 +106,11 @@ final class MachineOptions {
                 .backend();
     }
 
+    /** The backend selection, with the reasons others were skipped: the sysfs backend over a copied tree. */
+    Backends.Selection selection() {
+        return selection(sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot));
+    }
+
     private Backends.Selection selection(SysfsTree sysfs) {
         if (sysfsRoot == null) {
             try {

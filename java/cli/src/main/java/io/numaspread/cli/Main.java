@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             ApplyCommand.class,
             RestoreCommand.class,
             WatchCommand.class,
+            DoctorCommand.class,
             AgentPathCommand.class,
             AttachCommand.class
         },

@@ -48,6 +48,20 @@ final class NicOption {
         }
     }
 
+    /** doctor's NIC, whose driver's links and IRQ policies are checked too. */
+    static final class Checked {
+        @Option(
+                names = NAME,
+                paramLabel = LABEL,
+                description = "Also check this interface: its driver's queue-to-NAPI and NAPI-to-IRQ links, whether"
+                        + " its driver keeps its own IRQ affinity, and the systemd .link files that place its IRQs.")
+        String nic;
+
+        Optional<InterfaceName> name() {
+            return Optional.ofNullable(nic).map(InterfaceName::new);
+        }
+    }
+
     /** restore's NIC, which names the default state file and is checked against {@code --state}'s. */
     static final class RestoreTarget {
         @Option(

@@ -8,10 +8,13 @@ import static io.numaspread.netlink.NetlinkCodec.NLM_F_REQUEST;
 
 import io.numaspread.netlink.NetlinkCodec.Attribute;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -34,6 +37,12 @@ public final class NetdevNetlink {
     static final int CTRL_ATTR_FAMILY_NAME = 2;
     static final int CTRL_ATTR_OPS = 6;
     static final int CTRL_ATTR_OP_ID = 1;
+    static final int CTRL_CMD_GETPOLICY = 10;
+    static final int CTRL_ATTR_POLICY = 8;
+    static final int CTRL_ATTR_OP_POLICY = 9;
+    static final int CTRL_ATTR_OP = 10;
+    static final int CTRL_ATTR_POLICY_DO = 1;
+    static final int NL_POLICY_TYPE_ATTR_MAX_VALUE_U = 5;
 
     // <linux/netdev.h> (uapi): the family, its commands and the attributes numaspread reads or writes.
     public static final String NETDEV_FAMILY_NAME = "netdev";
@@ -63,7 +72,14 @@ public final class NetdevNetlink {
     static final int NETDEV_A_NAPI_DEFER_HARD_IRQS = 5;
 
     static final int NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT = 6;
-    static final int NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7;
+    public static final int NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7;
+    /**
+     * Linux 6.17: a NAPI instance's own threading, {@code enum netdev_napi_threaded}: disabled (0), enabled (1),
+     * and from Linux 6.19 busy-poll (2).
+     */
+    public static final int NETDEV_A_NAPI_THREADED = 8;
+
+    public static final int NETDEV_NAPI_THREADED_BUSY_POLL = 2;
     static final int NETDEV_A_QSTATS_IFINDEX = 1;
     static final int NETDEV_A_QSTATS_QUEUE_TYPE = 2;
     static final int NETDEV_A_QSTATS_QUEUE_ID = 3;
@@ -83,6 +99,24 @@ public final class NetdevNetlink {
 
         public boolean has(int command) {
             return commands.contains(command);
+        }
+    }
+
+    /**
+     * The attributes a command accepts, as the kernel's policy for it lists them ({@code CTRL_CMD_GETPOLICY}),
+     * each with the largest unsigned value the policy allows, when it bounds one.
+     */
+    public record Policy(Map<Integer, OptionalLong> maxima) {
+        public Policy {
+            maxima = Map.copyOf(maxima);
+        }
+
+        public boolean accepts(int attribute) {
+            return maxima.containsKey(attribute);
+        }
+
+        public OptionalLong max(int attribute) {
+            return maxima.getOrDefault(attribute, OptionalLong.empty());
         }
     }
 
@@ -165,6 +199,57 @@ public final class NetdevNetlink {
         return request(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, sequence, CTRL_CMD_GETFAMILY, 1)
                 .string(CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME)
                 .bytes();
+    }
+
+    /** {@code CTRL_CMD_GETPOLICY} for the netdev family's command {@code command}: a dump of its policy. */
+    public static byte[] policyRequest(int sequence, int command) {
+        return request(GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_DUMP, sequence, CTRL_CMD_GETPOLICY, 1)
+                .string(CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME)
+                .u32(CTRL_ATTR_OP, command)
+                .bytes();
+    }
+
+    /**
+     * The policy of {@code command}'s do request in the control family's answer to {@link #policyRequest}: the
+     * answer names, per command, the index of its policy ({@code CTRL_ATTR_OP_POLICY}), and lists each policy's
+     * attributes by index ({@code CTRL_ATTR_POLICY}).
+     *
+     * @throws IllegalArgumentException when the answer names no do policy for the command
+     */
+    public static Policy policy(List<byte[]> answer, int command) {
+        int index = -1;
+        Map<Integer, Map<Integer, OptionalLong>> policies = new HashMap<>();
+        for (byte[] message : answer) {
+            for (Attribute attribute : attributes(message)) {
+                if (attribute.type() == CTRL_ATTR_OP_POLICY) {
+                    for (Attribute op : attribute.nested()) {
+                        for (Attribute field : op.nested()) {
+                            if (op.type() == command && field.type() == CTRL_ATTR_POLICY_DO) {
+                                index = field.u32();
+                            }
+                        }
+                    }
+                } else if (attribute.type() == CTRL_ATTR_POLICY) {
+                    for (Attribute policy : attribute.nested()) {
+                        Map<Integer, OptionalLong> maxima =
+                                policies.computeIfAbsent(policy.type(), k -> new TreeMap<>());
+                        for (Attribute accepted : policy.nested()) {
+                            OptionalLong max = OptionalLong.empty();
+                            for (Attribute field : accepted.nested()) {
+                                if (field.type() == NL_POLICY_TYPE_ATTR_MAX_VALUE_U) {
+                                    max = OptionalLong.of(field.unsigned());
+                                }
+                            }
+                            maxima.put(accepted.type(), max);
+                        }
+                    }
+                }
+            }
+        }
+        if (index < 0) {
+            throw new IllegalArgumentException("the kernel's policy answer names no do policy for command " + command);
+        }
+        return new Policy(policies.getOrDefault(index, Map.of()));
     }
 
     /** A {@code queue-get} dump of interface {@code ifindex}'s queues. */

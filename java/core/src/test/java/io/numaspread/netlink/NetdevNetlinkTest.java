@@ -33,6 +33,24 @@ class NetdevNetlinkTest {
     }
 
     @Test
+    void napiSetsPolicyOnA618KernelAcceptsThreadedUpToEnabledAndTheIrqSuspendTimeout() {
+        NetdevNetlink.Policy policy = NetdevNetlink.policy(
+                CapturedNetlink.messages("netdev-6.18-napi-set-policy.hex"), NetdevNetlink.NETDEV_CMD_NAPI_SET);
+        assertEquals(Set.of(2, 5, 6, 7, 8), policy.maxima().keySet(), "id, defer, gro, irq-suspend, threaded");
+        assertTrue(policy.accepts(NetdevNetlink.NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT));
+        assertEquals(OptionalLong.of(1), policy.max(NetdevNetlink.NETDEV_A_NAPI_THREADED), "6.18: no busy-poll (2)");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> NetdevNetlink.policy(CapturedNetlink.messages("netdev-6.18-napi-set-policy.hex"), 11),
+                "the answer has napi-set's policy, not napi-get's");
+        byte[] request = NetdevNetlink.policyRequest(7, NetdevNetlink.NETDEV_CMD_NAPI_SET);
+        ByteBuffer header = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
+        assertEquals(request.length, header.getInt(0));
+        assertEquals(0x10, header.getShort(4), "to nlctrl");
+        assertEquals(10, request[16], "CTRL_CMD_GETPOLICY");
+    }
+
+    @Test
     void queueGetOfA618VirtioNicLinksItsRxQueueToItsNapi() {
         List<NetdevNetlink.Queue> queues =
                 NetdevNetlink.queues(CapturedNetlink.messages(HOST_618 + "queues.hex"), HOST_IFINDEX);
