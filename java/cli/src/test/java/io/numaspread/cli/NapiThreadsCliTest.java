@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.irq.NicPlacement;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.testing.NicFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,5 +97,31 @@ class NapiThreadsCliTest extends StandInCliTest {
         return "{\"version\": 1, \"interface\": \"eth0\", \"threaded\": 0, \"saved\": [{\"kind\": \"irq\", \"number\": 50,"
                 + " \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"0-1\"}, {\"kind\": \"napi\", \"number\": 8193, \"name\":"
                 + " \"napi/eth0-8193\", \"value\": \"" + threadValue + "\"}]}\n";
+    }
+
+    @Test
+    void applySaysInOneLineWhichWayThreadedNapiWasTurnedOn() {
+        InterfaceName eth0 = new InterfaceName("eth0");
+        assertEquals(
+                "threaded NAPI per NAPI: turned on for NAPI 8194, 8195 with netdev netlink napi-set, the device's"
+                        + " other NAPIs as they were; restore puts back 0",
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8194, 8195)),
+                        false));
+        assertEquals(
+                "threaded NAPI per NAPI: would turn it on for NAPI 8194 with netdev netlink napi-set, the device's"
+                        + " other NAPIs as they are",
+                ApplyCommand.threadingLine(
+                        eth0, new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8194)), true));
+        assertEquals(
+                "threaded NAPI per NAPI (netdev netlink): the planned NAPIs are threaded already",
+                ApplyCommand.threadingLine(
+                        eth0, new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of()), false));
+        assertEquals(
+                "threaded NAPI through eth0's sysfs threaded, which switches every NAPI of eth0: this kernel's netdev"
+                        + " netlink reports no per-NAPI threaded (napi-set threaded, Linux 6.17 or later)",
+                ApplyCommand.threadingLine(
+                        eth0, new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of()), false));
     }
 }
