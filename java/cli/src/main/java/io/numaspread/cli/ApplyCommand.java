@@ -111,9 +111,18 @@ final class ApplyCommand implements Runnable {
     /** How {@code --napi-threads} turned threaded NAPI on, in one line. */
     static String threadingLine(InterfaceName iface, NicPlacement.Threading threading, boolean dryRun) {
         if (threading.way() == NicPlacement.ThreadingWay.DEVICE) {
-            return "threaded NAPI through " + iface + "'s sysfs threaded, which switches every NAPI of " + iface
-                    + ": this kernel's netdev netlink reports no per-NAPI threaded (napi-set threaded, Linux 6.17"
-                    + " or later)";
+            String why = "this kernel's netdev netlink has no per-NAPI threaded (napi-set threaded, Linux 6.17 or"
+                    + " later)";
+            if (!threading.switchedDevice()) {
+                return "threaded NAPI through " + threading.threadedFile() + ", already 1 for every NAPI of " + iface
+                        + ": " + why;
+            }
+            return dryRun
+                    ? "threaded NAPI through " + threading.threadedFile() + ", which is 0: apply would set it to 1,"
+                            + " for every NAPI of " + iface + ", and pin the NAPI threads the kernel then starts: "
+                            + why
+                    : "threaded NAPI through " + threading.threadedFile() + ", which was 0 and is now 1 for every"
+                            + " NAPI of " + iface + " (restore puts back 0): " + why;
         }
         if (threading.turnedOn().isEmpty()) {
             return "threaded NAPI per NAPI (netdev netlink): the planned NAPIs are threaded already";

@@ -107,21 +107,42 @@ class NapiThreadsCliTest extends StandInCliTest {
                         + " other NAPIs as they were; restore puts back 0",
                 ApplyCommand.threadingLine(
                         eth0,
-                        new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8194, 8195)),
+                        new NicPlacement.Threading(
+                                NicPlacement.ThreadingWay.PER_NAPI, List.of(8194, 8195), threaded, false),
                         false));
         assertEquals(
                 "threaded NAPI per NAPI: would turn it on for NAPI 8194 with netdev netlink napi-set, the device's"
                         + " other NAPIs as they are",
                 ApplyCommand.threadingLine(
-                        eth0, new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8194)), true));
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8194), threaded, false),
+                        true));
         assertEquals(
                 "threaded NAPI per NAPI (netdev netlink): the planned NAPIs are threaded already",
                 ApplyCommand.threadingLine(
-                        eth0, new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of()), false));
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(), threaded, false),
+                        false));
+        String why = ": this kernel's netdev netlink has no per-NAPI threaded (napi-set threaded, Linux 6.17 or later)";
         assertEquals(
-                "threaded NAPI through eth0's sysfs threaded, which switches every NAPI of eth0: this kernel's netdev"
-                        + " netlink reports no per-NAPI threaded (napi-set threaded, Linux 6.17 or later)",
+                "threaded NAPI through " + threaded + ", which was 0 and is now 1 for every NAPI of eth0 (restore puts"
+                        + " back 0)" + why,
                 ApplyCommand.threadingLine(
-                        eth0, new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of()), false));
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true),
+                        false));
+        assertEquals(
+                "threaded NAPI through " + threaded + ", which is 0: apply would set it to 1, for every NAPI of eth0,"
+                        + " and pin the NAPI threads the kernel then starts" + why,
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true),
+                        true));
+        assertEquals(
+                "threaded NAPI through " + threaded + ", already 1 for every NAPI of eth0" + why,
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, false),
+                        false));
     }
 }

@@ -15,7 +15,6 @@ import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.SpreadPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -134,8 +133,11 @@ public final class NicPlacement {
      * @param way how threaded NAPI is turned on on this kernel
      * @param turnedOn the NAPIs this apply turned threaded one by one ({@link ThreadingWay#PER_NAPI}; a dry run
      *     names those it would)
+     * @param threadedFile the device's {@code /sys/class/net/IFACE/threaded}
+     * @param switchedDevice whether {@code threadedFile} was 0 and this apply set it to 1 ({@link
+     *     ThreadingWay#DEVICE}; a dry run: would)
      */
-    public record Threading(ThreadingWay way, List<Integer> turnedOn) {
+    public record Threading(ThreadingWay way, List<Integer> turnedOn, Path threadedFile, boolean switchedDevice) {
         public Threading {
             turnedOn = List.copyOf(turnedOn);
         }
@@ -268,19 +270,15 @@ public final class NicPlacement {
         boolean wasOff = perNapi.isEmpty() && threadedIsOff(threadedFile);
         List<AffinityTransaction.Result> results =
                 transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
-        List<String> notes =
-                new ArrayList<>(Irqbalance.blindSpot(paths.procRoot()).stream().toList());
-        if (wasOff) {
-            notes.add(
-                    options.dryRun()
-                            ? threadedFile + " is 0: apply would set it to 1 and pin the NAPI threads the"
-                                    + " kernel then starts"
-                            : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
-        }
         Threading way = perNapi.isPresent()
-                ? new Threading(ThreadingWay.PER_NAPI, threading.napisOff())
-                : new Threading(ThreadingWay.DEVICE, List.of());
-        return outcome(nic, stateFile, results, notes, Optional.of(way));
+                ? new Threading(ThreadingWay.PER_NAPI, threading.napisOff(), threadedFile, false)
+                : new Threading(ThreadingWay.DEVICE, List.of(), threadedFile, wasOff);
+        return outcome(
+                nic,
+                stateFile,
+                results,
+                Irqbalance.blindSpot(paths.procRoot()).stream().toList(),
+                Optional.of(way));
     }
 
     /**

@@ -142,9 +142,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
                         .anyMatch(r -> r.target().equals(Target.napiThread(ETH0, 8196))
                                 && r.status() == AffinityTransaction.Status.CHANGED),
                 outcome.results().toString());
-        assertTrue(
-                outcome.notes().stream().anyMatch(n -> n.contains("restore puts back 0")),
-                outcome.notes().toString());
+        assertEquals(
+                Optional.of(new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true)),
+                outcome.threading(),
+                "a kernel whose napi-get reports no per-NAPI threaded: the device's switch, set from 0 to 1");
 
         StateFile.State saved = StateFile.read(state).orElseThrow();
         assertEquals(OptionalInt.of(0), saved.threadedBefore());
@@ -240,9 +241,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         NicPlacement.Outcome outcome = apply(true);
         assertEquals(before, NicFixture.snapshot(proc, sys));
-        assertTrue(
-                outcome.notes().stream().anyMatch(n -> n.contains("apply would set it to 1")),
-                outcome.notes().toString());
+        assertEquals(
+                Optional.of(new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true)),
+                outcome.threading(),
+                "it would set the device's switch from 0 to 1");
         assertTrue(pinned.isEmpty());
     }
 

@@ -159,7 +159,8 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 "a probe that changes nothing, then one" + " napi-set per NAPI that was off");
         assertEquals("0", Files.readString(threaded).strip(), "the device's switch is not touched");
         assertEquals(
-                Optional.of(new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8193, 8195, 8196))),
+                Optional.of(new NicPlacement.Threading(
+                        NicPlacement.ThreadingWay.PER_NAPI, List.of(8193, 8195, 8196), threaded, false)),
                 outcome.threading());
         StateFile.State saved = StateFile.read(state).orElseThrow();
         assertEquals(Map.of(8193, 0, 8195, 0, 8196, 0), saved.napiThreadedBefore());
