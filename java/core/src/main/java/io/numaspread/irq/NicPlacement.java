@@ -104,11 +104,6 @@ public final class NicPlacement {
      * @param perNapi each NAPI's own {@code threaded} through netdev netlink (Linux 6.17)
      */
     public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter, PerNapiThreaded perNapi) {
-        /** Access on a kernel that switches threaded NAPI only for the whole device. */
-        public NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter) {
-            this(discover, setter, PerNapiThreaded.NONE);
-        }
-
         /** How a transaction finds, pins and switches the NAPI threads, with PIDs from napi-get given later. */
         public NapiThreads threads(KernelPaths paths, KernelFiles files) {
             return new NapiThreads(paths, files, setter, Map.of(), perNapi);

@@ -17,6 +17,7 @@ import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
@@ -97,7 +98,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
     }
 
     private NicPlacement.Outcome apply(boolean dryRun) {
-        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity))
+        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity, PerNapiThreaded.NONE))
                 .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
     }
 
@@ -194,7 +195,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
                 NumaspreadException.class,
                 () -> placement(new NicPlacement.NapiAccess(
                                 () -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
-                                this::setAffinity))
+                                this::setAffinity,
+                                PerNapiThreaded.NONE))
                         .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(
@@ -215,7 +217,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
                                 () -> calls.incrementAndGet() == 1
                                         ? map()
                                         : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
-                                this::setAffinity))
+                                this::setAffinity,
+                                PerNapiThreaded.NONE))
                         .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"), e.getMessage());
