@@ -5,6 +5,7 @@ import io.numaspread.CpuSet;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Target;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.Nic;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -84,6 +86,8 @@ final class ApplyCommand implements Runnable {
         printResults(out, outcome.results());
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
+        outcome.threading()
+                .ifPresent(threading -> out.println("note: " + threadingLine(nic.name(), threading, dryRun)));
         LinkPolicyWords.lines(nic.name(), nicOptions.linkPolicies(nicPlan))
                 .forEach(line -> out.println("note: " + line));
         if (dryRun) {
@@ -102,6 +106,33 @@ final class ApplyCommand implements Runnable {
             out.println("nothing to change");
         }
         out.flush();
+    }
+
+    /** How {@code --napi-threads} turned threaded NAPI on, in one line. */
+    static String threadingLine(InterfaceName iface, NicPlacement.Threading threading, boolean dryRun) {
+        if (threading.way() == NicPlacement.ThreadingWay.DEVICE) {
+            String why = "this kernel's netdev netlink has no per-NAPI threaded (napi-set threaded, Linux 6.17 or"
+                    + " later)";
+            if (!threading.switchedDevice()) {
+                return "threaded NAPI through " + threading.threadedFile() + ", already 1 for every NAPI of " + iface
+                        + ": " + why;
+            }
+            return dryRun
+                    ? "threaded NAPI through " + threading.threadedFile() + ", which is 0: apply would set it to 1,"
+                            + " for every NAPI of " + iface + ", and pin the NAPI threads the kernel then starts: "
+                            + why
+                    : "threaded NAPI through " + threading.threadedFile() + ", which was 0 and is now 1 for every"
+                            + " NAPI of " + iface + " (restore puts back 0): " + why;
+        }
+        if (threading.turnedOn().isEmpty()) {
+            return "threaded NAPI per NAPI (netdev netlink): the planned NAPIs are threaded already";
+        }
+        String napis = threading.turnedOn().stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return dryRun
+                ? "threaded NAPI per NAPI: would turn it on for NAPI " + napis + " with netdev netlink napi-set,"
+                        + " the device's other NAPIs as they are"
+                : "threaded NAPI per NAPI: turned on for NAPI " + napis + " with netdev netlink napi-set, the"
+                        + " device's other NAPIs as they were; restore puts back 0";
     }
 
     static void printResults(PrintWriter out, List<AffinityTransaction.Result> results) {

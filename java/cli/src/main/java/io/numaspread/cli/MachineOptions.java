@@ -15,6 +15,7 @@ import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
@@ -93,7 +94,10 @@ final class MachineOptions {
                     + " do not describe; nothing was changed");
         }
         NativeBackend backend = backend();
-        return new NicPlacement.NapiAccess(() -> NapiDiscovery.discover(iface, paths, backend), threadAffinity(paths));
+        return new NicPlacement.NapiAccess(
+                () -> NapiDiscovery.discover(iface, paths, backend),
+                threadAffinity(paths),
+                PerNapiThreaded.live(paths, backend));
     }
 
     Topology topology() {

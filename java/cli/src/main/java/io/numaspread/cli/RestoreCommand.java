@@ -8,11 +8,13 @@ import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.PerNapiThreaded;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -72,7 +74,11 @@ final class RestoreCommand implements Runnable {
             return;
         }
         // NAPI threads are found again by name: a re-created thread has a new PID.
-        NapiThreads threads = new NapiThreads(paths, machine.kernelFiles(), machine.threadAffinity(paths), Map.of());
+        // Each NAPI's own threaded is the running kernel's (netdev netlink), never a stand-in tree's.
+        PerNapiThreaded perNapi =
+                paths.equals(KernelPaths.LIVE) ? PerNapiThreaded.live(paths, machine.backend()) : PerNapiThreaded.NONE;
+        NapiThreads threads =
+                new NapiThreads(paths, machine.kernelFiles(), machine.threadAffinity(paths), Map.of(), perNapi);
         AffinityTransaction applier = new AffinityTransaction(
                 paths, machine.kernelFiles(), SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
         Optional<StateFile.State> recorded = StateFile.read(state);
@@ -81,6 +87,11 @@ final class RestoreCommand implements Runnable {
         recorded.ifPresent(r -> r.threadedBefore()
                 .ifPresent(threaded ->
                         out.println(paths.netDevice(r.iface()).resolve("threaded") + " put back to " + threaded)));
+        recorded.filter(r -> !r.napiThreadedBefore().isEmpty())
+                .ifPresent(r -> out.println("threaded NAPI put back NAPI by NAPI (netdev netlink napi-set): "
+                        + r.napiThreadedBefore().entrySet().stream()
+                                .map(napi -> "NAPI " + napi.getKey() + " to " + napi.getValue())
+                                .collect(Collectors.joining(", "))));
         long gone = results.stream()
                 .filter(r -> r.status() == AffinityTransaction.Status.GONE)
                 .count();

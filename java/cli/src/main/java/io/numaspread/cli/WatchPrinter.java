@@ -74,6 +74,13 @@ final class WatchPrinter {
                     : Optional.empty();
         }
         if (event instanceof WatchEvent.ThreadedTurnedOn threaded) {
+            if (!threaded.napis().isEmpty()) {
+                return Optional.of("threaded " + nic + ": NAPI "
+                        + threaded.napis().stream().map(String::valueOf).collect(Collectors.joining(", "))
+                        + " not threaded" + after(threaded.after())
+                        + "; turned on per NAPI with netdev netlink napi-set and " + threaded.pinned()
+                        + " NAPI threads pinned");
+            }
             return Optional.of("threaded " + nic + ": " + threaded.threadedFile() + " was 0" + after(threaded.after())
                     + "; set to 1 and " + threaded.pinned() + " NAPI threads pinned");
         }

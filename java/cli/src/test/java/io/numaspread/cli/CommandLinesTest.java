@@ -8,6 +8,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,6 +48,6 @@ class CommandLinesTest {
 
     private static NicPlacement.Outcome outcome(KernelPaths paths, Path stateFile, boolean defaultStateFile) {
         return new NicPlacement.Outcome(
-                new InterfaceName("eth0"), paths, stateFile, defaultStateFile, List.of(), List.of());
+                new InterfaceName("eth0"), paths, stateFile, defaultStateFile, List.of(), List.of(), Optional.empty());
     }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.irq.NicPlacement;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.testing.NicFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,5 +97,52 @@ class NapiThreadsCliTest extends StandInCliTest {
         return "{\"version\": 1, \"interface\": \"eth0\", \"threaded\": 0, \"saved\": [{\"kind\": \"irq\", \"number\": 50,"
                 + " \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"0-1\"}, {\"kind\": \"napi\", \"number\": 8193, \"name\":"
                 + " \"napi/eth0-8193\", \"value\": \"" + threadValue + "\"}]}\n";
+    }
+
+    @Test
+    void applySaysInOneLineWhichWayThreadedNapiWasTurnedOn() {
+        InterfaceName eth0 = new InterfaceName("eth0");
+        assertEquals(
+                "threaded NAPI per NAPI: turned on for NAPI 8194, 8195 with netdev netlink napi-set, the device's"
+                        + " other NAPIs as they were; restore puts back 0",
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(
+                                NicPlacement.ThreadingWay.PER_NAPI, List.of(8194, 8195), threaded, false),
+                        false));
+        assertEquals(
+                "threaded NAPI per NAPI: would turn it on for NAPI 8194 with netdev netlink napi-set, the device's"
+                        + " other NAPIs as they are",
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(8194), threaded, false),
+                        true));
+        assertEquals(
+                "threaded NAPI per NAPI (netdev netlink): the planned NAPIs are threaded already",
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.PER_NAPI, List.of(), threaded, false),
+                        false));
+        String why = ": this kernel's netdev netlink has no per-NAPI threaded (napi-set threaded, Linux 6.17 or later)";
+        assertEquals(
+                "threaded NAPI through " + threaded + ", which was 0 and is now 1 for every NAPI of eth0 (restore puts"
+                        + " back 0)" + why,
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true),
+                        false));
+        assertEquals(
+                "threaded NAPI through " + threaded + ", which is 0: apply would set it to 1, for every NAPI of eth0,"
+                        + " and pin the NAPI threads the kernel then starts" + why,
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true),
+                        true));
+        assertEquals(
+                "threaded NAPI through " + threaded + ", already 1 for every NAPI of eth0" + why,
+                ApplyCommand.threadingLine(
+                        eth0,
+                        new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, false),
+                        false));
     }
 }

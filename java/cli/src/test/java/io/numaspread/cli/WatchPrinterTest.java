@@ -193,11 +193,15 @@ class WatchPrinterTest {
         Path threaded = Path.of("/sys/class/net/eth0/threaded");
         assertEquals(
                 "threaded eth0: /sys/class/net/eth0/threaded was 0; set to 1 and 4 NAPI threads pinned",
-                line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 4, List.of())));
+                line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, List.of(), 4, List.of())));
         assertEquals(
                 "threaded eth0: /sys/class/net/eth0/threaded was 0 after uevent cpu5 online; set to 1 and 2 NAPI"
                         + " threads pinned",
-                line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 2, List.of(CPU5_ONLINE))));
+                line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, List.of(), 2, List.of(CPU5_ONLINE))));
+        assertEquals(
+                "threaded eth0: NAPI 8193, 8195 not threaded; turned on per NAPI with netdev netlink napi-set and 4"
+                        + " NAPI threads pinned",
+                line(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, List.of(8193, 8195), 4, List.of())));
         assertEquals(
                 "NAPI threads of eth0 left as they are: 4 NAPIs cannot be matched to 2 rx queues; the IRQs are"
                         + " kept, the threads pinned again once they can be told apart",

@@ -9,17 +9,21 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.PerNapiThreaded;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * Applies and restores a NIC's settings all or nothing. Before the first change it records, in a write-ahead
@@ -63,18 +67,48 @@ public final class AffinityTransaction {
 
     /**
      * Turning threaded NAPI on as part of an apply: the NAPI threads exist only once it is on, so their settings
-     * are planned then.
+     * are planned then. Where the kernel reports each NAPI's own {@code threaded} (netdev netlink, Linux 6.17),
+     * only the planned NAPIs are turned on, one by one with {@code napi-set}; otherwise the device's sysfs switch
+     * turns on every NAPI of the device.
      *
      * @param threadedFile {@code /sys/class/net/IFACE/threaded}
+     * @param perNapi the planned NAPIs' own {@code threaded} as {@code napi-get} reports them, by NAPI ID, or
+     *     empty when the kernel reports none: then {@code threadedFile} is used
      * @param threadSettings the NAPI thread settings, planned from the threads that exist when it is called
      */
-    public record Threading(Path threadedFile, Supplier<List<Setting>> threadSettings) {}
+    public record Threading(
+            Path threadedFile, Optional<Map<Integer, Integer>> perNapi, Supplier<List<Setting>> threadSettings) {
+        public Threading {
+            perNapi = perNapi.map(TreeMap::new).map(Collections::unmodifiableMap);
+        }
+
+        /** The planned NAPIs that are not threaded; empty when the device's switch is used. */
+        List<Integer> napisOff() {
+            return perNapi.map(napis -> napis.entrySet().stream()
+                            .filter(napi -> napi.getValue() == 0)
+                            .map(Map.Entry::getKey)
+                            .toList())
+                    .orElse(List.of());
+        }
+    }
+
+    /** What an apply turned on: the device's {@code threaded} file, or these NAPIs one by one. */
+    private sealed interface Switched {}
+
+    private record DeviceSwitched(Path threadedFile) implements Switched {}
 
     /**
-     * What this run must undo besides its writes: the state file it created, and {@code threaded} when it turned
-     * it on.
+     * @param recorded the NAPIs whose previous value this run added to the state file (an earlier apply's record
+     *     of a NAPI stays)
      */
-    private record Run(boolean createdState, Optional<Path> threadedSwitched) {}
+    private record NapisSwitched(InterfaceName iface, List<Integer> napiIds, List<Integer> recorded)
+            implements Switched {}
+
+    /**
+     * What this run must undo besides its writes: the state file it created, and threaded NAPI when it turned it
+     * on.
+     */
+    private record Run(boolean createdState, Optional<Switched> threadedSwitched) {}
 
     private final KernelPaths paths;
     private final int maskBits;
@@ -82,6 +116,7 @@ public final class AffinityTransaction {
     private final XpsMasks xps;
     private final NapiThreadAffinity napiThreads;
     private final ThreadedNapi threaded;
+    private final PerNapiThreaded perNapi;
 
     /**
      * @param maskBits the number of CPUs the machine can have (cpu/possible), which sizes hex masks
@@ -100,6 +135,7 @@ public final class AffinityTransaction {
         this.xps = new XpsMasks(paths, files);
         this.napiThreads = new NapiThreadAffinity(paths, threads);
         this.threaded = new ThreadedNapi(paths, files);
+        this.perNapi = threads.perNapi();
     }
 
     /**
@@ -125,14 +161,16 @@ public final class AffinityTransaction {
             Path stateFile,
             boolean dryRun) {
         StateFile.checkPath(stateFile);
-        if (threading.isPresent() && threaded.read(threading.get().threadedFile()) == 0) {
+        if (threading.isPresent() && needsSwitching(threading.get())) {
             if (dryRun) {
                 return apply(iface, settings, Optional.empty(), stateFile, true);
             }
-            threaded.probe(threading.get().threadedFile());
+            probeSwitch(threading.get());
             settings.forEach(setting -> probe(setting.target()));
             try (StateFile.Lock lock = StateFile.lock(stateFile)) {
-                Run run = switchThreadedOn(iface, threading.get().threadedFile(), stateFile, settings);
+                Run run = threading.get().perNapi().isPresent()
+                        ? switchNapisOn(iface, threading.get(), stateFile, settings)
+                        : switchThreadedOn(iface, threading.get().threadedFile(), stateFile, settings);
                 List<Setting> all = settings;
                 try {
                     all = new ArrayList<>(settings);
@@ -172,6 +210,89 @@ public final class AffinityTransaction {
         }
     }
 
+    /** Whether threaded NAPI must be turned on: for a planned NAPI, or (without per-NAPI) for the device. */
+    private boolean needsSwitching(Threading threading) {
+        return threading.perNapi().isPresent()
+                ? !threading.napisOff().isEmpty()
+                : threaded.read(threading.threadedFile()) == 0;
+    }
+
+    /**
+     * Refuses before any change when threaded NAPI cannot be turned on for want of privilege: per NAPI, by setting
+     * one NAPI's {@code threaded} to the 0 it holds, which changes nothing.
+     */
+    private void probeSwitch(Threading threading) {
+        if (threading.perNapi().isEmpty()) {
+            threaded.probe(threading.threadedFile());
+            return;
+        }
+        int napiId = threading.napisOff().get(0);
+        try {
+            perNapi.write(napiId, 0);
+        } catch (IOException e) {
+            Errno errno = Errno.of(e);
+            if (errno == Errno.EPERM || errno == Errno.EACCES) {
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "cannot turn threaded NAPI on for NAPI " + napiId + ": " + Errno.describe(e)
+                                + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
+            }
+            // Anything else is the write's to report, and to roll back.
+        }
+    }
+
+    /**
+     * Records each planned NAPI's {@code threaded} = 0 in the state file, then sets each to 1 with {@code napi-set}
+     * and reads them back: the kernel starts that NAPI's {@code napi/IFACE-ID} thread as it takes the call, and the
+     * device's other NAPIs stay as they are.
+     */
+    private Run switchNapisOn(InterfaceName iface, Threading threading, Path stateFile, List<Setting> settings) {
+        Optional<StateFile.State> existing = StateFile.read(stateFile);
+        checkState(iface, existing, stateFile, settings);
+        List<Integer> off = threading.napisOff();
+        Map<Integer, Integer> before = new TreeMap<>();
+        off.forEach(napiId -> before.put(napiId, 0));
+        List<Integer> recorded = off.stream()
+                .filter(napiId -> existing.map(
+                                state -> !state.napiThreadedBefore().containsKey(napiId))
+                        .orElse(true))
+                .toList();
+        StateFile.write(
+                stateFile,
+                existing.orElseGet(() -> new StateFile.State(iface, List.of())).withNapiThreadedBefore(before));
+        List<Integer> written = new ArrayList<>();
+        for (int napiId : off) {
+            // Undone with the others even when the call failed: setting 0 on a NAPI that holds 0 changes nothing.
+            written.add(napiId);
+            try {
+                perNapi.write(napiId, 1);
+            } catch (IOException e) {
+                Run run = new Run(existing.isEmpty(), Optional.of(new NapisSwitched(iface, written, recorded)));
+                throw switchedBack(
+                        run,
+                        stateFile,
+                        new NumaspreadException(
+                                NumaspreadException.Kind.ROLLED_BACK,
+                                "NAPI " + napiId + ": netdev napi-set threaded 1 failed: " + Errno.describe(e)));
+            }
+        }
+        Run run = new Run(existing.isEmpty(), Optional.of(new NapisSwitched(iface, written, recorded)));
+        Map<Integer, Integer> now = perNapi.read(iface);
+        for (int napiId : off) {
+            Integer back = now.get(napiId);
+            if (back == null || back == 0) {
+                throw switchedBack(
+                        run,
+                        stateFile,
+                        new NumaspreadException(
+                                NumaspreadException.Kind.ROLLED_BACK,
+                                "NAPI " + napiId + ": netdev napi-set threaded 1 was taken, but napi-get reports "
+                                        + (back == null ? "no such NAPI" : "threaded 0") + " after it"));
+            }
+        }
+        return run;
+    }
+
     /**
      * Records {@code threaded} = 0 in the state file, then writes 1 and reads it back: the kernel starts the
      * {@code napi/IFACE-ID} threads as it takes the write.
@@ -182,7 +303,7 @@ public final class AffinityTransaction {
         StateFile.write(
                 stateFile,
                 existing.orElseGet(() -> new StateFile.State(iface, List.of())).withThreadedBefore(0));
-        Run run = new Run(existing.isEmpty(), Optional.of(threadedFile));
+        Run run = new Run(existing.isEmpty(), Optional.of(new DeviceSwitched(threadedFile)));
         Optional<String> failure = threaded.switchOn(threadedFile);
         if (failure.isPresent()) {
             throw switchedBack(
@@ -192,34 +313,79 @@ public final class AffinityTransaction {
     }
 
     /**
-     * Puts {@code threaded} back to 0 after a failure that changed nothing else, and takes its record out of the
-     * state file (the whole file when this run created it).
+     * Puts threaded NAPI back off after a failure that changed nothing else, and takes its record out of the state
+     * file (the whole file when this run created it).
      */
     private NumaspreadException switchedBack(Run run, Path stateFile, NumaspreadException cause) {
-        Path threadedFile = run.threadedSwitched().orElseThrow();
-        try {
-            if (!threaded.switchOff(threadedFile)) {
-                throw new IOException("it does not read back as 0");
-            }
+        Switched switched = run.threadedSwitched().orElseThrow();
+        List<String> stuck = switchOff(switched);
+        if (stuck.isEmpty()) {
             if (run.createdState()) {
                 StateFile.delete(stateFile);
             } else {
-                StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
+                StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, without(state, switched)));
             }
-            String back = "; " + threadedFile + " is 0 again; nothing else was changed";
+            String back = "; " + describeOff(switched) + "; nothing else was changed";
             return cause instanceof RestoreNeeded stale
                     ? stale.followedBy(back)
                     : new NumaspreadException(cause.kind(), cause.getMessage() + back, cause);
-        } catch (IOException e) {
-            RestoreNeeded failed = new RestoreNeeded(
-                    cause.kind(),
-                    cause.getMessage() + "; ROLLBACK FAILED for " + threadedFile + " (" + Errno.describe(e) + ")",
-                    stateFile,
-                    paths,
-                    "");
-            failed.initCause(cause);
-            return failed;
         }
+        RestoreNeeded failed = new RestoreNeeded(
+                cause.kind(),
+                cause.getMessage() + "; ROLLBACK FAILED for " + String.join(", ", stuck),
+                stateFile,
+                paths,
+                "");
+        failed.initCause(cause);
+        return failed;
+    }
+
+    /** Turns off what an apply turned on; what could not be, named with why. */
+    private List<String> switchOff(Switched switched) {
+        List<String> stuck = new ArrayList<>();
+        if (switched instanceof DeviceSwitched device) {
+            try {
+                if (!threaded.switchOff(device.threadedFile())) {
+                    stuck.add(device.threadedFile() + " (it does not read back as 0)");
+                }
+            } catch (IOException e) {
+                stuck.add(device.threadedFile() + " (" + Errno.describe(e) + ")");
+            }
+            return stuck;
+        }
+        NapisSwitched napis = (NapisSwitched) switched;
+        List<Integer> written = new ArrayList<>();
+        for (int napiId : napis.napiIds()) {
+            try {
+                perNapi.write(napiId, 0);
+                written.add(napiId);
+            } catch (IOException e) {
+                stuck.add("NAPI " + napiId + " (netdev napi-set threaded 0: " + Errno.describe(e) + ")");
+            }
+        }
+        Map<Integer, Integer> now = written.isEmpty() ? Map.of() : perNapi.read(napis.iface());
+        for (int napiId : written) {
+            Integer back = now.get(napiId);
+            if (back != null && back != 0) {
+                stuck.add("NAPI " + napiId + " (napi-get reports threaded " + back + " after napi-set threaded 0)");
+            }
+        }
+        return stuck;
+    }
+
+    /** {@code state} without what this run recorded of the threaded NAPI it turned on and then off again. */
+    private static StateFile.State without(StateFile.State state, Switched switched) {
+        return switched instanceof NapisSwitched napis
+                ? state.withoutNapiThreaded(napis.recorded())
+                : state.withoutThreaded();
+    }
+
+    private static String describeOff(Switched switched) {
+        return switched instanceof DeviceSwitched device
+                ? device.threadedFile() + " is 0 again"
+                : "threaded NAPI is off again for NAPI "
+                        + ((NapisSwitched) switched)
+                                .napiIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
     }
 
     /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */
@@ -336,6 +502,9 @@ public final class AffinityTransaction {
         if (unlocked.threadedBefore().isPresent() && Files.exists(threaded.file(unlocked.iface()))) {
             threaded.probe(threaded.file(unlocked.iface()));
         }
+        if (!unlocked.napiThreadedBefore().isEmpty() && Files.exists(paths.netDevice(unlocked.iface()))) {
+            probeNapis(unlocked);
+        }
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             return restoreHoldingLock(stateOf(stateFile, expected), stateFile);
         }
@@ -411,9 +580,11 @@ public final class AffinityTransaction {
                         + Errno.describe(e));
             }
         }
-        // After the threads' affinity: turning threaded NAPI off stops the threads.
+        // After the threads' affinity: turning threaded NAPI off stops the threads. The device's switch first: it
+        // sets every NAPI of the device, and the NAPIs' own values are then put back exactly over it.
         state.threadedBefore()
                 .ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
+        failures.addAll(restoreNapis(state));
         if (!failures.isEmpty()) {
             throw new NumaspreadException(
                     NumaspreadException.Kind.INCOMPLETE,
@@ -425,6 +596,64 @@ public final class AffinityTransaction {
         return results.stream()
                 .sorted(Comparator.comparingInt(r -> order.indexOf(r.target())))
                 .toList();
+    }
+
+    /** Refuses a restore without the privilege to set a recorded NAPI's {@code threaded}, before any change. */
+    private void probeNapis(StateFile.State state) {
+        Map<Integer, Integer> now = perNapi.read(state.iface());
+        for (int napiId : state.napiThreadedBefore().keySet()) {
+            Integer current = now.get(napiId);
+            if (current == null) {
+                continue;
+            }
+            try {
+                perNapi.write(napiId, current);
+            } catch (IOException e) {
+                Errno errno = Errno.of(e);
+                if (errno == Errno.EPERM || errno == Errno.EACCES) {
+                    throw new NumaspreadException(
+                            NumaspreadException.Kind.REFUSED,
+                            "cannot put back NAPI " + napiId + "'s threaded: " + Errno.describe(e)
+                                    + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
+                }
+            }
+            return;
+        }
+    }
+
+    /**
+     * Puts each recorded NAPI's own {@code threaded} back with {@code napi-set} and reads them back; a NAPI that no
+     * longer exists (the device or the queue removed) has nothing to put back. The failures, each naming its NAPI.
+     */
+    private List<String> restoreNapis(StateFile.State state) {
+        if (state.napiThreadedBefore().isEmpty() || !Files.exists(paths.netDevice(state.iface()))) {
+            return List.of();
+        }
+        Map<Integer, Integer> now = perNapi.read(state.iface());
+        List<String> failures = new ArrayList<>();
+        List<Integer> written = new ArrayList<>();
+        state.napiThreadedBefore().forEach((napiId, before) -> {
+            Integer current = now.get(napiId);
+            if (current == null || current.equals(before)) {
+                return;
+            }
+            try {
+                perNapi.write(napiId, before);
+                written.add(napiId);
+            } catch (IOException e) {
+                failures.add(
+                        "NAPI " + napiId + ": netdev napi-set threaded " + before + " failed: " + Errno.describe(e));
+            }
+        });
+        Map<Integer, Integer> back = written.isEmpty() ? Map.of() : perNapi.read(state.iface());
+        for (int napiId : written) {
+            int before = state.napiThreadedBefore().get(napiId);
+            Integer reads = back.get(napiId);
+            if (reads != null && reads != before) {
+                failures.add("NAPI " + napiId + ": set threaded " + before + " but napi-get reports " + reads);
+            }
+        }
+        return failures;
     }
 
     private static boolean readsAs(Target target, String text, CpuSet expected) {
@@ -625,20 +854,13 @@ public final class AffinityTransaction {
                         + (e instanceof IOException io ? Errno.describe(io) : e.getMessage()) + ")");
             }
         }
-        if (run.threadedSwitched().isPresent()) {
-            Path threadedFile = run.threadedSwitched().get();
-            try {
-                if (!threaded.switchOff(threadedFile)) {
-                    stuck.add(threadedFile + " (reads back differently)");
-                }
-            } catch (IOException e) {
-                stuck.add(threadedFile + " (" + Errno.describe(e) + ")");
-            }
-        }
+        run.threadedSwitched().ifPresent(switched -> stuck.addAll(switchOff(switched)));
         if (stuck.isEmpty() && run.createdState()) {
             StateFile.delete(stateFile);
         } else if (stuck.isEmpty() && run.threadedSwitched().isPresent()) {
-            StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, state.withoutThreaded()));
+            StateFile.read(stateFile)
+                    .ifPresent(state -> StateFile.write(
+                            stateFile, without(state, run.threadedSwitched().get())));
         }
         return stuck;
     }

@@ -6,6 +6,7 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.ProcessFiles;
 import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.PerNapiThreaded;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -42,11 +43,13 @@ public final class NapiThreads {
             (pid, cpus) -> {
                 throw new IllegalStateException("no NAPI thread access was given for pid " + pid);
             },
-            Map.of());
+            Map.of(),
+            PerNapiThreaded.NONE);
 
     private final KernelPaths paths;
     private final KernelFiles files;
     private final AffinitySetter setter;
+    private final PerNapiThreaded perNapi;
     private Map<Integer, Integer> netlinkPids;
     private Map<String, Integer> byName = Map.of();
 
@@ -55,10 +58,29 @@ public final class NapiThreads {
      *     {@code comm} names that NAPI's thread
      */
     public NapiThreads(KernelPaths paths, KernelFiles files, AffinitySetter setter, Map<Integer, Integer> netlinkPids) {
+        this(paths, files, setter, netlinkPids, PerNapiThreaded.NONE);
+    }
+
+    /**
+     * @param perNapi each NAPI's own {@code threaded} (netdev netlink, Linux 6.17), for an apply that turns the
+     *     planned NAPIs' threads on one by one and the restore that turns them back
+     */
+    public NapiThreads(
+            KernelPaths paths,
+            KernelFiles files,
+            AffinitySetter setter,
+            Map<Integer, Integer> netlinkPids,
+            PerNapiThreaded perNapi) {
         this.paths = paths;
         this.files = files;
         this.setter = setter;
         this.netlinkPids = Map.copyOf(netlinkPids);
+        this.perNapi = perNapi;
+    }
+
+    /** Each NAPI's own {@code threaded}, read and set through netdev netlink. */
+    PerNapiThreaded perNapi() {
+        return perNapi;
     }
 
     /** Takes the thread PIDs that netdev {@code napi-get} gives in {@code map}, to be checked as any other. */

@@ -8,15 +8,17 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.SpreadPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -99,8 +101,42 @@ public final class NicPlacement {
      *
      * @param discover the NIC's NAPI map as the kernel gives it at the moment of the call (netdev netlink)
      * @param setter {@code sched_setaffinity} on a PID through the native backend
+     * @param perNapi each NAPI's own {@code threaded} through netdev netlink (Linux 6.17)
      */
-    public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter) {}
+    public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter, PerNapiThreaded perNapi) {
+        /** How a transaction finds, pins and switches the NAPI threads, with PIDs from napi-get given later. */
+        public NapiThreads threads(KernelPaths paths, KernelFiles files) {
+            return new NapiThreads(paths, files, setter, Map.of(), perNapi);
+        }
+    }
+
+    /** How {@code --napi-threads} turns threaded NAPI on. */
+    public enum ThreadingWay {
+        /**
+         * NAPI by NAPI with netdev netlink {@code napi-set} (Linux 6.17): only the planned queues' NAPIs, the
+         * device's other NAPIs as they were.
+         */
+        PER_NAPI,
+        /**
+         * The device's sysfs {@code threaded}, which turns every NAPI of the device threaded: the kernel's
+         * {@code napi-get} reports no per-NAPI {@code threaded}.
+         */
+        DEVICE
+    }
+
+    /**
+     * @param way how threaded NAPI is turned on on this kernel
+     * @param turnedOn the NAPIs this apply turned threaded one by one ({@link ThreadingWay#PER_NAPI}; a dry run
+     *     names those it would)
+     * @param threadedFile the device's {@code /sys/class/net/IFACE/threaded}
+     * @param switchedDevice whether {@code threadedFile} was 0 and this apply set it to 1 ({@link
+     *     ThreadingWay#DEVICE}; a dry run: would)
+     */
+    public record Threading(ThreadingWay way, List<Integer> turnedOn, Path threadedFile, boolean switchedDevice) {
+        public Threading {
+            turnedOn = List.copyOf(turnedOn);
+        }
+    }
 
     /** What one apply writes. */
     public sealed interface Wanted {
@@ -143,6 +179,7 @@ public final class NicPlacement {
      * @param paths the trees written, which a command that undoes the apply must name when they are not live
      * @param results one per setting, in plan order
      * @param notes what the caller should know that did not stop the apply (an irqbalance that could not be seen)
+     * @param threading with {@link Options#napiThreads}, how threaded NAPI was turned on
      */
     public record Outcome(
             InterfaceName iface,
@@ -150,7 +187,8 @@ public final class NicPlacement {
             Path stateFile,
             boolean defaultStateFile,
             List<AffinityTransaction.Result> results,
-            List<String> notes) {
+            List<String> notes,
+            Optional<Threading> threading) {
         public Outcome {
             results = List.copyOf(results);
             notes = List.copyOf(notes);
@@ -216,26 +254,43 @@ public final class NicPlacement {
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
         refuseIfIrqbalance(settings, options);
         // NAPI IDs exist before their threads: a kernel that cannot link them to queues is refused before any change.
-        NapiThreadPlan.settings(nic, plan, napi.discover().get());
-        NapiThreads threads = new NapiThreads(paths, files, napi.setter(), Map.of());
-        AffinityTransaction.Threading threading = new AffinityTransaction.Threading(threadedFile, () -> {
+        NapiMap before = napi.discover().get();
+        Optional<Map<Integer, Integer>> perNapi = perNapiThreaded(NapiThreadPlan.settings(nic, plan, before), before);
+        NapiThreads threads = napi.threads(paths, files);
+        AffinityTransaction.Threading threading = new AffinityTransaction.Threading(threadedFile, perNapi, () -> {
             NapiMap map = napi.discover().get();
             threads.useNetlinkPids(map);
             return NapiThreadPlan.settings(nic, plan, map);
         });
-        boolean wasOff = threadedIsOff(threadedFile);
+        boolean wasOff = perNapi.isEmpty() && threadedIsOff(threadedFile);
         List<AffinityTransaction.Result> results =
                 transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
-        List<String> notes =
-                new ArrayList<>(Irqbalance.blindSpot(paths.procRoot()).stream().toList());
-        if (wasOff) {
-            notes.add(
-                    options.dryRun()
-                            ? threadedFile + " is 0: apply would set it to 1 and pin the NAPI threads the"
-                                    + " kernel then starts"
-                            : threadedFile + " was 0 and is now 1 (threaded NAPI); restore puts back 0");
+        Threading way = perNapi.isPresent()
+                ? new Threading(ThreadingWay.PER_NAPI, threading.napisOff(), threadedFile, false)
+                : new Threading(ThreadingWay.DEVICE, List.of(), threadedFile, wasOff);
+        return outcome(
+                nic,
+                stateFile,
+                results,
+                Irqbalance.blindSpot(paths.procRoot()).stream().toList(),
+                Optional.of(way));
+    }
+
+    /**
+     * The planned NAPIs' own {@code threaded} as {@code map} reports them, when it reports it for every one of
+     * them (netdev netlink napi-get, Linux 6.17); otherwise empty, and the device's switch is used.
+     */
+    private static Optional<Map<Integer, Integer>> perNapiThreaded(List<Setting> threadSettings, NapiMap map) {
+        Map<Integer, Integer> threaded = new TreeMap<>();
+        for (Setting setting : threadSettings) {
+            int napiId = setting.target().number();
+            OptionalInt value = map.byId(napiId).map(NapiInstance::threaded).orElse(OptionalInt.empty());
+            if (value.isEmpty()) {
+                return Optional.empty();
+            }
+            threaded.put(napiId, value.getAsInt());
         }
-        return outcome(nic, stateFile, results, notes);
+        return Optional.of(threaded);
     }
 
     /**
@@ -265,7 +320,8 @@ public final class NicPlacement {
                 nic,
                 stateFile,
                 transaction(threads).apply(nic.name(), settings, stateFile, options.dryRun()),
-                Irqbalance.blindSpot(paths.procRoot()).stream().toList());
+                Irqbalance.blindSpot(paths.procRoot()).stream().toList(),
+                Optional.empty());
     }
 
     private AffinityTransaction transaction(NapiThreads threads) {
@@ -273,8 +329,14 @@ public final class NicPlacement {
                 paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
     }
 
-    private Outcome outcome(Nic nic, Path stateFile, List<AffinityTransaction.Result> results, List<String> notes) {
-        return new Outcome(nic.name(), paths, stateFile, state instanceof StateLocation.Default, results, notes);
+    private Outcome outcome(
+            Nic nic,
+            Path stateFile,
+            List<AffinityTransaction.Result> results,
+            List<String> notes,
+            Optional<Threading> threading) {
+        return new Outcome(
+                nic.name(), paths, stateFile, state instanceof StateLocation.Default, results, notes, threading);
     }
 
     private void refuseIfIrqbalance(List<Setting> settings, Options options) {

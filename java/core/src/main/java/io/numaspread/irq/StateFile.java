@@ -23,6 +23,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The write-ahead record of what an apply changed: the text every touched kernel file held before the first
@@ -40,7 +44,10 @@ import java.util.Set;
  * "name": "virtio2-input.0", "value": "0-1"}, {"kind": "xps", "number": 0, "name": "eth0", "value":
  * "00000003"}]}}. With {@code apply --napi-threads} it also holds each NAPI thread's previous affinity,
  * {@code {"kind": "napi", "number": 8193, "name": "napi/eth0-8193", "value": "0-3"}}, and, when the apply turned
- * threaded NAPI on, the interface's previous {@code "threaded": 0}. Files without them (older ones) read as before.
+ * threaded NAPI on, the interface's previous {@code "threaded": 0}; when it turned it on NAPI by NAPI through
+ * netdev netlink {@code napi-set} (Linux 6.17), each such NAPI's previous value, {@code "napi_threaded": [{"napi":
+ * 8193, "threaded": 0}]}: the kernel keeps those in the NAPI's persistent config, past numaspread's exit, so they
+ * are recorded before the first is written. Files without them (older ones) read as before.
  */
 public final class StateFile {
     private static final int VERSION = 1;
@@ -74,8 +81,14 @@ public final class StateFile {
      *
      * @param threadedBefore {@code /sys/class/net/IFACE/threaded} before an apply changed it (0 or 1), or empty
      *     when no apply did
+     * @param napiThreadedBefore each NAPI's own {@code threaded} (0, 1 or 2) before an apply set it with netdev
+     *     netlink {@code napi-set}, by NAPI ID
      */
-    public record State(InterfaceName iface, List<Saved> saved, OptionalInt threadedBefore) {
+    public record State(
+            InterfaceName iface,
+            List<Saved> saved,
+            OptionalInt threadedBefore,
+            SortedMap<Integer, Integer> napiThreadedBefore) {
         public State {
             saved = List.copyOf(saved);
             Objects.requireNonNull(threadedBefore, "threadedBefore");
@@ -83,6 +96,12 @@ public final class StateFile {
                 throw new IllegalArgumentException(
                         "\"threaded\" is " + threadedBefore.getAsInt() + ", neither 0 nor 1");
             }
+            napiThreadedBefore.forEach(StateFile::checkNapiThreaded);
+            napiThreadedBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiThreadedBefore));
+        }
+
+        public State(InterfaceName iface, List<Saved> saved, OptionalInt threadedBefore) {
+            this(iface, saved, threadedBefore, new TreeMap<>());
         }
 
         public State(InterfaceName iface, List<Saved> saved) {
@@ -91,12 +110,31 @@ public final class StateFile {
 
         /** This state recording {@code threaded} as it was, unless it already records an earlier value. */
         public State withThreadedBefore(int threaded) {
-            return threadedBefore.isPresent() ? this : new State(iface, saved, OptionalInt.of(threaded));
+            return threadedBefore.isPresent()
+                    ? this
+                    : new State(iface, saved, OptionalInt.of(threaded), napiThreadedBefore);
         }
 
-        /** This state without the record of {@code threaded}, once it is put back. */
+        /**
+         * This state recording each NAPI's own {@code threaded} as it was, by NAPI ID, keeping any earlier value it
+         * holds for a NAPI: the first value read wins.
+         */
+        public State withNapiThreadedBefore(Map<Integer, Integer> before) {
+            SortedMap<Integer, Integer> merged = new TreeMap<>(before);
+            merged.putAll(napiThreadedBefore);
+            return new State(iface, saved, threadedBefore, merged);
+        }
+
+        /** This state without the record of the device's {@code threaded}, once it is put back. */
         public State withoutThreaded() {
-            return new State(iface, saved, OptionalInt.empty());
+            return new State(iface, saved, OptionalInt.empty(), napiThreadedBefore);
+        }
+
+        /** This state without the records of these NAPIs' own {@code threaded}, once they are put back. */
+        public State withoutNapiThreaded(Collection<Integer> napiIds) {
+            SortedMap<Integer, Integer> left = new TreeMap<>(napiThreadedBefore);
+            left.keySet().removeAll(napiIds);
+            return new State(iface, saved, threadedBefore, left);
         }
 
         public Optional<Saved> find(Target target) {
@@ -111,7 +149,7 @@ public final class StateFile {
                     merged.add(addition);
                 }
             }
-            return new State(iface, merged, threadedBefore);
+            return new State(iface, merged, threadedBefore, napiThreadedBefore);
         }
 
         private static boolean sameFile(Target a, Target b) {
@@ -120,6 +158,18 @@ public final class StateFile {
     }
 
     private StateFile() {}
+
+    /** A NAPI ID and a value of {@code enum netdev_napi_threaded}, or an exception naming what is wrong. */
+    private static void checkNapiThreaded(int napiId, int threaded) {
+        if (napiId < NapiInstance.MIN_NAPI_ID) {
+            throw new IllegalArgumentException(
+                    "NAPI " + napiId + " is no NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")");
+        }
+        if (threaded < 0 || threaded > 2) {
+            throw new IllegalArgumentException(
+                    "NAPI " + napiId + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");
+        }
+    }
 
     /**
      * The default state file of an interface: {@code /run/numaspread/IFACE.json} on the live kernel, and
@@ -346,6 +396,20 @@ public final class StateFile {
                 .append(MiniJson.quote(state.iface().value()));
         state.threadedBefore()
                 .ifPresent(threaded -> json.append(",\n  \"threaded\": ").append(threaded));
+        if (!state.napiThreadedBefore().isEmpty()) {
+            json.append(",\n  \"napi_threaded\": [");
+            String separator = "\n";
+            for (Map.Entry<Integer, Integer> napi : state.napiThreadedBefore().entrySet()) {
+                json.append(separator)
+                        .append("    {\"napi\": ")
+                        .append(napi.getKey())
+                        .append(", \"threaded\": ")
+                        .append(napi.getValue())
+                        .append('}');
+                separator = ",\n";
+            }
+            json.append("\n  ]");
+        }
         json.append(",\n  \"saved\": [");
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
@@ -384,6 +448,26 @@ public final class StateFile {
                 throw new IllegalArgumentException("\"threaded\" is " + threaded + ", neither 0 nor 1");
             }
             threadedBefore = OptionalInt.of((int) threaded);
+        }
+        SortedMap<Integer, Integer> napiThreadedBefore = new TreeMap<>();
+        if (root.containsKey("napi_threaded")) {
+            List<?> napis = as(List.class, root.get("napi_threaded"), "\"napi_threaded\"");
+            for (int i = 0; i < napis.size(); i++) {
+                String entry = "entry " + (i + 1) + " of \"napi_threaded\"";
+                Map<?, ?> fields = as(Map.class, napis.get(i), entry);
+                long napi = as(Long.class, fields.get("napi"), entry + ": \"napi\"");
+                long threaded = as(Long.class, fields.get("threaded"), entry + ": \"threaded\"");
+                if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
+                }
+                if (threaded < 0 || threaded > 2) {
+                    throw new IllegalArgumentException(
+                            entry + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");
+                }
+                if (napiThreadedBefore.put((int) napi, (int) threaded) != null) {
+                    throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
+                }
+            }
         }
         List<?> entries = as(List.class, root.get("saved"), "\"saved\"");
         List<Saved> saved = new ArrayList<>();
@@ -428,7 +512,7 @@ public final class StateFile {
                 throw new IllegalArgumentException(entry + " (" + target.label() + "): " + e.getMessage(), e);
             }
         }
-        return new State(iface, saved, threadedBefore);
+        return new State(iface, saved, threadedBefore, napiThreadedBefore);
     }
 
     /** How the file names a kind: "irq", "xps", "napi". */

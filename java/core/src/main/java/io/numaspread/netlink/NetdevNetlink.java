@@ -74,8 +74,9 @@ public final class NetdevNetlink {
     static final int NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT = 6;
     public static final int NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT = 7;
     /**
-     * Linux 6.17: a NAPI instance's own threading, {@code enum netdev_napi_threaded}: disabled (0), enabled (1),
-     * and from Linux 6.19 busy-poll (2).
+     * Linux 6.17: whether this one NAPI polls in its own kernel thread ({@code enum netdev_napi_threaded}: 0
+     * disabled, 1 enabled, from Linux 6.19 also 2 for a thread that busy-polls). napi-get reports it for every
+     * NAPI; napi-set sets it for one, where before only the device's sysfs {@code threaded} switched them all.
      */
     public static final int NETDEV_A_NAPI_THREADED = 8;
 
@@ -125,7 +126,7 @@ public final class NetdevNetlink {
 
     /**
      * One NAPI instance from {@code napi-get}. The IRQ is there when the driver links one, the PID when NAPI is
-     * threaded, and the three settings from Linux 6.13.
+     * threaded, the three settings from Linux 6.13, and whether this NAPI is threaded from Linux 6.17.
      */
     public record Napi(
             int id,
@@ -134,7 +135,8 @@ public final class NetdevNetlink {
             OptionalInt threadPid,
             OptionalLong deferHardIrqs,
             OptionalLong groFlushTimeoutNanos,
-            OptionalLong irqSuspendTimeoutNanos) {}
+            OptionalLong irqSuspendTimeoutNanos,
+            OptionalInt threaded) {}
 
     /**
      * One queue's counters from {@code qstats-get}: RX or TX, its id, and its packets and bytes in that
@@ -293,6 +295,17 @@ public final class NetdevNetlink {
     }
 
     /**
+     * A {@code napi-set} of NAPI instance {@code napiId}'s {@code threaded} alone, acknowledged (Linux 6.17): the
+     * kernel starts or stops that one NAPI's thread and keeps the value in the NAPI's persistent config.
+     */
+    public static byte[] napiSetThreadedRequest(Family family, int sequence, int napiId, int threaded) {
+        return request(family.id(), NLM_F_REQUEST | NLM_F_ACK, sequence, NETDEV_CMD_NAPI_SET, NETDEV_FAMILY_VERSION)
+                .u32(NETDEV_A_NAPI_ID, napiId)
+                .u32(NETDEV_A_NAPI_THREADED, threaded)
+                .bytes();
+    }
+
+    /**
      * The netdev family in the control family's answer to {@link #getFamilyRequest}.
      *
      * @throws IllegalArgumentException when the answer names no family id
@@ -356,6 +369,7 @@ public final class NetdevNetlink {
             OptionalLong deferHardIrqs = OptionalLong.empty();
             OptionalLong groFlushTimeout = OptionalLong.empty();
             OptionalLong irqSuspendTimeout = OptionalLong.empty();
+            OptionalInt threaded = OptionalInt.empty();
             for (Attribute attribute : attributes(message)) {
                 switch (attribute.type()) {
                     case NETDEV_A_NAPI_ID -> id = attribute.u32();
@@ -365,11 +379,12 @@ public final class NetdevNetlink {
                     case NETDEV_A_NAPI_DEFER_HARD_IRQS -> deferHardIrqs = OptionalLong.of(attribute.unsigned());
                     case NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT -> groFlushTimeout = OptionalLong.of(attribute.unsigned());
                     case NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT -> irqSuspendTimeout = OptionalLong.of(attribute.unsigned());
+                    case NETDEV_A_NAPI_THREADED -> threaded = OptionalInt.of((int) attribute.unsigned());
                     default -> {}
                 }
             }
             if (owner == ifindex && id >= 0) {
-                napis.add(new Napi(id, owner, irq, pid, deferHardIrqs, groFlushTimeout, irqSuspendTimeout));
+                napis.add(new Napi(id, owner, irq, pid, deferHardIrqs, groFlushTimeout, irqSuspendTimeout, threaded));
             }
         }
         return napis;

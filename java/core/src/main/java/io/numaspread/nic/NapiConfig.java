@@ -79,6 +79,23 @@ public final class NapiConfig {
         }
     }
 
+    /**
+     * Sets NAPI {@code napiId}'s own {@code threaded} with {@code napi-set} (Linux 6.17; CAP_NET_ADMIN): 1 starts
+     * its {@code napi/IFACE-ID} thread, 0 stops it. The kernel keeps the value in the NAPI's persistent config, so
+     * it outlives the caller: whoever sets it must record the previous value to put back.
+     *
+     * @throws NumaspreadException (refused) on a kernel or backend without {@code napi-set}; (call failed) when
+     *     the call fails, naming it and its errno (EPERM: not privileged; ENOENT: no such NAPI)
+     */
+    public static void writeThreaded(KernelPaths paths, NativeBackend backend, int napiId, int threaded) {
+        try (NetdevSession session = openSession(paths, backend, "napi-set threaded")) {
+            NetdevNetlink.Family family = requireNapiSet(paths, session, "napi-set threaded");
+            session.request(
+                    sequence -> NetdevNetlink.napiSetThreadedRequest(family, sequence, napiId, threaded),
+                    "netdev napi-set " + napiId + " threaded " + threaded);
+        }
+    }
+
     /** {@code napi-get} of one NAPI answers for whichever interface it belongs to. */
     private static List<NetdevNetlink.Napi> anyInterface(List<byte[]> answer) {
         return answer.stream()

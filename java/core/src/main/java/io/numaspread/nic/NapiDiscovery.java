@@ -122,7 +122,8 @@ public final class NapiDiscovery {
                         napi.id(),
                         queue == null ? OptionalInt.empty() : OptionalInt.of(queue),
                         napi.irq(),
-                        napi.threadPid()));
+                        napi.threadPid(),
+                        napi.threaded()));
             }
             return new NapiMap(
                     iface,
@@ -137,7 +138,11 @@ public final class NapiDiscovery {
         for (int i = 0; i < byId.size(); i++) {
             NetdevNetlink.Napi napi = byId.get(i);
             instances.add(new NapiInstance(
-                    napi.id(), derivable ? OptionalInt.of(i) : OptionalInt.empty(), napi.irq(), napi.threadPid()));
+                    napi.id(),
+                    derivable ? OptionalInt.of(i) : OptionalInt.empty(),
+                    napi.irq(),
+                    napi.threadPid(),
+                    napi.threaded()));
         }
         String derivation = derivable
                 ? "rx queue i is taken to be the i-th lowest NAPI ID, since a driver that links none (virtio_net "

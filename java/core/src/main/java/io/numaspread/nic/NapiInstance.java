@@ -12,8 +12,10 @@ import java.util.OptionalInt;
  * @param queue the driver's receive queue it polls, when known (see {@link NapiMap#source()})
  * @param irq the IRQ that schedules it, when the driver links one
  * @param threadPid the PID of its {@code napi/IFACE-ID} kernel thread, when NAPI is threaded
+ * @param threaded whether this NAPI is threaded (0 no, 1 yes, 2 yes and busy-polling), when the kernel reports it
+ *     per NAPI (netdev netlink napi-get from Linux 6.17)
  */
-public record NapiInstance(int id, OptionalInt queue, OptionalInt irq, OptionalInt threadPid) {
+public record NapiInstance(int id, OptionalInt queue, OptionalInt irq, OptionalInt threadPid, OptionalInt threaded) {
     /**
      * The lowest NAPI ID a kernel may give. The kernel's own {@code MIN_NAPI_ID} is {@code NR_CPUS + 1} (IDs up
      * to {@code NR_CPUS} are sender CPUs in busy-poll code): 8193 on Debian's x86_64 kernels, 257 on one built
@@ -25,5 +27,10 @@ public record NapiInstance(int id, OptionalInt queue, OptionalInt irq, OptionalI
         if (id < MIN_NAPI_ID) {
             throw new IllegalArgumentException("NAPI ID " + id + " is not positive");
         }
+    }
+
+    /** An instance whose kernel reports no per-NAPI threaded (before Linux 6.17, or no netlink). */
+    public NapiInstance(int id, OptionalInt queue, OptionalInt irq, OptionalInt threadPid) {
+        this(id, queue, irq, threadPid, OptionalInt.empty());
     }
 }

@@ -146,10 +146,18 @@ public sealed interface WatchEvent {
     /** NAPI threads pinned again: re-created (threaded toggled, {@code ethtool -L}, a reset) or moved. */
     record NapiThreadsPinned(InterfaceName nic, int threads) implements WatchEvent {}
 
-    /** Threaded NAPI was off ({@code threadedFile} held 0): it was turned on and {@code pinned} threads pinned. */
-    record ThreadedTurnedOn(InterfaceName nic, Path threadedFile, long pinned, List<KernelEvent> after)
+    /**
+     * Threaded NAPI was off: it was turned on and {@code pinned} threads pinned.
+     *
+     * @param threadedFile the device's switch, which held 0 and was set to 1 when {@code napis} is empty
+     * @param napis the NAPIs turned on one by one with netdev netlink {@code napi-set} (Linux 6.17), the device's
+     *     switch left as it was
+     */
+    record ThreadedTurnedOn(
+            InterfaceName nic, Path threadedFile, List<Integer> napis, long pinned, List<KernelEvent> after)
             implements WatchEvent {
         public ThreadedTurnedOn {
+            napis = List.copyOf(napis);
             after = List.copyOf(after);
         }
     }

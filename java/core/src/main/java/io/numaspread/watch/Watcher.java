@@ -19,6 +19,7 @@ import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
@@ -41,6 +42,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -643,22 +645,43 @@ public final class Watcher {
             return wanted;
         }
         state.napiProblem = Optional.empty();
-        if (KernelText.readOptional(threadedFile).map("0"::equals).orElse(false)) {
+        if (threadedOff(threadedFile, threadSettings, map)) {
             NicPlacement.Outcome outcome =
                     placement().apply(nic, NicPlacement.Wanted.plan(plan), settings.placement(false));
             long pinned = countNapiThreads(nic.name(), outcome.results());
             listener.heard(new WatchEvent.ThreadedTurnedOn(
                     nic.name(),
                     threadedFile,
+                    outcome.threading()
+                            .filter(way -> way.way() == NicPlacement.ThreadingWay.PER_NAPI)
+                            .map(NicPlacement.Threading::turnedOn)
+                            .orElse(List.of()),
                     pinned,
                     trigger == Trigger.START ? List.of() : after(nic.name(), events)));
         }
-        NapiThreads threads = state.threads.orElseGet(() -> new NapiThreads(paths, files, napi.setter(), Map.of()));
+        NapiThreads threads = state.threads.orElseGet(() -> napi.threads(paths, files));
         threads.useNetlinkPids(map);
         state.threads = Optional.of(threads);
         List<Setting> all = new ArrayList<>(wanted);
         all.addAll(threadSettings);
         return all;
+    }
+
+    /**
+     * Whether threaded NAPI is off for a planned NAPI: as the NAPI's own {@code threaded} says where napi-get
+     * reports it (Linux 6.17, where apply turns only the planned NAPIs on and the device's file stays 0),
+     * otherwise as the device's file says.
+     */
+    private static boolean threadedOff(Path threadedFile, List<Setting> threadSettings, NapiMap map) {
+        List<OptionalInt> own = threadSettings.stream()
+                .map(setting -> map.byId(setting.target().number())
+                        .map(NapiInstance::threaded)
+                        .orElse(OptionalInt.empty()))
+                .toList();
+        if (own.stream().allMatch(OptionalInt::isPresent)) {
+            return own.stream().anyMatch(value -> value.getAsInt() == 0);
+        }
+        return KernelText.readOptional(threadedFile).map("0"::equals).orElse(false);
     }
 
     /** Tells the listener how many NAPI threads {@code results} pinned, and returns it. */

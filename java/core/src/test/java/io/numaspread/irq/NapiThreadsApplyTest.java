@@ -17,6 +17,7 @@ import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
@@ -97,7 +98,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
     }
 
     private NicPlacement.Outcome apply(boolean dryRun) {
-        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity))
+        return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity, PerNapiThreaded.NONE))
                 .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
     }
 
@@ -142,9 +143,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
                         .anyMatch(r -> r.target().equals(Target.napiThread(ETH0, 8196))
                                 && r.status() == AffinityTransaction.Status.CHANGED),
                 outcome.results().toString());
-        assertTrue(
-                outcome.notes().stream().anyMatch(n -> n.contains("restore puts back 0")),
-                outcome.notes().toString());
+        assertEquals(
+                Optional.of(new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true)),
+                outcome.threading(),
+                "a kernel whose napi-get reports no per-NAPI threaded: the device's switch, set from 0 to 1");
 
         StateFile.State saved = StateFile.read(state).orElseThrow();
         assertEquals(OptionalInt.of(0), saved.threadedBefore());
@@ -193,7 +195,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
                 NumaspreadException.class,
                 () -> placement(new NicPlacement.NapiAccess(
                                 () -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
-                                this::setAffinity))
+                                this::setAffinity,
+                                PerNapiThreaded.NONE))
                         .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(
@@ -214,7 +217,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
                                 () -> calls.incrementAndGet() == 1
                                         ? map()
                                         : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
-                                this::setAffinity))
+                                this::setAffinity,
+                                PerNapiThreaded.NONE))
                         .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"), e.getMessage());
@@ -240,9 +244,10 @@ class NapiThreadsApplyTest extends StandInNicTest {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         NicPlacement.Outcome outcome = apply(true);
         assertEquals(before, NicFixture.snapshot(proc, sys));
-        assertTrue(
-                outcome.notes().stream().anyMatch(n -> n.contains("apply would set it to 1")),
-                outcome.notes().toString());
+        assertEquals(
+                Optional.of(new NicPlacement.Threading(NicPlacement.ThreadingWay.DEVICE, List.of(), threaded, true)),
+                outcome.threading(),
+                "it would set the device's switch from 0 to 1");
         assertTrue(pinned.isEmpty());
     }
 

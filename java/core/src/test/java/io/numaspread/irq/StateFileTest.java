@@ -110,4 +110,49 @@ class StateFileTest {
             assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
         }
     }
+
+    @Test
+    void eachNapisOwnThreadedRoundTripsAndTheFirstValueOfANapiWins() throws IOException {
+        StateFile.State napis = STATE.withNapiThreadedBefore(Map.of(8195, 0, 8193, 2));
+        Path file = dir.resolve("eth0.json");
+        StateFile.write(file, napis);
+        assertEquals(Optional.of(napis), StateFile.read(file));
+        assertTrue(
+                Files.readString(file)
+                        .contains("\"napi_threaded\": [\n    {\"napi\": 8193, \"threaded\": 2},\n"
+                                + "    {\"napi\": 8195, \"threaded\": 0}\n  ]"),
+                Files.readString(file));
+
+        StateFile.State later = napis.withNapiThreadedBefore(Map.of(8193, 1, 8196, 1));
+        assertEquals(Map.of(8193, 2, 8195, 0, 8196, 1), later.napiThreadedBefore(), "an earlier record stays");
+        assertEquals(
+                Map.of(8193, 2), later.withoutNapiThreaded(List.of(8195, 8196)).napiThreadedBefore());
+        assertEquals(
+                later.napiThreadedBefore(),
+                later.withThreadedBefore(0).withoutThreaded().napiThreadedBefore(),
+                "putting the device's threaded back keeps the NAPIs' records");
+    }
+
+    @Test
+    void napiThreadedEntriesAreReadStrictly() throws IOException {
+        Path file = dir.resolve("eth0.json");
+        String head = "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [], \"napi_threaded\": ";
+        Map<String, String> wrong = Map.of(
+                head + "[{\"napi\": 8193, \"threaded\": 3}]}",
+                "\"threaded\" is 3, none of 0, 1 and 2",
+                head + "[{\"napi\": 0, \"threaded\": 0}]}",
+                "\"napi\" 0 is no NAPI ID",
+                head + "[{\"napi\": 8193}]}",
+                "\"threaded\" is missing",
+                head + "[{\"napi\": 8193, \"threaded\": 0}, {\"napi\": 8193, \"threaded\": 1}]}",
+                "NAPI 8193 is recorded twice",
+                head + "{\"8193\": 0}}",
+                "\"napi_threaded\" is not an array");
+        for (Map.Entry<String, String> entry : wrong.entrySet()) {
+            Files.writeString(file, entry.getKey());
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> StateFile.read(file), entry.getKey());
+            assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
+            assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
+        }
+    }
 }

@@ -68,7 +68,7 @@ class NetdevNetlinkTest {
     }
 
     @Test
-    void napiGetOfA618VirtioNicHasNoIrqNoThreadAndTheSettings() {
+    void napiGetOfA618VirtioNicHasNoIrqNoThreadTheSettingsAndItsOwnThreadedOff() {
         List<NetdevNetlink.Napi> napis =
                 NetdevNetlink.napis(CapturedNetlink.messages(HOST_618 + "napis.hex"), HOST_IFINDEX);
         assertEquals(
@@ -79,8 +79,10 @@ class NetdevNetlinkTest {
                         OptionalInt.empty(),
                         OptionalLong.of(0),
                         OptionalLong.of(0),
-                        OptionalLong.of(0))),
-                napis);
+                        OptionalLong.of(0),
+                        OptionalInt.of(0))),
+                napis,
+                "6.18 reports each NAPI's own threaded (attribute 8, from Linux 6.17): 0 here");
     }
 
     @Test
@@ -180,6 +182,24 @@ class NetdevNetlinkTest {
         assertEquals(2, attributes.get(1).unsigned());
         assertEquals(200_000, attributes.get(2).unsigned());
         assertEquals(20_000_000_000L, attributes.get(3).unsigned());
+    }
+
+    @Test
+    void napiSetThreadedCarriesTheIdAndThreadedAloneAndAsksForAnAcknowledgement() {
+        NetdevNetlink.Family family = new NetdevNetlink.Family(30, Set.of(NetdevNetlink.NETDEV_CMD_NAPI_SET));
+        byte[] request = NetdevNetlink.napiSetThreadedRequest(family, 6, 8194, 1);
+        ByteBuffer buffer = ByteBuffer.wrap(request).order(ByteOrder.nativeOrder());
+        assertEquals(30, buffer.getShort(4), "the netdev family's id");
+        assertEquals(0x5, buffer.getShort(6), "NLM_F_REQUEST | NLM_F_ACK");
+        assertEquals(6, buffer.getInt(8), "the sequence number");
+        assertEquals(NetdevNetlink.NETDEV_CMD_NAPI_SET, buffer.get(16));
+        List<NetlinkCodec.Attribute> attributes = NetdevNetlink.attributes(request);
+        assertEquals(
+                List.of(2, 8),
+                attributes.stream().map(NetlinkCodec.Attribute::type).toList());
+        assertEquals(8194, attributes.get(0).u32());
+        assertEquals(4, attributes.get(1).valueLength(), "threaded is a u32");
+        assertEquals(1, attributes.get(1).u32());
     }
 
     @Test

@@ -144,6 +144,39 @@ class NapiDiscoveryLiveTest {
         assertEquals("netlink netdev napi-get " + Integer.MAX_VALUE, missing.function());
     }
 
+    /**
+     * From Linux 6.17, napi-get reports each NAPI's own threaded, one value per NAPI of eth0, on exactly when it has
+     * a thread; napi-set of the value read (the host's NIC must not change) succeeds and reads back the same.
+     * Before, there is none: {@code apply --napi-threads} falls back to the device's sysfs threaded.
+     */
+    @ParameterizedTest
+    @EnumSource(
+            value = BackendKind.class,
+            names = {"FFM", "JNA"})
+    void eachNapisOwnThreadedIsReportedAndWrittenBackUnchanged(BackendKind kind) throws Exception {
+        Optional<NativeBackend> backend = load(kind);
+        if (backend.isEmpty()) {
+            return;
+        }
+        PerNapiThreaded perNapi = PerNapiThreaded.live(LIVE, backend.get());
+        Map<Integer, Integer> threaded = perNapi.read(ETH0);
+        if (!kernelAtLeast(6, 17)) {
+            assertEquals(Map.of(), threaded, "no per-NAPI threaded before Linux 6.17");
+            return;
+        }
+        NapiMap map = NapiDiscovery.discover(ETH0, LIVE, backend.get());
+        assertEquals(
+                map.instances().stream().map(NapiInstance::id).collect(Collectors.toSet()),
+                threaded.keySet(),
+                "one value per NAPI of eth0: " + map);
+        for (NapiInstance instance : map.instances()) {
+            int value = threaded.get(instance.id());
+            assertEquals(value != 0, instance.threadPid().isPresent(), "NAPI " + instance.id() + " threaded " + value);
+            perNapi.write(instance.id(), value);
+        }
+        assertEquals(threaded, perNapi.read(ETH0));
+    }
+
     @Test
     void theSysfsBackendRefusesNapiSettings() throws Exception {
         NumaspreadException e = assertThrows(

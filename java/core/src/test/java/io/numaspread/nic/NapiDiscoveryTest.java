@@ -41,8 +41,10 @@ class NapiDiscoveryTest {
                 1);
         assertEquals(NapiSource.NETLINK, map.source());
         assertEquals(
-                List.of(new NapiInstance(257, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.empty())),
-                map.instances());
+                List.of(new NapiInstance(
+                        257, OptionalInt.of(0), OptionalInt.empty(), OptionalInt.empty(), OptionalInt.of(0))),
+                map.instances(),
+                "6.18 reports the NAPI's own threaded, 0");
         assertEquals(OptionalInt.of(0), map.queueOf(257));
         assertEquals(
                 "netdev netlink: queue-get links 1 of 1 rx queues to NAPI IDs; napi-get gives 1 NAPI "
@@ -167,7 +169,8 @@ class NapiDiscoveryTest {
                 pid == 0 ? OptionalInt.empty() : OptionalInt.of(pid),
                 java.util.OptionalLong.empty(),
                 java.util.OptionalLong.empty(),
-                java.util.OptionalLong.empty());
+                java.util.OptionalLong.empty(),
+                OptionalInt.empty());
     }
 
     private static NetdevNetlink.Queue queue(int id, int type) {

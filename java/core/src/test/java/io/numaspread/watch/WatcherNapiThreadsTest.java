@@ -12,6 +12,7 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
@@ -22,8 +23,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,7 +78,7 @@ class WatcherNapiThreadsTest extends StandInNicTest {
     private Watcher watcher() {
         Watcher.Planning planning = WatchHarness.mana(sys);
         NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(
-                this::map, (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()));
+                this::map, (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()), PerNapiThreaded.NONE);
         Watcher.Settings settings = new Watcher.Settings(
                 Duration.ofMillis(100),
                 Duration.ofMillis(10),
@@ -126,7 +129,7 @@ class WatcherNapiThreadsTest extends StandInNicTest {
                 List.of("0-1", "2-3", "0-1", "2-3"),
                 List.of(threadAffinity(700), threadAffinity(701), threadAffinity(702), threadAffinity(703)));
         assertEquals(
-                List.of(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, 4, List.of())),
+                List.of(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, List.of(), 4, List.of())),
                 reported(WatchEvent.ThreadedTurnedOn.class));
         assertEquals(4, pinnedAgain());
 
@@ -170,5 +173,73 @@ class WatcherNapiThreadsTest extends StandInNicTest {
         assertEquals(
                 List.of("0-7", "0-7", "0-7", "0-7"),
                 List.of(threadAffinity(700), threadAffinity(901), threadAffinity(702), threadAffinity(703)));
+    }
+
+    /** The kernel's per-NAPI threaded (Linux 6.17), for the watcher that turns NAPIs on one by one. */
+    private final Map<Integer, Integer> perNapi = new ConcurrentSkipListMap<>();
+
+    private NapiMap perNapiMap() {
+        List<NapiInstance> instances = new ArrayList<>();
+        perNapi.forEach((napiId, value) -> instances.add(new NapiInstance(
+                napiId,
+                OptionalInt.of(napiId - 8193),
+                OptionalInt.empty(),
+                OptionalInt.empty(),
+                OptionalInt.of(value))));
+        return new NapiMap(ETH0, instances, NapiSource.NETLINK, "netdev netlink");
+    }
+
+    @Test
+    void onAKernelWithPerNapiThreadedItTurnsOnTheNapisAgainOneByOneAndRestoresThemOnExit() throws Exception {
+        for (int queue = 0; queue < 4; queue++) {
+            perNapi.put(8193 + queue, 0);
+        }
+        PerNapiThreaded netlink = new PerNapiThreaded() {
+            @Override
+            public Map<Integer, Integer> read(InterfaceName iface) {
+                return Map.copyOf(perNapi);
+            }
+
+            @Override
+            public void write(int napiId, int value) {
+                perNapi.put(napiId, value);
+            }
+        };
+        NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(
+                this::perNapiMap, (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()), netlink);
+        Watcher watcher = new Watcher(
+                List.of(ETH0),
+                paths,
+                KernelFiles.DIRECT,
+                WatchHarness.mana(sys),
+                new Watcher.Settings(
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(10),
+                        Backoff.forInterval(Duration.ofMillis(100)),
+                        new PlacementOptions(false, false, true),
+                        run.resolve("state"),
+                        Optional.of(iface -> access)),
+                events::add,
+                Clock.systemUTC());
+        watcher.start();
+        assertEquals(Map.of(8193, 1, 8194, 1, 8195, 1, 8196, 1), perNapi);
+        assertEquals("0", Files.readString(threaded).strip(), "the device's switch is left as it was");
+        assertEquals(
+                List.of(new WatchEvent.ThreadedTurnedOn(ETH0, threaded, List.of(8193, 8194, 8195, 8196), 4, List.of())),
+                reported(WatchEvent.ThreadedTurnedOn.class));
+
+        Thread running = new Thread(() -> watcher.run(true));
+        running.start();
+        perNapi.put(8195, 0); // another tool turns one NAPI's thread off
+        awaitEvent(
+                e -> e instanceof WatchEvent.ThreadedTurnedOn on && on.napis().equals(List.of(8195)));
+        assertEquals(1, perNapi.get(8195));
+
+        watcher.stop(Duration.ofSeconds(20));
+        running.join(TimeUnit.SECONDS.toMillis(20));
+        assertEquals(Map.of(8193, 0, 8194, 0, 8195, 0, 8196, 0), perNapi, events.toString());
+        assertEquals(
+                List.of("0-7", "0-7", "0-7", "0-7"),
+                List.of(threadAffinity(700), threadAffinity(701), threadAffinity(702), threadAffinity(703)));
     }
 }

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.irq;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.ErrnoException;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
+import io.numaspread.nic.NapiInstance;
+import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSource;
+import io.numaspread.nic.Nic;
+import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.PerNapiThreaded;
+import io.numaspread.plan.Mode;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.Purpose;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNicTest;
+import io.numaspread.testing.SysfsFixture;
+import io.numaspread.topology.Topology;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code apply --napi-threads} on a kernel that reports and sets each NAPI's own {@code threaded} through netdev
+ * netlink (Linux 6.17): the four-queue i40e NIC of {@link NapiThreadsApplyTest}, plus a fifth NAPI linked to no
+ * planned queue. The netlink side is a map standing in for the kernel's per-NAPI values, whose {@code napi-set}
+ * fails when told to; the real kernel's answers are checked in the 7.3 guest.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PerNapiThreadedApplyTest extends StandInNicTest {
+    private static final InterfaceName ETH0 = new InterfaceName("eth0");
+    private static final int FIRST_PID = 700;
+    private static final int UNPLANNED = 8197;
+    private static final PlacementOptions NAPI_THREADS = new PlacementOptions(false, false, true);
+
+    private Nic nic;
+    private SpreadPlan plan;
+    private Path threaded;
+    /** The kernel's per-NAPI threaded, by NAPI ID. */
+    private final Map<Integer, Integer> kernel = new TreeMap<>();
+
+    private final List<String> calls = new ArrayList<>();
+    /** The napi-set call (counted from 1) that fails, with this errno. */
+    private int failAtSet = -1;
+
+    private Errno failure = Errno.EINVAL;
+    /** Run at the first napi-set that turns a NAPI on, before it takes effect. */
+    private Runnable atFirstOn = () -> {};
+
+    private boolean perNapi = true;
+    private int failAtPin = -1;
+    private int pins;
+
+    private final PerNapiThreaded netlink = new PerNapiThreaded() {
+        @Override
+        public Map<Integer, Integer> read(InterfaceName iface) {
+            return perNapi ? Map.copyOf(kernel) : Map.of();
+        }
+
+        @Override
+        public void write(int napiId, int value) throws IOException {
+            calls.add(napiId + "=" + value);
+            if (calls.size() == failAtSet) {
+                throw new ErrnoException(
+                        "netdev napi-set threaded " + value + " of NAPI", Path.of("" + napiId), failure.number());
+            }
+            if (value == 1 && calls.stream().filter(c -> c.endsWith("=1")).count() == 1) {
+                atFirstOn.run();
+            }
+            kernel.put(napiId, value);
+        }
+    };
+
+    @BeforeEach
+    void nic() {
+        Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
+        nic = NicDiscovery.discover(ETH0, paths);
+        plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS));
+        threaded = paths.netDevice(ETH0).resolve("threaded");
+        NicFixture.file(threaded, "0");
+        for (int queue = 0; queue < 4; queue++) {
+            NicFixture.task(proc, FIRST_PID + queue, "napi/eth0-" + (8193 + queue), true, "0-7");
+            kernel.put(8193 + queue, 0);
+        }
+        kernel.put(8194, 1); // someone turned this one on: it is neither recorded nor turned off
+        kernel.put(UNPLANNED, 0);
+    }
+
+    private void setAffinity(int pid, CpuSet cpus) throws IOException {
+        if (++pins == failAtPin) {
+            throw new ErrnoException("sched_setaffinity", proc.resolve(Integer.toString(pid)), Errno.EINVAL.number());
+        }
+        NicFixture.threadAffinity(proc, pid, cpus.toString());
+    }
+
+    private NapiMap map() {
+        List<NapiInstance> instances = new ArrayList<>();
+        for (int napiId : kernel.keySet()) {
+            instances.add(new NapiInstance(
+                    napiId,
+                    napiId == UNPLANNED ? OptionalInt.empty() : OptionalInt.of(napiId - 8193),
+                    OptionalInt.of(50 + napiId - 8193),
+                    OptionalInt.empty(),
+                    perNapi ? OptionalInt.of(kernel.get(napiId)) : OptionalInt.empty()));
+        }
+        return new NapiMap(ETH0, instances, NapiSource.NETLINK, "netdev netlink queue-get and napi-get");
+    }
+
+    private NicPlacement.Outcome apply(boolean dryRun) {
+        return new NicPlacement(
+                        paths,
+                        KernelFiles.DIRECT,
+                        Optional.of(iface -> new NicPlacement.NapiAccess(this::map, this::setAffinity, netlink)),
+                        NicPlacement.StateLocation.file(state))
+                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
+    }
+
+    private AffinityTransaction restorer() {
+        return new AffinityTransaction(
+                paths,
+                KernelFiles.DIRECT,
+                8,
+                new NapiThreads(paths, KernelFiles.DIRECT, this::setAffinity, Map.of(), netlink));
+    }
+
+    private Map<Integer, Integer> kernelBefore() {
+        return Map.of(8193, 0, 8194, 1, 8195, 0, 8196, 0, UNPLANNED, 0);
+    }
+
+    @Test
+    void turnsOnOnlyThePlannedNapisThatWereOffAndRestorePutsEachBackExactly() throws IOException {
+        NicPlacement.Outcome outcome = apply(false);
+
+        assertEquals(Map.of(8193, 1, 8194, 1, 8195, 1, 8196, 1, UNPLANNED, 0), kernel, "the unplanned NAPI is left");
+        assertEquals(
+                List.of("8193=0", "8193=1", "8195=1", "8196=1"),
+                calls,
+                "a probe that changes nothing, then one" + " napi-set per NAPI that was off");
+        assertEquals("0", Files.readString(threaded).strip(), "the device's switch is not touched");
+        assertEquals(
+                Optional.of(new NicPlacement.Threading(
+                        NicPlacement.ThreadingWay.PER_NAPI, List.of(8193, 8195, 8196), threaded, false)),
+                outcome.threading());
+        StateFile.State saved = StateFile.read(state).orElseThrow();
+        assertEquals(Map.of(8193, 0, 8195, 0, 8196, 0), saved.napiThreadedBefore());
+        assertEquals(OptionalInt.empty(), saved.threadedBefore());
+        assertEquals(
+                "0-7", saved.find(Target.napiThread(ETH0, 8193)).orElseThrow().value(), "the threads' affinity too");
+
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(kernelBefore(), kernel);
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aFailedNapiSetMidwayPutsBackTheNapisTurnedOnAndNamesTheNapi() throws IOException {
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtSet = 3; // the probe, 8193 on, then 8195
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(false));
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertTrue(
+                e.getMessage().startsWith("NAPI 8195: netdev napi-set threaded 1 failed: EINVAL")
+                        && e.getMessage()
+                                .endsWith("threaded NAPI is off again for NAPI 8193, 8195; nothing else"
+                                        + " was changed"),
+                e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys), "every IRQ and thread as it was");
+        assertFalse(Files.exists(state), "the run created the state file and put everything back");
+    }
+
+    @Test
+    void aFailedPinAfterTheNapisAreOnPutsThemBackWithTheIrqs() throws IOException {
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtPin = 6; // four probes (each sets the affinity a thread has), the first thread, then the second
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(false));
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertTrue(e.getMessage().contains("napi/eth0-8194") && e.getMessage().contains("rolled back"), e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void withoutCapNetAdminItIsRefusedBeforeAnyChange() throws IOException {
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtSet = 1;
+        failure = Errno.EPERM;
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(false));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertTrue(
+                e.getMessage().contains("NAPI 8193")
+                        && e.getMessage().contains("CAP_NET_ADMIN")
+                        && e.getMessage().endsWith("nothing was changed"),
+                e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aProcessKilledAfterItsFirstNapiSetLeavesAStateFileThatRestoreUndoes() throws IOException {
+        atFirstOn = () -> {
+            throw new IllegalStateException("killed");
+        };
+        // The first napi-set that turns a NAPI on is the moment it dies.
+        assertThrows(IllegalStateException.class, () -> apply(false));
+        kernel.put(8193, 1); // the kernel took the call before the process died
+        assertEquals(
+                Map.of(8193, 0, 8195, 0, 8196, 0),
+                StateFile.read(state).orElseThrow().napiThreadedBefore(),
+                "every NAPI to be turned on was recorded before the first napi-set");
+
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(kernelBefore(), kernel);
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aRestoreLeavesANapiThatIsGoneAndPutsBackTheOthers() throws IOException {
+        apply(false);
+        kernel.remove(8196); // ethtool -L: the queue and its NAPI went
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(Map.of(8193, 0, 8194, 1, 8195, 0, UNPLANNED, 0), kernel);
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aRestoreWhoseNapiSetFailsKeepsTheStateFileAndNamesTheNapi() throws IOException {
+        apply(false);
+        failAtSet = calls.size() + 3; // the restore's probe, then 8193 back, then 8195
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> restorer().restore(state, Optional.of(ETH0)));
+        assertEquals(NumaspreadException.Kind.INCOMPLETE, e.kind());
+        assertTrue(e.getMessage().contains("NAPI 8195: netdev napi-set threaded 0 failed: EINVAL"), e.getMessage());
+        assertTrue(Files.exists(state));
+        failAtSet = -1;
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(kernelBefore(), kernel);
+    }
+
+    @Test
+    void aDryRunChangesNothingAndNamesTheNapisItWouldTurnOn() throws IOException {
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        NicPlacement.Outcome outcome = apply(true);
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(List.of(), calls);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertEquals(
+                List.of(8193, 8195, 8196), outcome.threading().orElseThrow().turnedOn());
+    }
+
+    @Test
+    void aKernelWithoutPerNapiThreadedFallsBackToTheDevicesSwitchAndSaysSo() throws IOException {
+        perNapi = false;
+        NicPlacement.Outcome outcome = apply(false);
+        assertEquals(
+                NicPlacement.ThreadingWay.DEVICE,
+                outcome.threading().orElseThrow().way());
+        assertEquals("1", Files.readString(threaded).strip());
+        assertEquals(List.of(), calls, "no napi-set on a kernel whose napi-get reports no per-NAPI threaded");
+        assertEquals(OptionalInt.of(0), StateFile.read(state).orElseThrow().threadedBefore());
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals("0", Files.readString(threaded).strip());
+    }
+}
