@@ -105,6 +105,10 @@ public record PlanRequest(
         return new PlanRequest(origins, count, mode, purpose, cpus, exclude, skipFirst, newPolicy);
     }
 
+    public PlanRequest withPurpose(Purpose newPurpose) {
+        return new PlanRequest(origins, count, mode, newPurpose, cpus, exclude, skipFirst, policy);
+    }
+
     public PlanRequest withCpus(CpuSet newCpus) {
         return new PlanRequest(origins, count, mode, purpose, Optional.of(newCpus), exclude, skipFirst, policy);
     }

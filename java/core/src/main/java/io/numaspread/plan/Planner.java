@@ -2,8 +2,10 @@
 package io.numaspread.plan;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.topology.NumaNode;
 import io.numaspread.topology.Topology;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -58,6 +60,76 @@ public final class Planner {
                         request.origins().isEmpty() ? -1 : request.origins().get(0))
                 : shared(layout, request);
         return new SpreadPlan(request, candidates, Arrays.asList(assignments));
+    }
+
+    /**
+     * Busy-poll cores for {@code poll}'s queues, among the CPUs {@code irqs} plans over (its allowed set minus
+     * its excluded CPUs): one core each, the origin's nearest level first, and within a level the highest cores
+     * first, so that CPU 0 (where housekeeping runs) and the low CPUs the IRQ plan takes first stay with the IRQs.
+     * The poll CPU is its core's lowest candidate. Plan the IRQs and event loops afterwards with
+     * {@link PollPlan#avoidedBy}.
+     *
+     * @throws NumaspreadException (bad input) when the candidates cannot give every polled queue a core and still
+     *     leave a CPU for IRQs; it names how many poll cores fit
+     * @throws IllegalArgumentException for an unknown origin node
+     */
+    public static PollPlan poll(Topology topology, PollRequest poll, PlanRequest irqs) {
+        int origin = poll.origin();
+        if (origin >= 0 && topology.node(origin).isEmpty()) {
+            throw new IllegalArgumentException("node " + origin + " does not exist; the nodes are "
+                    + topology.nodes().stream().map(NumaNode::id).toList());
+        }
+        CpuSet candidates = candidates(topology, irqs);
+        Layout layout = new Layout(topology, candidates);
+        Layout.View view = layout.view(origin);
+        boolean idle = poll.sibling() == PollSibling.IDLE;
+        List<PollCore> cores = new ArrayList<>();
+        CpuSet.Builder reserved = CpuSet.builder();
+        CpuSet taken = CpuSet.EMPTY;
+        int left = candidates.size();
+        for (int level = 0; level < view.levels() && cores.size() < poll.queues(); level++) {
+            for (int k = view.levelStart()[level + 1] - 1;
+                    k >= view.levelStart()[level] && cores.size() < poll.queues();
+                    k--) {
+                int g = view.byLevel()[k];
+                int dense = layout.member[layout.memberStart[g]];
+                int cpu = layout.cpu[dense];
+                CpuSet core = topology.siblings(cpu).with(cpu);
+                // A core split over two nodes is two groups; it still holds one poll thread.
+                if (core.intersects(taken)) {
+                    continue;
+                }
+                CpuSet kept = idle ? core : CpuSet.of(cpu);
+                int cost = kept.intersect(candidates).size();
+                if (left - cost < 1) {
+                    continue;
+                }
+                left -= cost;
+                taken = taken.union(core);
+                reserved.addAll(kept);
+                int node = layout.nodeOf(dense);
+                cores.add(new PollCore(
+                        cores.size(),
+                        cpu,
+                        node,
+                        view.distanceTo(node),
+                        view.groupLevel()[g],
+                        topology.siblings(cpu).minus(CpuSet.of(cpu))));
+            }
+        }
+        if (cores.size() < poll.queues()) {
+            String where = origin >= 0 ? "node " + origin + " and the nodes beyond it" : "the machine";
+            throw NumaspreadException.badInput(where + " cannot give " + poll.queues() + " busy-poll core"
+                    + (poll.queues() == 1 ? "" : "s") + " and still leave a CPU for IRQs: the CPUs planned over, "
+                    + (candidates.isEmpty() ? "none" : candidates.toString()) + ", hold " + layout.groups
+                    + " core" + (layout.groups == 1 ? "" : "s")
+                    + (origin >= 0
+                            ? " (" + view.levelStart()[Math.min(1, view.levels())] + " on the nearest level)"
+                            : "")
+                    + (idle ? " with their siblings kept free" : "") + ", so at most " + cores.size()
+                    + " poll core" + (cores.size() == 1 ? "" : "s") + " fit");
+        }
+        return new PollPlan(poll, cores, reserved.build());
     }
 
     static CpuSet allowed(Topology topology, PlanRequest request) {
