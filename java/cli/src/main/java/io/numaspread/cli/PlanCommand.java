@@ -7,6 +7,12 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.plan.Assignment;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.PollCore;
+import io.numaspread.plan.PollPlan;
+import io.numaspread.plan.PollRequest;
+import io.numaspread.plan.PollSibling;
 import io.numaspread.plan.Priorities;
 import io.numaspread.plan.PriorityCheck;
 import io.numaspread.plan.Purpose;
@@ -29,7 +35,9 @@ import picocli.CommandLine.Spec;
                     + "SMT siblings apart. Changes nothing.",
             "Several --node values (--node 0,1) plan --count queues for each, sharing the CPUs.",
             "--nic IFACE plans for that NIC: its node and its number of queues; it also shows each queue's NAPI"
-                    + " instance, with the source that named it."
+                    + " instance, with the source that named it.",
+            "--poll-queues N plans a core of its own for each of N busy-poll threads (threaded busy polling,"
+                    + " Linux 6.19+) and keeps the IRQs and event loops off those cores."
         })
 final class PlanCommand implements Runnable {
     @Spec
@@ -50,6 +58,21 @@ final class PlanCommand implements Runnable {
 
     @Mixin
     NicOption.PlanOrigin nic = new NicOption.PlanOrigin();
+
+    @Option(
+            names = "--poll-queues",
+            paramLabel = "N",
+            description = "Plan N busy-poll cores, one per polled queue, on the origin node first: each spins"
+                    + " a whole core, and IRQs and event loops stay off it.")
+    Integer pollQueues;
+
+    @Option(
+            names = "--poll-sibling",
+            paramLabel = "USE",
+            defaultValue = "idle",
+            description = "What a poll core's SMT siblings do: idle (default: kept free, as a spinning sibling"
+                    + " shares the pipeline) or shared (IRQs and event loops may use them).")
+    String pollSibling;
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -78,10 +101,22 @@ final class PlanCommand implements Runnable {
         } else {
             plan = PlanOptions.plan(topology, planning.planOptions.request(nodes, count, Purpose.IRQS));
         }
+        PollPlan poll = null;
+        SpreadPlan loops = null;
+        if (pollQueues != null) {
+            poll = poll(topology, plan.request());
+            plan = PlanOptions.plan(topology, poll.avoidedBy(plan.request()));
+            loops = PlanOptions.plan(
+                    topology,
+                    poll.avoidedBy(plan.request().withPurpose(Purpose.THREADS).withSkipFirst(false)));
+        }
         List<PriorityCheck> checks = Priorities.check(topology, plan);
         PrintWriter out = spec.commandLine().getOut();
         if (json.requested) {
             ObjectNode root = toJson(plan, checks);
+            if (poll != null) {
+                root.set("poll", pollJson(poll, loops));
+            }
             if (found != null) {
                 root.put("interface", found.name().value());
                 root.put("pci", found.pciAddress());
@@ -98,6 +133,9 @@ final class PlanCommand implements Runnable {
                                 : "naming not recognised: one per vector")
                         + ")");
             }
+            if (poll != null) {
+                printPoll(out, poll, loops);
+            }
             printText(out, plan, checks);
             if (napis != null) {
                 out.println();
@@ -112,6 +150,77 @@ final class PlanCommand implements Runnable {
                 found == null ? "origin" : found.name().value(),
                 List.of(),
                 planning.proc.paths(planning.machine).procRoot());
+    }
+
+    /** The busy-poll cores for the IRQ request's origin, among the CPUs it plans over. */
+    private PollPlan poll(Topology topology, PlanRequest irqs) {
+        if (pollQueues < 1) {
+            throw NumaspreadException.badInput("--poll-queues must be at least 1, not " + pollQueues);
+        }
+        if (irqs.origins().size() > 1) {
+            throw NumaspreadException.badInput("--poll-queues plans for one NIC: give one --node, not "
+                    + irqs.origins().size());
+        }
+        try {
+            PollSibling sibling = PollSibling.of(pollSibling);
+            int origin = irqs.origins().isEmpty() ? -1 : irqs.origins().get(0);
+            return Planner.poll(topology, new PollRequest(origin, pollQueues, sibling), irqs);
+        } catch (IllegalArgumentException e) {
+            throw NumaspreadException.badInput("--poll-queues: " + e.getMessage());
+        }
+    }
+
+    static ObjectNode pollJson(PollPlan poll, SpreadPlan loops) {
+        ObjectNode root = Json.object();
+        root.put("queues", poll.request().queues());
+        root.put("sibling", poll.request().sibling().id());
+        root.set("cpus", Json.cpus(poll.cpus()));
+        root.set("reserved", Json.cpus(poll.reserved()));
+        ArrayNode cores = root.putArray("cores");
+        for (PollCore core : poll.cores()) {
+            ObjectNode entry = cores.addObject();
+            entry.put("queue", core.queue());
+            entry.put("cpu", core.cpu());
+            entry.put("node", core.node());
+            if (core.distance().isPresent()) {
+                entry.put("distance", core.distance().getAsInt());
+            } else {
+                entry.putNull("distance");
+            }
+            entry.put("level", core.level());
+            entry.set("siblings", Json.cpus(core.siblings()));
+        }
+        ArrayNode loopCpus = root.putArray("loop_cpus");
+        loops.assignments().forEach(a -> loopCpus.add(a.cpu()));
+        return root;
+    }
+
+    static void printPoll(PrintWriter out, PollPlan poll, SpreadPlan loops) {
+        boolean idle = poll.request().sibling() == PollSibling.IDLE;
+        out.println("busy poll: " + poll.request().queues() + " queue"
+                + (poll.request().queues() == 1 ? "" : "s")
+                + ", one spinning core each, siblings " + (idle ? "kept free" : "shared")
+                + "; IRQs and event loops avoid CPUs " + poll.reserved());
+        out.println("poll  cpu  node  distance  level  siblings");
+        for (PollCore core : poll.cores()) {
+            out.printf(
+                    Locale.ROOT,
+                    "%4d %4d %5d %9s %6d  %s%n",
+                    core.queue(),
+                    core.cpu(),
+                    core.node(),
+                    core.distance().isPresent()
+                            ? Integer.toString(core.distance().getAsInt())
+                            : "-",
+                    core.level(),
+                    core.siblings().isEmpty() ? "-" : core.siblings() + (idle ? " (idle)" : " (shared)"));
+        }
+        StringBuilder slots = new StringBuilder();
+        for (Assignment a : loops.assignments()) {
+            slots.append(slots.isEmpty() ? "" : ",").append(a.cpu());
+        }
+        out.println("event loops (" + loops.size() + "): CPUs " + slots);
+        out.println();
     }
 
     static ObjectNode toJson(SpreadPlan plan, List<PriorityCheck> checks) {

@@ -93,6 +93,14 @@ class IrqCommandsTest extends StandInCliTest {
         assertEquals(Failures.BAD_INPUT, conflicting.exitCode());
         assertTrue(conflicting.err().contains("--per-cpu and --siblings exclude each other"), conflicting.err());
 
+        CliRun polled = CliRun.of(args("plan", "--nic", "eth0", "--poll-queues", "1", "--json"));
+        assertEquals(0, polled.exitCode(), polled.err());
+        JsonNode polledRoot = JSON.readTree(polled.out());
+        assertEquals("[2,3]", polledRoot.at("/poll/reserved").toString());
+        List<String> polledCpus = new ArrayList<>();
+        polledRoot.get("assignments").forEach(a -> polledCpus.add(a.get("cpus").toString()));
+        assertEquals(List.of("[0]", "[1]", "[4]", "[6]"), polledCpus, "the IRQs keep off the poll core 2-3");
+
         CliRun text = CliRun.of(args("plan", "--nic", "eth0", "--per-cpu"));
         assertTrue(text.out().startsWith("eth0: PCI 0000:3b:00.0, numa_node 0; 4 queues (interface-named"), text.out());
         assertTrue(text.out().contains("\nNAPI source: interrupts (the sysfs backend has no netlink"), text.out());

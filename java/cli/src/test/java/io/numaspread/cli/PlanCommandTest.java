@@ -112,6 +112,71 @@ class PlanCommandTest {
         assertEquals(2, run(MachineShape.mana(), "--node", "0").exitCode(), "--count is required");
     }
 
+    @Test
+    void pollQueuesShowTheirCoresBesideTheIrqAndLoopCpus() throws Exception {
+        CliRun text = run(MachineShape.mana(), "--node", "0", "--count", "4", "--poll-queues", "1");
+        assertEquals(0, text.exitCode(), text.err());
+        String[] lines = text.out().split("\n");
+        assertEquals(
+                "busy poll: 1 queue, one spinning core each, siblings kept free; IRQs and event loops avoid CPUs 2-3",
+                lines[0]);
+        assertEquals("poll  cpu  node  distance  level  siblings", lines[1]);
+        assertEquals("   0    2     0        10      0  3 (idle)", lines[2]);
+        assertEquals("event loops (4): CPUs 0,1,4,6", lines[3]);
+        assertEquals("candidates 0-1,4-7   policy kernel   mode siblings", lines[5]);
+
+        CliRun json = run(MachineShape.mana(), "--node", "0", "--count", "4", "--poll-queues", "3", "--json");
+        assertEquals(0, json.exitCode(), json.err());
+        JsonNode plan = new ObjectMapper().readTree(json.out());
+        JsonNode poll = plan.get("poll");
+        assertEquals(3, poll.get("queues").asInt());
+        assertEquals("idle", poll.get("sibling").asText());
+        assertEquals("[0,2,6]", poll.get("cpus").toString());
+        assertEquals("[0,1,2,3,6,7]", poll.get("reserved").toString());
+        assertEquals(6, poll.at("/cores/2/cpu").asInt());
+        assertEquals(1, poll.at("/cores/2/node").asInt());
+        assertEquals(21, poll.at("/cores/2/distance").asInt());
+        assertEquals("[7]", poll.at("/cores/2/siblings").toString());
+        assertEquals("[4,5,4,5]", poll.get("loop_cpus").toString());
+        assertEquals("[4,5]", plan.get("candidates").toString());
+        plan.get("assignments").forEach(a -> assertEquals("[4,5]", a.get("cpus").toString()));
+
+        CliRun shared = run(
+                MachineShape.mana(),
+                "--node",
+                "0",
+                "--count",
+                "2",
+                "--poll-queues",
+                "2",
+                "--poll-sibling",
+                "shared",
+                "--json");
+        assertEquals(0, shared.exitCode(), shared.err());
+        JsonNode sharedPlan = new ObjectMapper().readTree(shared.out());
+        assertEquals("[0,2]", sharedPlan.at("/poll/reserved").toString());
+        assertEquals("[1]", sharedPlan.at("/assignments/0/cpus").toString());
+        assertEquals("[3]", sharedPlan.at("/assignments/1/cpus").toString());
+    }
+
+    @Test
+    void pollQueuesThatLeaveNoCpuForIrqsAreRefusedInOneLine() {
+        assertBadInput(
+                run(MachineShape.singleNodeVm(), "--node", "0", "--count", "2", "--poll-queues", "2"),
+                "numaspread: node 0 and the nodes beyond it cannot give 2 busy-poll cores and still leave a CPU for"
+                        + " IRQs: the CPUs planned over, 0-3, hold 2 cores (2 on the nearest level) with their"
+                        + " siblings kept free, so at most 1 poll core fit");
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "2", "--poll-queues", "1", "--poll-sibling", "off"),
+                "numaspread: --poll-queues: unknown poll sibling use 'off': idle or shared");
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0,1", "--count", "2", "--poll-queues", "1"),
+                "numaspread: --poll-queues plans for one NIC: give one --node, not 2");
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "2", "--poll-queues", "0"),
+                "numaspread: --poll-queues must be at least 1, not 0");
+    }
+
     private static void assertBadInput(CliRun run, String message) {
         assertEquals(2, run.exitCode(), run.out());
         assertEquals(message, run.err().strip());
