@@ -69,7 +69,6 @@ final class PlanCommand implements Runnable {
     @Option(
             names = "--poll-sibling",
             paramLabel = "USE",
-            defaultValue = "idle",
             description = "What a poll core's SMT siblings do: idle (default: kept free, as a spinning sibling"
                     + " shares the pipeline) or shared (IRQs and event loops may use them).")
     String pollSibling;
@@ -103,6 +102,9 @@ final class PlanCommand implements Runnable {
         }
         PollPlan poll = null;
         SpreadPlan loops = null;
+        if (pollQueues == null && pollSibling != null) {
+            throw NumaspreadException.badInput("--poll-sibling goes with --poll-queues N");
+        }
         if (pollQueues != null) {
             poll = poll(topology, plan.request());
             plan = PlanOptions.plan(topology, poll.avoidedBy(plan.request()));
@@ -162,7 +164,7 @@ final class PlanCommand implements Runnable {
                     + irqs.origins().size());
         }
         try {
-            PollSibling sibling = PollSibling.of(pollSibling);
+            PollSibling sibling = pollSibling == null ? PollSibling.IDLE : PollSibling.of(pollSibling);
             int origin = irqs.origins().isEmpty() ? -1 : irqs.origins().get(0);
             return Planner.poll(topology, new PollRequest(origin, pollQueues, sibling), irqs);
         } catch (IllegalArgumentException e) {

@@ -175,6 +175,9 @@ class PlanCommandTest {
         assertBadInput(
                 run(MachineShape.mana(), "--node", "0", "--count", "2", "--poll-queues", "0"),
                 "numaspread: --poll-queues must be at least 1, not 0");
+        assertBadInput(
+                run(MachineShape.mana(), "--node", "0", "--count", "2", "--poll-sibling", "shared"),
+                "numaspread: --poll-sibling goes with --poll-queues N");
     }
 
     private static void assertBadInput(CliRun run, String message) {

@@ -80,6 +80,9 @@ public final class Planner {
                     + topology.nodes().stream().map(NumaNode::id).toList());
         }
         CpuSet candidates = candidates(topology, irqs);
+        if (candidates.isEmpty()) {
+            throw pollRefused(poll, candidates, 0, 0, 0);
+        }
         Layout layout = new Layout(topology, candidates);
         Layout.View view = layout.view(origin);
         boolean idle = poll.sibling() == PollSibling.IDLE;
@@ -118,18 +121,25 @@ public final class Planner {
             }
         }
         if (cores.size() < poll.queues()) {
-            String where = origin >= 0 ? "node " + origin + " and the nodes beyond it" : "the machine";
-            throw NumaspreadException.badInput(where + " cannot give " + poll.queues() + " busy-poll core"
-                    + (poll.queues() == 1 ? "" : "s") + " and still leave a CPU for IRQs: the CPUs planned over, "
-                    + (candidates.isEmpty() ? "none" : candidates.toString()) + ", hold " + layout.groups
-                    + " core" + (layout.groups == 1 ? "" : "s")
-                    + (origin >= 0
-                            ? " (" + view.levelStart()[Math.min(1, view.levels())] + " on the nearest level)"
-                            : "")
-                    + (idle ? " with their siblings kept free" : "") + ", so at most " + cores.size()
-                    + " poll core" + (cores.size() == 1 ? "" : "s") + " fit");
+            throw pollRefused(
+                    poll, candidates, layout.groups, view.levelStart()[Math.min(1, view.levels())], cores.size());
         }
         return new PollPlan(poll, cores, reserved.build());
+    }
+
+    /** The refusal of a poll request that leaves no CPU for IRQs, with the cores there are and how many fit. */
+    private static NumaspreadException pollRefused(
+            PollRequest poll, CpuSet candidates, int cores, int nearest, int fit) {
+        int origin = poll.origin();
+        return NumaspreadException.badInput(
+                (origin >= 0 ? "node " + origin + " and the nodes beyond it" : "the machine")
+                        + " cannot give " + poll.queues() + " busy-poll core" + (poll.queues() == 1 ? "" : "s")
+                        + " and still leave a CPU for IRQs: the CPUs planned over, "
+                        + (candidates.isEmpty() ? "none" : candidates.toString()) + ", hold " + cores + " core"
+                        + (cores == 1 ? "" : "s") + (origin >= 0 ? " (" + nearest + " on the nearest level)" : "")
+                        + (poll.sibling() == PollSibling.IDLE ? " with their siblings kept free" : "") + ", so at most "
+                        + fit
+                        + " poll core" + (fit == 1 ? "" : "s") + " fit");
     }
 
     static CpuSet allowed(Topology topology, PlanRequest request) {

@@ -144,6 +144,11 @@ class PollPlannerTest {
         PollPlan within =
                 Planner.poll(mana, PollRequest.of(0, 1), PlanRequest.irqs(0, 1).withCpus(CpuSet.parse("0-1,4-7")));
         assertEquals(List.of(0), cpus(within));
+        NumaspreadException none = assertThrows(
+                NumaspreadException.class,
+                () -> Planner.poll(
+                        mana, PollRequest.of(0, 1), PlanRequest.irqs(0, 1).withCpus(CpuSet.EMPTY)));
+        assertTrue(none.getMessage().contains("the CPUs planned over, none, hold 0 cores"), none.getMessage());
         assertThrows(IllegalArgumentException.class, () -> poll(mana, 7, 1, PollSibling.IDLE));
         assertThrows(IllegalArgumentException.class, () -> new PollRequest(0, 0, PollSibling.IDLE));
     }
