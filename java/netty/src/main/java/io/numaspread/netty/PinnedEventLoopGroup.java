@@ -18,6 +18,7 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiConfig;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiInstance;
@@ -244,6 +245,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private NapiMap napis;
         private EpollBusyPoll busyPoll;
         private NapiSettings napiSettings;
+        private IrqSuspension irqSuspension;
         private boolean onIrqCpus;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
@@ -353,6 +355,20 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
+         * Opt-in IRQ suspension (Linux 6.13+, {@code CAP_NET_ADMIN}, a NIC's NAPI map): {@link #busyPoll} with
+         * {@code suspension.epoll()} and {@link #napiSettings} with {@code suspension.napi()} in one, usually
+         * {@link IrqSuspension#recipe()} (whose javadoc says where each value comes from). All or nothing: a
+         * refused or failed part stops the group, puts back what was written, and names the loop or NAPI. Refused
+         * up front on a kernel before 6.13, which suspends no IRQs even where 6.9's busy polling works.
+         */
+        public Builder irqSuspension(IrqSuspension suspension) {
+            this.irqSuspension = Objects.requireNonNull(suspension);
+            this.busyPoll = suspension.epoll();
+            this.napiSettings = suspension.napi();
+            return this;
+        }
+
+        /**
          * @throws io.numaspread.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
          *     has no queue vectors
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
@@ -360,7 +376,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
          * @throws io.numaspread.NumaspreadException REFUSED when busy polling is asked of a kernel before 6.9
          *     or of loops that are not epoll, or NAPI settings of a kernel before 6.13 or without a NAPI map
-         *     that links queues; CALL_FAILED when a {@code napi-set} fails (nothing is left changed)
+         *     that links queues, or IRQ suspension of a kernel before 6.13 (before any loop starts); CALL_FAILED
+         *     when a {@code napi-set} fails (nothing is left changed)
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
@@ -368,6 +385,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             }
             if (onIrqCpus && nic == null) {
                 throw new IllegalArgumentException("loops on their queues' IRQ CPUs need the NIC (nic)");
+            }
+            if (irqSuspension != null) {
+                // Before any loop starts: 6.9 to 6.12 would take the busy polling and then refuse napi-set.
+                LoopBusyPolling.requireIrqSuspension(kernel);
             }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
             SpreadPlan spreadPlan = plan != null ? plan : spreadPlan(threadPinner);
