@@ -132,6 +132,51 @@ class NapiSettingsRestoreTest extends StandInNicTest {
     }
 
     @Test
+    void aRecordedChangeCrashedMidwayIsPutBackByRestore() {
+        Map<Integer, NapiSettings> before = Map.of(8193, kernel.get(8193), 8194, kernel.get(8194));
+        RecordedNapiSettings.apply(state, ETH0, netlink, List.of(8193, 8194), RECIPE);
+        assertEquals(RECIPE, kernel.get(8193));
+        assertEquals(before, StateFile.read(state).orElseThrow().napiSettingsBefore(), "recorded before napi-set");
+        // The process dies here: no restore() of its own.
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(before.get(8193), kernel.get(8193));
+        assertEquals(before.get(8194), kernel.get(8194));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aCleanRestoreTakesOnlyItsOwnEntriesOut() {
+        NapiSettings applied = new NapiSettings(0, 0, 0);
+        // An apply recorded 8193 first: its entry is the apply's to put back, so it stays.
+        StateFile.write(state, new StateFile.State(ETH0, List.of()).withNapiSettingsBefore(Map.of(8193, applied)));
+        kernel.put(8193, new NapiSettings(5, 5, 5));
+        RecordedNapiSettings change = RecordedNapiSettings.apply(state, ETH0, netlink, List.of(8193, 8194), RECIPE);
+        change.restore();
+        assertEquals(new NapiSettings(5, 5, 5), kernel.get(8193));
+        assertEquals(new NapiSettings(2, 200_000, 0), kernel.get(8194));
+        assertEquals(Map.of(8193, applied), StateFile.read(state).orElseThrow().napiSettingsBefore());
+    }
+
+    @Test
+    void aCleanRestoreOfTheOnlyEntriesRemovesTheFile() {
+        RecordedNapiSettings.apply(state, ETH0, netlink, List.of(8193, 8194), RECIPE)
+                .restore();
+        assertEquals(new NapiSettings(0, 0, 0), kernel.get(8193));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aFailedNapiSetPutsBackAndForgets() {
+        failAtSet = 2;
+        NativeCallException failed = assertThrows(
+                NativeCallException.class,
+                () -> RecordedNapiSettings.apply(state, ETH0, netlink, List.of(8193, 8194), RECIPE));
+        assertEquals("netlink netdev napi-set 8194", failed.function());
+        assertEquals(new NapiSettings(0, 0, 0), kernel.get(8193));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
     void aNapiThatIsGoneHasNothingToPutBack() {
         Map<Integer, NapiSettings> before = recordThenSet(List.of(8193, 8194));
         kernel.remove(8193);
