@@ -13,6 +13,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.numaspread.NumaspreadException;
+import io.numaspread.irq.RecordedNapiSettings;
+import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
@@ -35,6 +37,7 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -64,7 +67,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
-    private final Optional<NapiSettingsChange> napiSettings;
+    private final Optional<RecordedNapiSettings> napiSettings;
 
     private PinnedEventLoopGroup(
             PinnedThreadFactory threads,
@@ -92,16 +95,13 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                             settings.busyPoll);
             this.napiSettings = settings.napiSettings == null
                     ? Optional.empty()
-                    : Optional.of(NapiSettingsChange.apply(
-                            NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
-                            napiIdsOfLoops(napis, loops.size()),
-                            settings.napiSettings));
+                    : Optional.of(recordedNapiSettings(settings, pinner, napis, loops.size()));
         } catch (RuntimeException e) {
             shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
             throw e;
         }
-        // The settings are the NIC's, not the process's: they go back when the loops are done with them, and the
-        // log says what they were for a process that is killed before.
+        // The settings are the NIC's, not the process's: they go back when the loops are done with them; for a
+        // process that is killed before, the NIC's state file holds them for numaspread restore, and the log too.
         napiSettings.ifPresent(change -> {
             LOG.log(
                     Level.INFO,
@@ -110,6 +110,22 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                     change.before());
             terminationFuture().addListener(done -> restoreNapiSettings());
         });
+    }
+
+    /**
+     * Writes the NAPI settings to the loops' queues' NAPIs, each NAPI's own ones recorded first in the NIC's state
+     * file (the builder's, or {@code /run/numaspread/IFACE.json} where {@code apply} keeps it).
+     */
+    private static RecordedNapiSettings recordedNapiSettings(
+            Builder settings, ThreadPinner pinner, Optional<NapiMap> napis, int loops) {
+        List<Integer> napiIds = napiIdsOfLoops(napis, loops);
+        InterfaceName iface = napis.orElseThrow().iface();
+        return RecordedNapiSettings.apply(
+                settings.stateFile != null ? settings.stateFile : StateFile.defaultPath(settings.kernel, iface),
+                iface,
+                NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
+                napiIds,
+                settings.napiSettings);
     }
 
     /** The NAPI IDs of queues 0 to {@code loops} - 1, the loops' own queues. */
@@ -188,7 +204,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
      * by NAPI ID, which are put back when the group has terminated; empty when off.
      */
     public Map<Integer, NapiSettings> napiSettingsBefore() {
-        return napiSettings.map(NapiSettingsChange::before).orElse(Map.of());
+        return napiSettings.map(RecordedNapiSettings::before).orElse(Map.of());
     }
 
     @Override
@@ -246,6 +262,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private EpollBusyPoll busyPoll;
         private NapiSettings napiSettings;
         private IrqSuspension irqSuspension;
+        private Path stateFile;
         private boolean onIrqCpus;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
@@ -351,6 +368,16 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          */
         public Builder napiSettings(NapiSettings settings) {
             this.napiSettings = Objects.requireNonNull(settings);
+            return this;
+        }
+
+        /**
+         * Where {@link #napiSettings} records each NAPI's own settings before it writes any (default: the NIC's
+         * state file of {@code numaspread apply}, {@code /run/numaspread/IFACE.json}), so that {@code numaspread
+         * restore} puts them back after a crash; a clean close takes the group's entries out again.
+         */
+        public Builder stateFile(Path file) {
+            this.stateFile = Objects.requireNonNull(file);
             return this;
         }
 
