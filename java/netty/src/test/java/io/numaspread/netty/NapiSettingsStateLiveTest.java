@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,5 +83,52 @@ class NapiSettingsStateLiveTest {
         assertTrue(results.isEmpty(), "no IRQ or XPS entries: " + results);
         assertFalse(Files.exists(state), "restored, the state file is removed");
         assertEquals(before, NapiConfig.read(KernelPaths.LIVE, backend, napiId), "napi-get after the restore");
+    }
+
+    /**
+     * A group's {@code napiSettings} of the values eth0's NAPIs hold already: recorded in the group's state file
+     * while it runs, the file gone once it has terminated.
+     */
+    @Test
+    void aGroupRecordsItsNapisWhileItRunsAndTakesThemOutWhenDone() throws Exception {
+        NativeBackend backend = ThreadPinner.live().backend();
+        Path state = run.resolve("eth0.json");
+        if (!LoopBusyPolling.atLeast(
+                Files.readString(Path.of("/proc/sys/kernel/osrelease")).strip(), 6, 13)) {
+            NumaspreadException refused = assertThrows(
+                    NumaspreadException.class,
+                    () -> PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                            .nic(ETH0.value())
+                            .stateFile(state)
+                            .napiSettings(new NapiSettings(0, 0, 0))
+                            .build());
+            assertTrue(refused.getMessage().contains(NapiConfig.NEEDED_KERNEL), refused.getMessage());
+            assertFalse(Files.exists(state), "nothing recorded");
+            return;
+        }
+        Map<Integer, NapiSettings> own = new java.util.TreeMap<>();
+        NapiDiscovery.discover(ETH0, KernelPaths.LIVE, backend).instances().stream()
+                .filter(napi -> napi.queue().isPresent())
+                .forEach(napi -> own.put(napi.id(), NapiConfig.read(KernelPaths.LIVE, backend, napi.id())));
+        assertEquals(1, Set.copyOf(own.values()).size(), "eth0's NAPIs hold one set of settings: " + own);
+        NapiSettings unchanged = own.values().iterator().next();
+        PinnedEventLoopGroup group = PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                .nic(ETH0.value())
+                .stateFile(state)
+                .napiSettings(unchanged)
+                .build();
+        try {
+            Map<Integer, NapiSettings> recorded =
+                    StateFile.read(state).orElseThrow().napiSettingsBefore();
+            assertFalse(recorded.isEmpty(), "the loops' NAPIs are recorded");
+            recorded.forEach((id, settings) -> assertEquals(own.get(id), settings, "NAPI " + id));
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (Files.exists(state) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertFalse(Files.exists(state), "the group's entries taken out, the file removed");
     }
 }
