@@ -8,6 +8,7 @@ import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -79,8 +80,17 @@ final class RestoreCommand implements Runnable {
                 paths.equals(KernelPaths.LIVE) ? PerNapiThreaded.live(paths, machine.backend()) : PerNapiThreaded.NONE;
         NapiThreads threads =
                 new NapiThreads(paths, machine.kernelFiles(), machine.threadAffinity(paths), Map.of(), perNapi);
-        AffinityTransaction applier = new AffinityTransaction(
-                paths, machine.kernelFiles(), SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
+        // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
+        // tree a state file recording them is refused.
+        int maskBits = SysfsTree.at(paths.sysfsRoot()).maskBits();
+        AffinityTransaction applier = paths.equals(KernelPaths.LIVE)
+                ? new AffinityTransaction(
+                        paths,
+                        machine.kernelFiles(),
+                        maskBits,
+                        threads,
+                        NapiSettingsChange.Access.live(paths, machine.backend()))
+                : new AffinityTransaction(paths, machine.kernelFiles(), maskBits, threads);
         Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);
@@ -92,6 +102,14 @@ final class RestoreCommand implements Runnable {
                         + r.napiThreadedBefore().entrySet().stream()
                                 .map(napi -> "NAPI " + napi.getKey() + " to " + napi.getValue())
                                 .collect(Collectors.joining(", "))));
+        recorded.filter(r -> !r.napiSettingsBefore().isEmpty())
+                .ifPresent(r -> out.println("NAPI settings put back (netdev netlink napi-set): "
+                        + r.napiSettingsBefore().entrySet().stream()
+                                .map(napi -> "NAPI " + napi.getKey() + " to defer-hard-irqs "
+                                        + napi.getValue().deferHardIrqs() + ", gro-flush-timeout "
+                                        + napi.getValue().groFlushTimeoutNanos() + " ns, irq-suspend-timeout "
+                                        + napi.getValue().irqSuspendTimeoutNanos() + " ns")
+                                .collect(Collectors.joining("; "))));
         long gone = results.stream()
                 .filter(r -> r.status() == AffinityTransaction.Status.GONE)
                 .count();

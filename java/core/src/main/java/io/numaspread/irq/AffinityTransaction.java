@@ -9,6 +9,8 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.InterruptTable;
+import io.numaspread.nic.NapiSettings;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -117,6 +119,7 @@ public final class AffinityTransaction {
     private final NapiThreadAffinity napiThreads;
     private final ThreadedNapi threaded;
     private final PerNapiThreaded perNapi;
+    private final NapiSettingsChange.Access napiSettings;
 
     /**
      * @param maskBits the number of CPUs the machine can have (cpu/possible), which sizes hex masks
@@ -129,6 +132,20 @@ public final class AffinityTransaction {
      * @param threads how NAPI threads are found and pinned, for settings and state entries of NAPI threads
      */
     public AffinityTransaction(KernelPaths paths, KernelFiles files, int maskBits, NapiThreads threads) {
+        this(paths, files, maskBits, threads, NO_NAPI_SETTINGS);
+    }
+
+    /**
+     * @param napiSettings each NAPI's busy-poll settings (netdev netlink, Linux 6.13), for the restore that puts
+     *     back the ones a state file's {@code napi_settings} recorded
+     */
+    public AffinityTransaction(
+            KernelPaths paths,
+            KernelFiles files,
+            int maskBits,
+            NapiThreads threads,
+            NapiSettingsChange.Access napiSettings) {
+        this.napiSettings = napiSettings;
         this.paths = paths;
         this.maskBits = maskBits;
         this.irqs = new IrqAffinity(paths, files);
@@ -137,6 +154,25 @@ public final class AffinityTransaction {
         this.threaded = new ThreadedNapi(paths, files);
         this.perNapi = threads.perNapi();
     }
+
+    /** For transactions given no NAPI settings access: a state file recording NAPI settings is refused. */
+    private static final NapiSettingsChange.Access NO_NAPI_SETTINGS = new NapiSettingsChange.Access() {
+        @Override
+        public NapiSettings read(int napiId) {
+            throw refusedNoAccess(napiId);
+        }
+
+        @Override
+        public void write(int napiId, NapiSettings settings) {
+            throw refusedNoAccess(napiId);
+        }
+
+        private NumaspreadException refusedNoAccess(int napiId) {
+            return new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "NAPI " + napiId + "'s settings need netdev netlink, which this restore was not given");
+        }
+    };
 
     /**
      * @throws NumaspreadException REFUSED (no privilege; nothing changed), BAD_INPUT (unreadable file, stale state;
@@ -505,6 +541,9 @@ public final class AffinityTransaction {
         if (!unlocked.napiThreadedBefore().isEmpty() && Files.exists(paths.netDevice(unlocked.iface()))) {
             probeNapis(unlocked);
         }
+        if (!unlocked.napiSettingsBefore().isEmpty() && Files.exists(paths.netDevice(unlocked.iface()))) {
+            probeNapiSettings(unlocked);
+        }
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             return restoreHoldingLock(stateOf(stateFile, expected), stateFile);
         }
@@ -585,6 +624,7 @@ public final class AffinityTransaction {
         state.threadedBefore()
                 .ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
         failures.addAll(restoreNapis(state));
+        failures.addAll(restoreNapiSettings(state));
         if (!failures.isEmpty()) {
             throw new NumaspreadException(
                     NumaspreadException.Kind.INCOMPLETE,
@@ -653,6 +693,69 @@ public final class AffinityTransaction {
                 failures.add("NAPI " + napiId + ": set threaded " + before + " but napi-get reports " + reads);
             }
         }
+        return failures;
+    }
+
+    /**
+     * Refuses a restore without the privilege (or the kernel) to set a recorded NAPI's settings, before any change:
+     * the first recorded NAPI that exists gets its own current settings written back.
+     */
+    private void probeNapiSettings(StateFile.State state) {
+        for (int napiId : state.napiSettingsBefore().keySet()) {
+            Optional<NapiSettings> current = currentSettings(napiId);
+            if (current.isEmpty()) {
+                continue;
+            }
+            try {
+                napiSettings.write(napiId, current.get());
+            } catch (NumaspreadException e) {
+                if (NapiSettingsChange.deniedPrivilege(e)) {
+                    throw new NumaspreadException(
+                            NumaspreadException.Kind.REFUSED,
+                            "cannot put back NAPI " + napiId + "'s settings: " + e.getMessage()
+                                    + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
+                }
+            }
+            return;
+        }
+    }
+
+    /** A NAPI's settings now, or empty when it is gone (ENOENT: its queue or device was removed). */
+    private Optional<NapiSettings> currentSettings(int napiId) {
+        try {
+            return Optional.of(napiSettings.read(napiId));
+        } catch (NumaspreadException e) {
+            if (NapiSettingsChange.gone(e)) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Puts each recorded NAPI's settings back with {@code napi-set} and reads them back; a NAPI that no longer
+     * exists has nothing to put back. The failures, each naming its NAPI.
+     */
+    private List<String> restoreNapiSettings(StateFile.State state) {
+        if (state.napiSettingsBefore().isEmpty() || !Files.exists(paths.netDevice(state.iface()))) {
+            return List.of();
+        }
+        List<String> failures = new ArrayList<>();
+        state.napiSettingsBefore().forEach((napiId, before) -> {
+            try {
+                Optional<NapiSettings> current = currentSettings(napiId);
+                if (current.isEmpty() || current.get().equals(before)) {
+                    return;
+                }
+                napiSettings.write(napiId, before);
+                NapiSettings back = napiSettings.read(napiId);
+                if (!back.equals(before)) {
+                    failures.add("NAPI " + napiId + ": set " + before + " but napi-get reports " + back);
+                }
+            } catch (NumaspreadException e) {
+                failures.add("NAPI " + napiId + ": putting its settings back failed: " + e.getMessage());
+            }
+        });
         return failures;
     }
 

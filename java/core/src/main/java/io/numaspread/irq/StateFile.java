@@ -9,6 +9,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.NapiInstance;
+import io.numaspread.nic.NapiSettings;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -47,7 +48,11 @@ import java.util.TreeMap;
  * threaded NAPI on, the interface's previous {@code "threaded": 0}; when it turned it on NAPI by NAPI through
  * netdev netlink {@code napi-set} (Linux 6.17), each such NAPI's previous value, {@code "napi_threaded": [{"napi":
  * 8193, "threaded": 0}]}: the kernel keeps those in the NAPI's persistent config, past numaspread's exit, so they
- * are recorded before the first is written. Files without them (older ones) read as before.
+ * are recorded before the first is written. A {@code napi-set} of busy-poll settings (IRQ suspension: {@code apply
+ * --irq-suspend}, or a Netty group's) records each NAPI's previous ones the same way, {@code "napi_settings":
+ * [{"napi": 8193, "defer_hard_irqs": 0, "gro_flush_timeout": 0, "irq_suspend_timeout": 0}]}, in the same file as the
+ * interface's other records, so that one {@code restore --nic} puts everything back. Files without them (older
+ * ones) read as before.
  */
 public final class StateFile {
     private static final int VERSION = 1;
@@ -83,12 +88,16 @@ public final class StateFile {
      *     when no apply did
      * @param napiThreadedBefore each NAPI's own {@code threaded} (0, 1 or 2) before an apply set it with netdev
      *     netlink {@code napi-set}, by NAPI ID
+     * @param napiSettingsBefore each NAPI's own {@code defer-hard-irqs}, {@code gro-flush-timeout} and {@code
+     *     irq-suspend-timeout} before a {@code napi-set} of them, by NAPI ID: the kernel keeps them past the process
+     *     (and, from 6.13's persistent NAPI config, past a queue reset), so they are recorded before the first write
      */
     public record State(
             InterfaceName iface,
             List<Saved> saved,
             OptionalInt threadedBefore,
-            SortedMap<Integer, Integer> napiThreadedBefore) {
+            SortedMap<Integer, Integer> napiThreadedBefore,
+            SortedMap<Integer, NapiSettings> napiSettingsBefore) {
         public State {
             saved = List.copyOf(saved);
             Objects.requireNonNull(threadedBefore, "threadedBefore");
@@ -98,6 +107,19 @@ public final class StateFile {
             }
             napiThreadedBefore.forEach(StateFile::checkNapiThreaded);
             napiThreadedBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiThreadedBefore));
+            napiSettingsBefore.forEach((napiId, settings) -> {
+                checkNapiId(napiId);
+                Objects.requireNonNull(settings, "settings");
+            });
+            napiSettingsBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiSettingsBefore));
+        }
+
+        public State(
+                InterfaceName iface,
+                List<Saved> saved,
+                OptionalInt threadedBefore,
+                SortedMap<Integer, Integer> napiThreadedBefore) {
+            this(iface, saved, threadedBefore, napiThreadedBefore, new TreeMap<>());
         }
 
         public State(InterfaceName iface, List<Saved> saved, OptionalInt threadedBefore) {
@@ -112,7 +134,7 @@ public final class StateFile {
         public State withThreadedBefore(int threaded) {
             return threadedBefore.isPresent()
                     ? this
-                    : new State(iface, saved, OptionalInt.of(threaded), napiThreadedBefore);
+                    : new State(iface, saved, OptionalInt.of(threaded), napiThreadedBefore, napiSettingsBefore);
         }
 
         /**
@@ -122,19 +144,36 @@ public final class StateFile {
         public State withNapiThreadedBefore(Map<Integer, Integer> before) {
             SortedMap<Integer, Integer> merged = new TreeMap<>(before);
             merged.putAll(napiThreadedBefore);
-            return new State(iface, saved, threadedBefore, merged);
+            return new State(iface, saved, threadedBefore, merged, napiSettingsBefore);
+        }
+
+        /**
+         * This state recording each NAPI's own settings as they were, by NAPI ID, keeping any earlier value it holds
+         * for a NAPI: the first value read wins.
+         */
+        public State withNapiSettingsBefore(Map<Integer, NapiSettings> before) {
+            SortedMap<Integer, NapiSettings> merged = new TreeMap<>(before);
+            merged.putAll(napiSettingsBefore);
+            return new State(iface, saved, threadedBefore, napiThreadedBefore, merged);
+        }
+
+        /** This state without the records of these NAPIs' own settings, once they are put back. */
+        public State withoutNapiSettings(Collection<Integer> napiIds) {
+            SortedMap<Integer, NapiSettings> left = new TreeMap<>(napiSettingsBefore);
+            left.keySet().removeAll(napiIds);
+            return new State(iface, saved, threadedBefore, napiThreadedBefore, left);
         }
 
         /** This state without the record of the device's {@code threaded}, once it is put back. */
         public State withoutThreaded() {
-            return new State(iface, saved, OptionalInt.empty(), napiThreadedBefore);
+            return new State(iface, saved, OptionalInt.empty(), napiThreadedBefore, napiSettingsBefore);
         }
 
         /** This state without the records of these NAPIs' own {@code threaded}, once they are put back. */
         public State withoutNapiThreaded(Collection<Integer> napiIds) {
             SortedMap<Integer, Integer> left = new TreeMap<>(napiThreadedBefore);
             left.keySet().removeAll(napiIds);
-            return new State(iface, saved, threadedBefore, left);
+            return new State(iface, saved, threadedBefore, left, napiSettingsBefore);
         }
 
         public Optional<Saved> find(Target target) {
@@ -149,7 +188,7 @@ public final class StateFile {
                     merged.add(addition);
                 }
             }
-            return new State(iface, merged, threadedBefore, napiThreadedBefore);
+            return new State(iface, merged, threadedBefore, napiThreadedBefore, napiSettingsBefore);
         }
 
         private static boolean sameFile(Target a, Target b) {
@@ -158,6 +197,13 @@ public final class StateFile {
     }
 
     private StateFile() {}
+
+    private static void checkNapiId(int napiId) {
+        if (napiId < NapiInstance.MIN_NAPI_ID) {
+            throw new IllegalArgumentException(
+                    "NAPI " + napiId + " is no NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")");
+        }
+    }
 
     /** A NAPI ID and a value of {@code enum netdev_napi_threaded}, or an exception naming what is wrong. */
     private static void checkNapiThreaded(int napiId, int threaded) {
@@ -410,6 +456,25 @@ public final class StateFile {
             }
             json.append("\n  ]");
         }
+        if (!state.napiSettingsBefore().isEmpty()) {
+            json.append(",\n  \"napi_settings\": [");
+            String separator = "\n";
+            for (Map.Entry<Integer, NapiSettings> napi :
+                    state.napiSettingsBefore().entrySet()) {
+                json.append(separator)
+                        .append("    {\"napi\": ")
+                        .append(napi.getKey())
+                        .append(", \"defer_hard_irqs\": ")
+                        .append(napi.getValue().deferHardIrqs())
+                        .append(", \"gro_flush_timeout\": ")
+                        .append(napi.getValue().groFlushTimeoutNanos())
+                        .append(", \"irq_suspend_timeout\": ")
+                        .append(napi.getValue().irqSuspendTimeoutNanos())
+                        .append('}');
+                separator = ",\n";
+            }
+            json.append("\n  ]");
+        }
         json.append(",\n  \"saved\": [");
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
@@ -469,6 +534,30 @@ public final class StateFile {
                 }
             }
         }
+        SortedMap<Integer, NapiSettings> napiSettingsBefore = new TreeMap<>();
+        if (root.containsKey("napi_settings")) {
+            List<?> napis = as(List.class, root.get("napi_settings"), "\"napi_settings\"");
+            for (int i = 0; i < napis.size(); i++) {
+                String entry = "entry " + (i + 1) + " of \"napi_settings\"";
+                Map<?, ?> fields = as(Map.class, napis.get(i), entry);
+                long napi = as(Long.class, fields.get("napi"), entry + ": \"napi\"");
+                if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
+                }
+                NapiSettings settings;
+                try {
+                    settings = new NapiSettings(
+                            as(Long.class, fields.get("defer_hard_irqs"), entry + ": \"defer_hard_irqs\""),
+                            as(Long.class, fields.get("gro_flush_timeout"), entry + ": \"gro_flush_timeout\""),
+                            as(Long.class, fields.get("irq_suspend_timeout"), entry + ": \"irq_suspend_timeout\""));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);
+                }
+                if (napiSettingsBefore.put((int) napi, settings) != null) {
+                    throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
+                }
+            }
+        }
         List<?> entries = as(List.class, root.get("saved"), "\"saved\"");
         List<Saved> saved = new ArrayList<>();
         Set<String> files = new HashSet<>();
@@ -512,7 +601,7 @@ public final class StateFile {
                 throw new IllegalArgumentException(entry + " (" + target.label() + "): " + e.getMessage(), e);
             }
         }
-        return new State(iface, saved, threadedBefore, napiThreadedBefore);
+        return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore);
     }
 
     /** How the file names a kind: "irq", "xps", "napi". */

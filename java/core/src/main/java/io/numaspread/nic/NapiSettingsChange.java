@@ -106,6 +106,17 @@ public final class NapiSettingsChange {
         }
     }
 
+    /** Whether a read or write failed because the NAPI instance is gone (ENOENT: its queue or device removed). */
+    public static boolean gone(RuntimeException e) {
+        return e instanceof NativeCallException call && call.errno() == Errno.ENOENT.number();
+    }
+
+    /** Whether a write failed for want of privilege (EPERM, EACCES: napi-set needs CAP_NET_ADMIN). */
+    public static boolean deniedPrivilege(RuntimeException e) {
+        return e instanceof NativeCallException call
+                && (call.errno() == Errno.EPERM.number() || call.errno() == Errno.EACCES.number());
+    }
+
     private static RuntimeException collect(RuntimeException first, RuntimeException next) {
         if (first == null) {
             return next;

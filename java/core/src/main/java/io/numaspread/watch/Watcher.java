@@ -778,10 +778,20 @@ public final class Watcher {
             if (kept.size() == state.get().saved().size()) {
                 return;
             }
-            if (kept.isEmpty()) {
+            // Only the stale IRQ and XPS entries go: the threaded and NAPI records are kept for restore.
+            StateFile.State left = new StateFile.State(
+                    iface,
+                    kept,
+                    state.get().threadedBefore(),
+                    state.get().napiThreadedBefore(),
+                    state.get().napiSettingsBefore());
+            if (left.saved().isEmpty()
+                    && left.threadedBefore().isEmpty()
+                    && left.napiThreadedBefore().isEmpty()
+                    && left.napiSettingsBefore().isEmpty()) {
                 StateFile.delete(file);
             } else {
-                StateFile.write(file, new StateFile.State(iface, kept));
+                StateFile.write(file, left);
             }
         }
     }

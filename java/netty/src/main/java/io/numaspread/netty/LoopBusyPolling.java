@@ -10,6 +10,7 @@ import io.numaspread.kernel.KernelText;
 import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
+import io.numaspread.nic.IrqSuspension;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
@@ -81,6 +82,22 @@ final class LoopBusyPolling {
             readBack.add(backend.epollBusyPoll(epollFd));
         }
         return List.copyOf(readBack);
+    }
+
+    /**
+     * Refuses IRQ suspension on a kernel before 6.13, naming the version needed and the one found.
+     *
+     * @throws NumaspreadException REFUSED
+     */
+    static void requireIrqSuspension(KernelPaths kernel) {
+        String release = release(kernel);
+        if (!atLeast(release, 6, 13)) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "IRQ suspension needs " + IrqSuspension.NEEDED_KERNEL
+                            + " or later (netdev napi-set with irq-suspend-timeout, beside epoll's EPIOCSPARAMS of"
+                            + " 6.9); this kernel is " + release);
+        }
     }
 
     /** Whether a kernel release such as {@code 6.12.12+deb13-amd64} is {@code major.minor} or later. */

@@ -13,11 +13,14 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.numaspread.NumaspreadException;
+import io.numaspread.irq.RecordedNapiSettings;
+import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiConfig;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiInstance;
@@ -34,6 +37,7 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -63,7 +67,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
-    private final Optional<NapiSettingsChange> napiSettings;
+    private final Optional<RecordedNapiSettings> napiSettings;
 
     private PinnedEventLoopGroup(
             PinnedThreadFactory threads,
@@ -91,16 +95,13 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                             settings.busyPoll);
             this.napiSettings = settings.napiSettings == null
                     ? Optional.empty()
-                    : Optional.of(NapiSettingsChange.apply(
-                            NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
-                            napiIdsOfLoops(napis, loops.size()),
-                            settings.napiSettings));
+                    : Optional.of(recordedNapiSettings(settings, pinner, napis, loops.size()));
         } catch (RuntimeException e) {
             shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
             throw e;
         }
-        // The settings are the NIC's, not the process's: they go back when the loops are done with them, and the
-        // log says what they were for a process that is killed before.
+        // The settings are the NIC's, not the process's: they go back when the loops are done with them; for a
+        // process that is killed before, the NIC's state file holds them for numaspread restore, and the log too.
         napiSettings.ifPresent(change -> {
             LOG.log(
                     Level.INFO,
@@ -109,6 +110,22 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                     change.before());
             terminationFuture().addListener(done -> restoreNapiSettings());
         });
+    }
+
+    /**
+     * Writes the NAPI settings to the loops' queues' NAPIs, each NAPI's own ones recorded first in the NIC's state
+     * file (the builder's, or {@code /run/numaspread/IFACE.json} where {@code apply} keeps it).
+     */
+    private static RecordedNapiSettings recordedNapiSettings(
+            Builder settings, ThreadPinner pinner, Optional<NapiMap> napis, int loops) {
+        List<Integer> napiIds = napiIdsOfLoops(napis, loops);
+        InterfaceName iface = napis.orElseThrow().iface();
+        return RecordedNapiSettings.apply(
+                settings.stateFile != null ? settings.stateFile : StateFile.defaultPath(settings.kernel, iface),
+                iface,
+                NapiSettingsChange.Access.live(settings.kernel, pinner.backend()),
+                napiIds,
+                settings.napiSettings);
     }
 
     /** The NAPI IDs of queues 0 to {@code loops} - 1, the loops' own queues. */
@@ -187,7 +204,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
      * by NAPI ID, which are put back when the group has terminated; empty when off.
      */
     public Map<Integer, NapiSettings> napiSettingsBefore() {
-        return napiSettings.map(NapiSettingsChange::before).orElse(Map.of());
+        return napiSettings.map(RecordedNapiSettings::before).orElse(Map.of());
     }
 
     @Override
@@ -244,6 +261,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private NapiMap napis;
         private EpollBusyPoll busyPoll;
         private NapiSettings napiSettings;
+        private IrqSuspension irqSuspension;
+        private Path stateFile;
         private boolean onIrqCpus;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
@@ -353,6 +372,30 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
+         * Where {@link #napiSettings} records each NAPI's own settings before it writes any (default: the NIC's
+         * state file of {@code numaspread apply}, {@code /run/numaspread/IFACE.json}), so that {@code numaspread
+         * restore} puts them back after a crash; a clean close takes the group's entries out again.
+         */
+        public Builder stateFile(Path file) {
+            this.stateFile = Objects.requireNonNull(file);
+            return this;
+        }
+
+        /**
+         * Opt-in IRQ suspension (Linux 6.13+, {@code CAP_NET_ADMIN}, a NIC's NAPI map): {@link #busyPoll} with
+         * {@code suspension.epoll()} and {@link #napiSettings} with {@code suspension.napi()} in one, usually
+         * {@link IrqSuspension#recipe()} (whose javadoc says where each value comes from). All or nothing: a
+         * refused or failed part stops the group, puts back what was written, and names the loop or NAPI. Refused
+         * up front on a kernel before 6.13, which suspends no IRQs even where 6.9's busy polling works.
+         */
+        public Builder irqSuspension(IrqSuspension suspension) {
+            this.irqSuspension = Objects.requireNonNull(suspension);
+            this.busyPoll = suspension.epoll();
+            this.napiSettings = suspension.napi();
+            return this;
+        }
+
+        /**
          * @throws io.numaspread.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
          *     has no queue vectors
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
@@ -360,7 +403,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
          * @throws io.numaspread.NumaspreadException REFUSED when busy polling is asked of a kernel before 6.9
          *     or of loops that are not epoll, or NAPI settings of a kernel before 6.13 or without a NAPI map
-         *     that links queues; CALL_FAILED when a {@code napi-set} fails (nothing is left changed)
+         *     that links queues, or IRQ suspension of a kernel before 6.13 (before any loop starts); CALL_FAILED
+         *     when a {@code napi-set} fails (nothing is left changed)
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
@@ -368,6 +412,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             }
             if (onIrqCpus && nic == null) {
                 throw new IllegalArgumentException("loops on their queues' IRQ CPUs need the NIC (nic)");
+            }
+            if (irqSuspension != null) {
+                // Before any loop starts: 6.9 to 6.12 would take the busy polling and then refuse napi-set.
+                LoopBusyPolling.requireIrqSuspension(kernel);
             }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
             SpreadPlan spreadPlan = plan != null ? plan : spreadPlan(threadPinner);

@@ -15,6 +15,7 @@ import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nativeaccess.NativeBackend;
+import io.numaspread.nic.IrqSuspension;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanRequest;
@@ -115,6 +116,43 @@ class LoopBusyPollingTest {
                 "busy polling per loop needs Linux 6.9 or later (epoll's EPIOCSPARAMS); this kernel is "
                         + "6.1.0-31-amd64",
                 refused.getMessage());
+    }
+
+    /** 6.9 to 6.12 busy-poll but have no napi-set: IRQ suspension is refused before any loop starts. */
+    @Test
+    void irqSuspensionBefore613IsRefusedNamingBothVersions(@TempDir Path proc) throws Exception {
+        Files.createDirectories(proc.resolve("sys/kernel"));
+        Files.writeString(proc.resolve("sys/kernel/osrelease"), "6.12.57+deb13-amd64\n");
+        ThreadPinner pinner = ThreadPinner.live();
+        NumaspreadException refused = assertThrows(
+                NumaspreadException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                        .plan(loops(pinner, 1))
+                        .pinner(pinner)
+                        .kernel(new KernelPaths(proc, Path.of("/sys")))
+                        .irqSuspension(IrqSuspension.recipe())
+                        .build());
+        assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
+        assertEquals(
+                "IRQ suspension needs Linux 6.13 or later (netdev napi-set with irq-suspend-timeout, beside epoll's"
+                        + " EPIOCSPARAMS of 6.9); this kernel is 6.12.57+deb13-amd64",
+                refused.getMessage());
+    }
+
+    /** On this machine's kernel (6.13+), IRQ suspension without a NIC's NAPI map is refused, naming the map. */
+    @Test
+    void irqSuspensionWithoutANapiMapIsRefused() throws Exception {
+        ThreadPinner pinner = ThreadPinner.live();
+        assertTrue(LoopBusyPolling.atLeast(liveRelease(), 6, 13), "the build machine runs 6.13 or later");
+        NumaspreadException refused = assertThrows(
+                NumaspreadException.class,
+                () -> PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
+                        .plan(loops(pinner, 1))
+                        .pinner(pinner)
+                        .irqSuspension(IrqSuspension.recipe())
+                        .build());
+        assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
+        assertTrue(refused.getMessage().startsWith("NAPI settings need the NIC's NAPI map"), refused.getMessage());
     }
 
     @Test

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link PinnedEventLoopGroup.Builder#napiSettings} on this machine's eth0 and kernel: from Linux 6.13 each
@@ -40,6 +41,9 @@ import org.junit.jupiter.api.Timeout;
 class NapiSettingsLiveTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final NapiSettings WANTED = new NapiSettings(2, 200_000, 0);
+
+    @TempDir
+    Path run;
 
     private NativeBackend backend;
     private List<Integer> napiIds;
@@ -65,6 +69,7 @@ class NapiSettingsLiveTest {
     private PinnedEventLoopGroup.Builder group(NapiSettings wanted) {
         return PinnedEventLoopGroup.builder(Transport.EPOLL.ioHandlerFactory())
                 .nic(ETH0.value())
+                .stateFile(run.resolve("eth0.json"))
                 .napiSettings(wanted);
     }
 
@@ -88,10 +93,11 @@ class NapiSettingsLiveTest {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!settings().equals(before) && System.nanoTime() < deadline) {
+        while ((!settings().equals(before) || Files.exists(run.resolve("eth0.json"))) && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
         assertEquals(before, settings(), "put back once the group has terminated");
+        assertFalse(Files.exists(run.resolve("eth0.json")), "its state file entries taken out, the file removed");
     }
 
     @Test
