@@ -13,6 +13,7 @@ module io.numaspread.core {
     requires jdk.jfr;
 
     exports io.numaspread;
+    exports io.numaspread.doctor;
     exports io.numaspread.irq;
     exports io.numaspread.kernel;
     exports io.numaspread.nativeaccess;
