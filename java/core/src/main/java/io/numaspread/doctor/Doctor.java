@@ -155,16 +155,8 @@ public final class Doctor {
             return new KernelFeatures.NicFacts(
                     nic.value(), driver, Optional.empty(), "cannot read " + ifindexFile + ": " + e.getMessage());
         }
-        String queueCall = "netdev queue-get " + nic;
-        List<NetdevNetlink.Queue> queues = NetdevSession.parse(
-                session.request(sequence -> NetdevNetlink.queueDumpRequest(family, sequence, ifindex), queueCall),
-                answer -> NetdevNetlink.queues(answer, ifindex),
-                queueCall);
-        String napiCall = "netdev napi-get " + nic;
-        List<NetdevNetlink.Napi> napis = NetdevSession.parse(
-                session.request(sequence -> NetdevNetlink.napiDumpRequest(family, sequence, ifindex), napiCall),
-                answer -> NetdevNetlink.napis(answer, ifindex),
-                napiCall);
+        List<NetdevNetlink.Queue> queues = session.queues(family, ifindex, nic.value());
+        List<NetdevNetlink.Napi> napis = session.napis(family, ifindex, nic.value());
         List<NetdevNetlink.Queue> rx = queues.stream()
                 .filter(queue -> queue.type() == NetdevNetlink.NETDEV_QUEUE_TYPE_RX)
                 .toList();
@@ -181,7 +173,7 @@ public final class Doctor {
                         (int) napis.stream()
                                 .filter(napi -> napi.irq().isPresent())
                                 .count())),
-                queueCall + ", " + napiCall);
+                "netdev queue-get " + nic + ", netdev napi-get " + nic);
     }
 
     /** {@code IFF_UP} in the interface's {@code flags} (sysfs, hex); up when the file cannot say. */

@@ -59,6 +59,24 @@ public final class NetdevSession implements AutoCloseable {
         }
     }
 
+    /** queue-get's dump of the device {@code ifindex}'s queues; {@code iface} names it in a failure. */
+    public List<NetdevNetlink.Queue> queues(NetdevNetlink.Family family, int ifindex, String iface) {
+        String call = "netdev queue-get " + iface;
+        return parse(
+                request(sequence -> NetdevNetlink.queueDumpRequest(family, sequence, ifindex), call),
+                answer -> NetdevNetlink.queues(answer, ifindex),
+                call);
+    }
+
+    /** napi-get's dump of the device {@code ifindex}'s NAPI instances; {@code iface} names it in a failure. */
+    public List<NetdevNetlink.Napi> napis(NetdevNetlink.Family family, int ifindex, String iface) {
+        String call = "netdev napi-get " + iface;
+        return parse(
+                request(sequence -> NetdevNetlink.napiDumpRequest(family, sequence, ifindex), call),
+                answer -> NetdevNetlink.napis(answer, ifindex),
+                call);
+    }
+
     /** Parses an answer; an answer that does not parse is the kernel's call failing, named. */
     public static <T> T parse(List<byte[]> answer, Function<List<byte[]>, T> parser, String call) {
         try {

@@ -73,17 +73,9 @@ public final class NapiDiscovery {
             }
             List<NetdevNetlink.Queue> queues = List.of();
             if (family.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET)) {
-                String call = "netdev queue-get " + iface;
-                queues = NetdevSession.parse(
-                        session.request(sequence -> NetdevNetlink.queueDumpRequest(family, sequence, ifindex), call),
-                        answer -> NetdevNetlink.queues(answer, ifindex),
-                        call);
+                queues = session.queues(family, ifindex, iface.value());
             }
-            String call = "netdev napi-get " + iface;
-            List<NetdevNetlink.Napi> napis = NetdevSession.parse(
-                    session.request(sequence -> NetdevNetlink.napiDumpRequest(family, sequence, ifindex), call),
-                    answer -> NetdevNetlink.napis(answer, ifindex),
-                    call);
+            List<NetdevNetlink.Napi> napis = session.napis(family, ifindex, iface.value());
             return fromNetlink(iface, queues, napis, rxQueues);
         }
     }
