@@ -268,10 +268,7 @@ public final class AffinityTransaction {
         } catch (IOException e) {
             Errno errno = Errno.of(e);
             if (errno == Errno.EPERM || errno == Errno.EACCES) {
-                throw new NumaspreadException(
-                        NumaspreadException.Kind.REFUSED,
-                        "cannot turn threaded NAPI on for NAPI " + napiId + ": " + Errno.describe(e)
-                                + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
+                throw napiSetRefused("cannot turn threaded NAPI on for NAPI " + napiId, Errno.describe(e));
             }
             // Anything else is the write's to report, and to roll back.
         }
@@ -651,10 +648,7 @@ public final class AffinityTransaction {
             } catch (IOException e) {
                 Errno errno = Errno.of(e);
                 if (errno == Errno.EPERM || errno == Errno.EACCES) {
-                    throw new NumaspreadException(
-                            NumaspreadException.Kind.REFUSED,
-                            "cannot put back NAPI " + napiId + "'s threaded: " + Errno.describe(e)
-                                    + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
+                    throw napiSetRefused("cannot put back NAPI " + napiId + "'s threaded", Errno.describe(e));
                 }
             }
             return;
@@ -710,14 +704,18 @@ public final class AffinityTransaction {
                 napiSettings.write(napiId, current.get());
             } catch (NumaspreadException e) {
                 if (NapiSettingsChange.deniedPrivilege(e)) {
-                    throw new NumaspreadException(
-                            NumaspreadException.Kind.REFUSED,
-                            "cannot put back NAPI " + napiId + "'s settings: " + e.getMessage()
-                                    + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
+                    throw napiSetRefused("cannot put back NAPI " + napiId + "'s settings", e.getMessage());
                 }
             }
             return;
         }
+    }
+
+    /** A napi-set that the probe found denied, before any change: what was to be done, and the kernel's error. */
+    private static NumaspreadException napiSetRefused(String doing, String error) {
+        return new NumaspreadException(
+                NumaspreadException.Kind.REFUSED,
+                doing + ": " + error + ": netdev netlink napi-set needs CAP_NET_ADMIN; nothing was changed");
     }
 
     /** A NAPI's settings now, or empty when it is gone (ENOENT: its queue or device was removed). */
