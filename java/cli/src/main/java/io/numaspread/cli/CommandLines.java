@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.irq.IrqbalanceConflict;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.RestoreNeeded;
+import io.numaspread.irq.StateFileUnusable;
 import io.numaspread.kernel.KernelPaths;
 import java.nio.file.Path;
+import java.util.stream.Collectors;
 
 /** The command lines a user is told to run, rendered from the values core returns. */
 final class CommandLines {
@@ -17,9 +20,26 @@ final class CommandLines {
                 : restore(outcome.paths(), outcome.stateFile());
     }
 
-    /** A failure whose remedy is a restore, naming the command that does it. */
-    static String remedy(RestoreNeeded failure) {
-        return failure.problem() + ": run " + restore(failure.paths(), failure.stateFile()) + failure.then();
+    /**
+     * A failure as the command line says it: core's failures state the problem, and the ones with a way out that
+     * takes a command or an option of this CLI (a restore, irqbalance's service and options, {@code --force},
+     * {@code --state}) get it named here.
+     */
+    static String words(Exception failure) {
+        if (failure instanceof RestoreNeeded needed) {
+            return needed.problem() + ": run " + restore(needed.paths(), needed.stateFile()) + needed.then();
+        }
+        if (failure instanceof IrqbalanceConflict conflict) {
+            String banned =
+                    conflict.irqs().stream().map(irq -> "--banirq=" + irq).collect(Collectors.joining(" "));
+            return conflict.getMessage() + ": stop it (systemctl stop irqbalance), or keep it off these IRQs"
+                    + " (IRQBALANCE_ARGS=\"" + banned + "\" in /etc/default/irqbalance, and IRQBALANCE_BANNED_CPULIST"
+                    + " for the planned CPUs to keep other IRQs off them), or pass --force";
+        }
+        if (failure instanceof StateFileUnusable unusable) {
+            return unusable.getMessage() + " (choose another with --state FILE)";
+        }
+        return failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
     }
 
     /**

@@ -2,7 +2,6 @@
 package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
-import io.numaspread.irq.RestoreNeeded;
 import io.numaspread.kernel.KernelText;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -19,9 +18,7 @@ final class Failures implements CommandLine.IExecutionExceptionHandler {
     public int handleExecutionException(Exception failure, CommandLine commandLine, ParseResult parseResult) {
         PrintWriter err = commandLine.getErr();
         int exitCode = exitCodeOf(failure);
-        String message = failure instanceof RestoreNeeded needed
-                ? CommandLines.remedy(needed)
-                : failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
+        String message = CommandLines.words(failure);
         // Messages quote files and arguments; whatever they hold, the line stays one printable line.
         err.println("numaspread: "
                 + KernelText.escape(exitCode == INTERNAL ? "internal error: " + failure + hint() : message));

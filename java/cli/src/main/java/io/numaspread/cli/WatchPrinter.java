@@ -56,8 +56,8 @@ final class WatchPrinter {
                             + seconds(held));
         }
         if (event instanceof WatchEvent.Failed failed) {
-            return Optional.of(
-                    "FAILED " + nic + ": " + failed.cause() + after(failed.after()) + "; trying again at each check");
+            return Optional.of("FAILED " + nic + ": " + CommandLines.words(failed.cause()) + after(failed.after())
+                    + "; trying again at each check");
         }
         if (event instanceof WatchEvent.TopologyUnreadable waiting) {
             return Optional.of("waiting " + nic + ": the topology could not be read (" + waiting.cause() + ")"

@@ -221,7 +221,12 @@ class IrqCommandsTest extends StandInCliTest {
         before = NicFixture.snapshot(proc, sys);
         CliRun refused = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(Failures.REFUSED, refused.exitCode());
-        assertTrue(refused.err().startsWith("numaspread: irqbalance is running (pid 700)"), refused.err());
+        assertEquals(
+                "numaspread: irqbalance is running (pid 700) and would move IRQs [50, 51, 52, 53] again: stop it"
+                        + " (systemctl stop irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\"--banirq=50"
+                        + " --banirq=51 --banirq=52 --banirq=53\" in /etc/default/irqbalance, and"
+                        + " IRQBALANCE_BANNED_CPULIST for the planned CPUs to keep other IRQs off them), or pass --force\n",
+                refused.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
 
         CliRun forced = CliRun.of(withState("apply", "--nic", "eth0", "--force", "--siblings"));
@@ -255,6 +260,20 @@ class IrqCommandsTest extends StandInCliTest {
         CliRun halfFake = CliRun.of("apply", "--nic", "eth0", "--sysfs-root", sys.toString());
         assertEquals(Failures.BAD_INPUT, halfFake.exitCode());
         assertTrue(halfFake.err().contains("both --proc-root and --sysfs-root or neither"), halfFake.err());
+    }
+
+    /** Core states the problem; the command line names its own way out, the --state option. */
+    @Test
+    void anotherInterfacesStateFileIsRefusedNamingTheOptionThatChoosesAnother() {
+        StateFile.write(state, new StateFile.State(new InterfaceName("eth1"), List.of()));
+        before = NicFixture.snapshot(proc, sys);
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.BAD_INPUT, apply.exitCode(), apply.err());
+        assertEquals(
+                "numaspread: state file " + state + " is for eth1, not eth0; nothing was changed (choose another"
+                        + " with --state FILE)\n",
+                apply.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
     /** The refusal names the command to run first, with the stand-in roots, so that it restores the copy. */

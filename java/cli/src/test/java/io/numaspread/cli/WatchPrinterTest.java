@@ -2,11 +2,16 @@
 package io.numaspread.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction.Status;
+import io.numaspread.irq.Irqbalance;
+import io.numaspread.irq.IrqbalanceConflict;
 import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
+import io.numaspread.testing.NicFixture;
 import io.numaspread.watch.KernelEvent;
 import io.numaspread.watch.NicSnapshot;
 import io.numaspread.watch.WatchEvent;
@@ -21,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** watch's lines, as the checks in scripts/ and the README grep them, from the watcher's events. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -169,12 +175,29 @@ class WatchPrinterTest {
                         CpuSet.parse("2-5,7"))));
     }
 
+    /** An irqbalance that starts after watch fails its re-applies; the line names the way out, as apply's does. */
+    @Test
+    void anIrqbalanceThatCameUpIsSaidWithTheWayOut(@TempDir Path proc) {
+        NicFixture.process(proc, 412, "irqbalance", "/usr/sbin/irqbalance", "--foreground");
+        IrqbalanceConflict conflict = assertThrows(
+                IrqbalanceConflict.class, () -> Irqbalance.refuseIfRunning(proc, Map.of(51, CpuSet.of(5))));
+        assertEquals(
+                "FAILED eth0: irqbalance is running (pid 412) and would move IRQs [51] again: stop it (systemctl stop"
+                        + " irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\"--banirq=51\" in"
+                        + " /etc/default/irqbalance, and IRQBALANCE_BANNED_CPULIST for the planned CPUs to keep other"
+                        + " IRQs off them), or pass --force after uevent cpu5 online; trying again at each check",
+                line(new WatchEvent.Failed(ETH0, conflict, List.of(CPU5_ONLINE))));
+    }
+
     @Test
     void failuresAndAGoneNicAreSaidWithTheEventsAfterWhichTheyCame() {
         assertEquals(
                 "FAILED eth0: cannot write /proc/irq/51/smp_affinity_list after uevent cpu5 online; trying again"
                         + " at each check",
-                line(new WatchEvent.Failed(ETH0, "cannot write /proc/irq/51/smp_affinity_list", List.of(CPU5_ONLINE))));
+                line(new WatchEvent.Failed(
+                        ETH0,
+                        NumaspreadException.badInput("cannot write /proc/irq/51/smp_affinity_list"),
+                        List.of(CPU5_ONLINE))));
         assertEquals(
                 "waiting eth0: the topology could not be read (cpu5 has no topology); reading it again at the"
                         + " next check",

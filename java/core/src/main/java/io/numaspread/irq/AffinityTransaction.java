@@ -834,8 +834,12 @@ public final class AffinityTransaction {
             return;
         }
         if (!existing.get().iface().equals(iface)) {
-            throw NumaspreadException.badInput("state file " + stateFile + " is for "
-                    + existing.get().iface() + ", not " + iface + ": choose another with --state FILE");
+            throw new StateFileUnusable(
+                    NumaspreadException.Kind.BAD_INPUT,
+                    "state file " + stateFile + " is for " + existing.get().iface() + ", not " + iface
+                            + "; nothing was changed",
+                    stateFile,
+                    null);
         }
         String stale = ": the file is stale, from before a reboot or driver reload renumbered the IRQs";
         String then = " first (it puts back what still exists and reports the IRQs that are gone), then apply again;"

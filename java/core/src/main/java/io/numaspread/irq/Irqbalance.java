@@ -59,7 +59,7 @@ public final class Irqbalance {
 
     /**
      * @param planned each IRQ about to be written, with its planned CPUs
-     * @throws NumaspreadException (refused) naming the fix, when an irqbalance runs that would move one of them
+     * @throws IrqbalanceConflict when an irqbalance runs that would move one of them
      */
     public static void refuseIfRunning(Path procRoot, Map<Integer, CpuSet> planned) {
         for (Process running : find(procRoot)) {
@@ -74,22 +74,7 @@ public final class Irqbalance {
             if (unbanned.isEmpty()) {
                 continue;
             }
-            StringBuilder banirq = new StringBuilder();
-            unbanned.forEach(irq -> banirq.append(" --banirq=").append(irq));
-            CpuSet onBanned = plannedOnBanned.build();
-            String environment = onBanned.isEmpty()
-                    ? ""
-                    : "; its environment bans CPUs " + onBanned
-                            + " of the plan (IRQBALANCE_BANNED_CPULIST or _CPUS), which keeps other IRQs off them but makes it move"
-                            + " these IRQs away from them";
-            throw new NumaspreadException(
-                    NumaspreadException.Kind.REFUSED,
-                    "irqbalance is running (pid "
-                            + running.pid() + ") and would move IRQs " + unbanned + " again" + environment + ": stop it"
-                            + " (systemctl stop irqbalance), or keep it off these IRQs (IRQBALANCE_ARGS=\""
-                            + banirq.toString().strip()
-                            + "\" in /etc/default/irqbalance, and IRQBALANCE_BANNED_CPULIST for"
-                            + " the planned CPUs to keep other IRQs off them), or pass --force");
+            throw new IrqbalanceConflict(running.pid(), unbanned, plannedOnBanned.build());
         }
     }
 

@@ -343,7 +343,7 @@ public final class StateFile {
      * Replaces {@code file} atomically, as {@link AtomicFile#replace} does: a reader (or a crash) sees the old
      * content or the new, never a mix, and nothing is written through a name that exists.
      *
-     * @throws NumaspreadException (refused) if it cannot be written, naming the file and errno; nothing was changed
+     * @throws StateFileUnusable (refused) if it cannot be written, naming the file and errno; nothing was changed
      */
     public static void write(Path file, State state) {
         Path dir = checkLocation(file);
@@ -351,10 +351,10 @@ public final class StateFile {
             createDirectories(dir);
             AtomicFile.replace(file, encode(state).getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new NumaspreadException(
+            throw new StateFileUnusable(
                     NumaspreadException.Kind.REFUSED,
-                    "cannot write state file " + file + ": " + Errno.describe(e)
-                            + "; nothing was changed (choose another with --state FILE)",
+                    "cannot write state file " + file + ": " + Errno.describe(e) + "; nothing was changed",
+                    file,
                     e);
         }
     }

@@ -2,6 +2,7 @@
 package io.numaspread.watch;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
@@ -109,8 +110,12 @@ public sealed interface WatchEvent {
      */
     record FightOver(InterfaceName nic, Target target, Optional<Duration> heldFor) implements WatchEvent {}
 
-    /** A check failed for a reason other than the NIC going; said once while the same failure lasts. */
-    record Failed(InterfaceName nic, String cause, List<KernelEvent> after) implements WatchEvent {
+    /**
+     * A check failed for a reason other than the NIC going; said once while the same failure lasts. The failure
+     * itself, not its message, so that a caller can word its way out (an irqbalance that came up, a state file
+     * that cannot be written).
+     */
+    record Failed(InterfaceName nic, NumaspreadException cause, List<KernelEvent> after) implements WatchEvent {
         public Failed {
             after = List.copyOf(after);
         }

@@ -332,7 +332,7 @@ public final class Watcher {
                 return;
             }
             if (!state.failure.equals(Optional.of(e.getMessage()))) {
-                listener.heard(new WatchEvent.Failed(iface, e.getMessage(), events));
+                listener.heard(new WatchEvent.Failed(iface, e, events));
             }
             state.failure = Optional.of(e.getMessage());
             return;

@@ -277,9 +277,10 @@ class AffinityTransactionTest extends StandInNicTest {
     @Test
     void anotherInterfacesStateFileIsRefused() {
         StateFile.write(state, new StateFile.State(new InterfaceName("eth1"), List.of()));
-        NumaspreadException e = assertThrows(
-                NumaspreadException.class,
-                () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
+        StateFileUnusable e = assertThrows(
+                StateFileUnusable.class, () -> applier(KernelFiles.DIRECT).apply(ETH0, settings(false), state, false));
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
+        assertEquals(state, e.stateFile());
         assertTrue(e.getMessage().contains("is for eth1, not eth0"), e.getMessage());
         NumaspreadException restore = assertThrows(
                 NumaspreadException.class, () -> applier(KernelFiles.DIRECT).restore(state, Optional.of(ETH0)));
