@@ -53,7 +53,9 @@ class NapiThreadsCliTest extends StandInCliTest {
             CliRun result = CliRun.of(apply);
             assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
             RestoreCommandTest.assertOneCleanLine(result);
-            assertTrue(result.err().contains("--napi-threads works on the live kernel's NAPI threads"), result.err());
+            assertTrue(
+                    result.err().contains("--napi-threads and --poll-queues work on the live kernel's NAPI threads"),
+                    result.err());
         }
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }

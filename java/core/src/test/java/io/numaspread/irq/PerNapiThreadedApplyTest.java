@@ -69,6 +69,8 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     private Runnable atFirstOn = () -> {};
 
     private boolean perNapi = true;
+    /** The largest threaded napi-set's policy accepts: 2 (busy-poll) from Linux 6.19. */
+    private long threadedMaximum = 1;
     private int failAtPin = -1;
     private int pins;
 
@@ -89,6 +91,11 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 atFirstOn.run();
             }
             kernel.put(napiId, value);
+        }
+
+        @Override
+        public long threadedMaximum() {
+            return threadedMaximum;
         }
     };
 
