@@ -71,6 +71,7 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     private boolean perNapi = true;
     /** The largest threaded napi-set's policy accepts: 2 (busy-poll) from Linux 6.19. */
     private long threadedMaximum = 1;
+
     private int failAtPin = -1;
     private int pins;
 
