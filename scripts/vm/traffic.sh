@@ -55,7 +55,13 @@ netdev_napis() {
   netdev_netlink napis
 }
 
-# netdev_netlink queues|napis: the reader behind the two above.
+# "NAPI THREADED PID" for each NAPI instance of the NIC, by NAPI ID: its own threaded (0 off, 1 on, 2 busy-poll;
+# Linux 6.17+) and its thread's PID, as napi-get reports them ("-" where the kernel reports none).
+netdev_threaded() {
+  netdev_netlink threaded
+}
+
+# netdev_netlink queues|napis|threaded: the reader behind the three above.
 netdev_netlink() {
   python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$1" <<'PY'
 import socket, struct, sys
@@ -110,9 +116,14 @@ def value(attrs, kind):
 name = b"netdev\0"
 named = struct.pack("HH", 4 + len(name), 2) + name + b"\0" * (-len(name) % 4)  # CTRL_ATTR_FAMILY_NAME
 family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL_CMD_GETFAMILY -> FAMILY_ID
-irq_of = {}
-for napi in request(family, 11, True, u32(1, ifindex)):  # NAPI_GET, dump by NAPI_IFINDEX
+irq_of, napis = {}, request(family, 11, True, u32(1, ifindex))  # NAPI_GET, dump by NAPI_IFINDEX
+for napi in napis:
     irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
+if listing == "threaded":
+    for napi in sorted(napis, key=lambda napi: value(napi, 2)):
+        # NAPI_ID, NAPI_THREADED (8), NAPI_PID (4)
+        print(value(napi, 2), value(napi, 8) if 8 in napi else "-", value(napi, 4) if 4 in napi else "-")
+    sys.exit()
 if listing == "napis":
     for napi in sorted(irq_of):
         print(napi, irq_of[napi])

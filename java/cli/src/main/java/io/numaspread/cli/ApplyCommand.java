@@ -9,6 +9,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.Nic;
+import io.numaspread.plan.PollPlan;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +56,9 @@ final class ApplyCommand implements Runnable {
     @Mixin
     StateFileOption stateFile = new StateFileOption();
 
+    @Mixin
+    PollOptions polling = new PollOptions();
+
     /** The kernel's files as the writes see them: as they are, but in tests that fail or stop a write on purpose. */
     private final UnaryOperator<KernelFiles> kernelFiles;
 
@@ -69,10 +73,26 @@ final class ApplyCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        NicOptions.NicPlan nicPlan = nicOptions.planToWrite();
-        Nic nic = nicPlan.nic();
+        NicOptions.NicPlan planned = nicOptions.planToWrite();
+        Nic nic = planned.nic();
+        Optional<PollPlan> poll =
+                polling.plan(planned.topology(), planned.plan().request());
+        // The IRQs stay off the poll cores (and their siblings when those are kept free).
+        NicOptions.NicPlan nicPlan = poll.isEmpty()
+                ? planned
+                : new NicOptions.NicPlan(
+                        planned.paths(),
+                        planned.topology(),
+                        nic,
+                        PlanOptions.plan(
+                                planned.topology(),
+                                poll.get().avoidedBy(planned.plan().request())));
         nicPlan.report().printHeader(out);
         out.println();
+        if (poll.isPresent()) {
+            PlanCommand.printPoll(out, poll.get(), null);
+            out.println();
+        }
         KernelFiles files = kernelFiles.apply(nicOptions.machine.kernelFiles());
         NicPlacement placement = new NicPlacement(
                 nicPlan.paths(),
@@ -81,13 +101,26 @@ final class ApplyCommand implements Runnable {
                 stateFile.given().map(NicPlacement.StateLocation::file).orElse(NicPlacement.StateLocation.DEFAULT));
         NicPlacement.Outcome outcome = placement.apply(
                 nic,
-                NicPlacement.Wanted.plan(nicPlan.plan()),
+                poll.map(p -> NicPlacement.Wanted.polled(nicPlan.plan(), p))
+                        .orElseGet(() -> NicPlacement.Wanted.plan(nicPlan.plan())),
                 new NicPlacement.Options(applyOptions.placement(), dryRun));
         printResults(out, outcome.results());
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
+        // The busy-poll NAPIs have a line of their own, which says what restore puts back.
         outcome.threading()
+                .map(threading -> new NicPlacement.Threading(
+                        threading.way(),
+                        threading.turnedOn().stream()
+                                .filter(napi -> !threading.busyPolled().containsKey(napi))
+                                .toList(),
+                        threading.threadedFile(),
+                        threading.switchedDevice()))
+                .filter(threading -> poll.isEmpty() || !threading.turnedOn().isEmpty())
                 .ifPresent(threading -> out.println("note: " + threadingLine(nic.name(), threading, dryRun)));
+        outcome.threading()
+                .filter(threading -> !threading.busyPolled().isEmpty())
+                .ifPresent(threading -> out.println("note: " + busyPollLine(nic.name(), threading, dryRun)));
         LinkPolicyWords.lines(nic.name(), nicOptions.linkPolicies(nicPlan))
                 .forEach(line -> out.println("note: " + line));
         if (dryRun) {
@@ -133,6 +166,17 @@ final class ApplyCommand implements Runnable {
                         + " the device's other NAPIs as they are"
                 : "threaded NAPI per NAPI: turned on for NAPI " + napis + " with netdev netlink napi-set, the"
                         + " device's other NAPIs as they were; restore puts back 0";
+    }
+
+    /** Which NAPIs busy-poll, on which CPU, in one line. */
+    static String busyPollLine(InterfaceName iface, NicPlacement.Threading threading, boolean dryRun) {
+        String napis = threading.busyPolled().entrySet().stream()
+                .map(napi -> "NAPI " + napi.getKey() + " (napi/" + iface + "-" + napi.getKey() + ") on CPU "
+                        + napi.getValue())
+                .collect(Collectors.joining(", "));
+        return (dryRun ? "busy poll: would set threaded 2 (busy-poll) and pin " : "busy poll: threaded 2 (busy-poll), ")
+                + napis
+                + (dryRun ? "" : "; each thread spins its core; restore puts back the threaded it had");
     }
 
     static void printResults(PrintWriter out, List<AffinityTransaction.Result> results) {

@@ -89,9 +89,10 @@ final class MachineOptions {
     NicPlacement.NapiAccess napiAccess(InterfaceName iface, KernelPaths paths) {
         NicPlacement.threadedFile(paths, iface);
         if (!paths.equals(KernelPaths.LIVE)) {
-            throw NumaspreadException.badInput("--napi-threads works on the live kernel's NAPI threads, which the"
-                    + " stand-in trees --sysfs-root " + paths.sysfsRoot() + " --proc-root " + paths.procRoot()
-                    + " do not describe; nothing was changed");
+            throw NumaspreadException.badInput(
+                    "--napi-threads and --poll-queues work on the live kernel's NAPI threads, which the"
+                            + " stand-in trees --sysfs-root " + paths.sysfsRoot() + " --proc-root " + paths.procRoot()
+                            + " do not describe; nothing was changed");
         }
         NativeBackend backend = backend();
         return new NicPlacement.NapiAccess(

@@ -7,11 +7,8 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.plan.Assignment;
-import io.numaspread.plan.PlanRequest;
-import io.numaspread.plan.Planner;
 import io.numaspread.plan.PollCore;
 import io.numaspread.plan.PollPlan;
-import io.numaspread.plan.PollRequest;
 import io.numaspread.plan.PollSibling;
 import io.numaspread.plan.Priorities;
 import io.numaspread.plan.PriorityCheck;
@@ -59,19 +56,8 @@ final class PlanCommand implements Runnable {
     @Mixin
     NicOption.PlanOrigin nic = new NicOption.PlanOrigin();
 
-    @Option(
-            names = "--poll-queues",
-            paramLabel = "N",
-            description = "Plan N busy-poll cores, one per polled queue, on the origin node first: each spins"
-                    + " a whole core, and IRQs and event loops stay off it.")
-    Integer pollQueues;
-
-    @Option(
-            names = "--poll-sibling",
-            paramLabel = "USE",
-            description = "What a poll core's SMT siblings do: idle (default: kept free, as a spinning sibling"
-                    + " shares the pipeline) or shared (IRQs and event loops may use them).")
-    String pollSibling;
+    @Mixin
+    PollOptions polling = new PollOptions();
 
     @Mixin
     JsonOption json = new JsonOption();
@@ -100,13 +86,9 @@ final class PlanCommand implements Runnable {
         } else {
             plan = PlanOptions.plan(topology, planning.planOptions.request(nodes, count, Purpose.IRQS));
         }
-        PollPlan poll = null;
+        PollPlan poll = polling.plan(topology, plan.request()).orElse(null);
         SpreadPlan loops = null;
-        if (pollQueues == null && pollSibling != null) {
-            throw NumaspreadException.badInput("--poll-sibling goes with --poll-queues N");
-        }
-        if (pollQueues != null) {
-            poll = poll(topology, plan.request());
+        if (poll != null) {
             plan = PlanOptions.plan(topology, poll.avoidedBy(plan.request()));
             loops = PlanOptions.plan(
                     topology,
@@ -154,24 +136,6 @@ final class PlanCommand implements Runnable {
                 planning.proc.paths(planning.machine).procRoot());
     }
 
-    /** The busy-poll cores for the IRQ request's origin, among the CPUs it plans over. */
-    private PollPlan poll(Topology topology, PlanRequest irqs) {
-        if (pollQueues < 1) {
-            throw NumaspreadException.badInput("--poll-queues must be at least 1, not " + pollQueues);
-        }
-        if (irqs.origins().size() > 1) {
-            throw NumaspreadException.badInput("--poll-queues plans for one NIC: give one --node, not "
-                    + irqs.origins().size());
-        }
-        try {
-            PollSibling sibling = pollSibling == null ? PollSibling.IDLE : PollSibling.of(pollSibling);
-            int origin = irqs.origins().isEmpty() ? -1 : irqs.origins().get(0);
-            return Planner.poll(topology, new PollRequest(origin, pollQueues, sibling), irqs);
-        } catch (IllegalArgumentException e) {
-            throw NumaspreadException.badInput("--poll-queues: " + e.getMessage());
-        }
-    }
-
     static ObjectNode pollJson(PollPlan poll, SpreadPlan loops) {
         ObjectNode root = Json.object();
         root.put("queues", poll.request().queues());
@@ -197,6 +161,7 @@ final class PlanCommand implements Runnable {
         return root;
     }
 
+    /** The poll cores, and with {@code loops} (null for none) the event loop CPUs that avoid them. */
     static void printPoll(PrintWriter out, PollPlan poll, SpreadPlan loops) {
         boolean idle = poll.request().sibling() == PollSibling.IDLE;
         out.println("busy poll: " + poll.request().queues() + " queue"
@@ -216,6 +181,9 @@ final class PlanCommand implements Runnable {
                             : "-",
                     core.level(),
                     core.siblings().isEmpty() ? "-" : core.siblings() + (idle ? " (idle)" : " (shared)"));
+        }
+        if (loops == null) {
+            return; // apply places no event loops
         }
         StringBuilder slots = new StringBuilder();
         for (Assignment a : loops.assignments()) {

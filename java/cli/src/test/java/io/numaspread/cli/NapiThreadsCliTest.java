@@ -53,9 +53,46 @@ class NapiThreadsCliTest extends StandInCliTest {
             CliRun result = CliRun.of(apply);
             assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
             RestoreCommandTest.assertOneCleanLine(result);
-            assertTrue(result.err().contains("--napi-threads works on the live kernel's NAPI threads"), result.err());
+            assertTrue(
+                    result.err().contains("--napi-threads and --poll-queues work on the live kernel's NAPI threads"),
+                    result.err());
         }
         assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    @Test
+    void pollQueuesOnAStandInTreeIsRefusedAfterShowingThePollCoresAndNothingChanges() {
+        NicFixture.file(threaded, "0");
+        Map<Path, String> before = NicFixture.snapshot(proc, sys);
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--poll-queues", "1"));
+        assertEquals(Failures.BAD_INPUT, apply.exitCode(), apply.err());
+        RestoreCommandTest.assertOneCleanLine(apply);
+        assertTrue(apply.err().contains("--poll-queues work on the live kernel's NAPI threads"), apply.err());
+        assertTrue(apply.out().contains("busy poll: 1 queue, one spinning core each, siblings kept free"), apply.out());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void pollFlagsAreCheckedBeforeAnything() {
+        Map<Path, String> before = NicFixture.snapshot(proc, sys);
+        for (Map.Entry<String[], String> bad : Map.of(
+                        withState("apply", "--nic", "eth0", "--poll-sibling", "idle"),
+                        "--poll-sibling goes with --poll-queues N",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sibling", "half"),
+                        "unknown poll sibling use 'half': idle or shared",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "0"),
+                        "--poll-queues must be at least 1, not 0",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "8"),
+                        "so at most")
+                .entrySet()) {
+            CliRun result = CliRun.of(bad.getKey());
+            assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
+            RestoreCommandTest.assertOneCleanLine(result);
+            assertTrue(result.err().contains(bad.getValue()), result.err());
+        }
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
     }
 
     @Test

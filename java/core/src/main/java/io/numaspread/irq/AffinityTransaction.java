@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -77,20 +78,47 @@ public final class AffinityTransaction {
      * @param perNapi the planned NAPIs' own {@code threaded} as {@code napi-get} reports them, by NAPI ID, or
      *     empty when the kernel reports none: then {@code threadedFile} is used
      * @param threadSettings the NAPI thread settings, planned from the threads that exist when it is called
+     * @param busyPoll the NAPIs of {@code perNapi} whose threads are to busy-poll ({@code threaded} 2, Linux 6.19);
+     *     the others are to be threaded (1, or 2 as they are)
      */
     public record Threading(
-            Path threadedFile, Optional<Map<Integer, Integer>> perNapi, Supplier<List<Setting>> threadSettings) {
+            Path threadedFile,
+            Optional<Map<Integer, Integer>> perNapi,
+            Supplier<List<Setting>> threadSettings,
+            Set<Integer> busyPoll) {
         public Threading {
             perNapi = perNapi.map(TreeMap::new).map(Collections::unmodifiableMap);
+            Set<Integer> polled = Set.copyOf(busyPoll);
+            busyPoll = polled;
+            if (!polled.isEmpty()
+                    && !perNapi.map(napis -> napis.keySet().containsAll(polled)).orElse(false)) {
+                throw new IllegalArgumentException(
+                        "busy polling is set NAPI by NAPI: NAPIs " + busyPoll + " need their own threaded");
+            }
         }
 
-        /** The planned NAPIs that are not threaded; empty when the device's switch is used. */
+        /** Threaded NAPI for {@code perNapi}'s NAPIs, none of them busy-polling. */
+        public Threading(
+                Path threadedFile, Optional<Map<Integer, Integer>> perNapi, Supplier<List<Setting>> threadSettings) {
+            this(threadedFile, perNapi, threadSettings, Set.of());
+        }
+
+        /**
+         * The planned NAPIs whose {@code threaded} must change: those off, and those to busy-poll that do not yet;
+         * empty when the device's switch is used.
+         */
         List<Integer> napisOff() {
             return perNapi.map(napis -> napis.entrySet().stream()
-                            .filter(napi -> napi.getValue() == 0)
+                            .filter(napi -> napi.getValue() == 0
+                                    || busyPoll.contains(napi.getKey()) && napi.getValue() != PerNapiThreaded.BUSY_POLL)
                             .map(Map.Entry::getKey)
                             .toList())
                     .orElse(List.of());
+        }
+
+        /** The {@code threaded} NAPI {@code napiId} is set to: 2 to busy-poll, else 1. */
+        int wanted(int napiId) {
+            return busyPoll.contains(napiId) ? PerNapiThreaded.BUSY_POLL : 1;
         }
     }
 
@@ -100,11 +128,16 @@ public final class AffinityTransaction {
     private record DeviceSwitched(Path threadedFile) implements Switched {}
 
     /**
+     * @param before each switched NAPI's {@code threaded} before this run, by NAPI ID, in the order switched
      * @param recorded the NAPIs whose previous value this run added to the state file (an earlier apply's record
      *     of a NAPI stays)
      */
-    private record NapisSwitched(InterfaceName iface, List<Integer> napiIds, List<Integer> recorded)
-            implements Switched {}
+    private record NapisSwitched(InterfaceName iface, Map<Integer, Integer> before, List<Integer> recorded)
+            implements Switched {
+        List<Integer> napiIds() {
+            return List.copyOf(before.keySet());
+        }
+    }
 
     /**
      * What this run must undo besides its writes: the state file it created, and threaded NAPI when it turned it
@@ -255,7 +288,7 @@ public final class AffinityTransaction {
 
     /**
      * Refuses before any change when threaded NAPI cannot be turned on for want of privilege: per NAPI, by setting
-     * one NAPI's {@code threaded} to the 0 it holds, which changes nothing.
+     * one NAPI's {@code threaded} to the value it holds, which changes nothing.
      */
     private void probeSwitch(Threading threading) {
         if (threading.perNapi().isEmpty()) {
@@ -264,7 +297,7 @@ public final class AffinityTransaction {
         }
         int napiId = threading.napisOff().get(0);
         try {
-            perNapi.write(napiId, 0);
+            perNapi.write(napiId, threading.perNapi().get().get(napiId));
         } catch (IOException e) {
             Errno errno = Errno.of(e);
             if (errno == Errno.EPERM || errno == Errno.EACCES) {
@@ -275,16 +308,16 @@ public final class AffinityTransaction {
     }
 
     /**
-     * Records each planned NAPI's {@code threaded} = 0 in the state file, then sets each to 1 with {@code napi-set}
-     * and reads them back: the kernel starts that NAPI's {@code napi/IFACE-ID} thread as it takes the call, and the
-     * device's other NAPIs stay as they are.
+     * Records each planned NAPI's {@code threaded} in the state file, then sets each to 1 (2 to busy-poll) with
+     * {@code napi-set} and reads them back: the kernel starts that NAPI's {@code napi/IFACE-ID} thread as it takes
+     * the call, and the device's other NAPIs stay as they are.
      */
     private Run switchNapisOn(InterfaceName iface, Threading threading, Path stateFile, List<Setting> settings) {
         Optional<StateFile.State> existing = StateFile.read(stateFile);
         checkState(iface, existing, stateFile, settings);
         List<Integer> off = threading.napisOff();
-        Map<Integer, Integer> before = new TreeMap<>();
-        off.forEach(napiId -> before.put(napiId, 0));
+        Map<Integer, Integer> before = new LinkedHashMap<>();
+        off.forEach(napiId -> before.put(napiId, threading.perNapi().get().get(napiId)));
         List<Integer> recorded = off.stream()
                 .filter(napiId -> existing.map(
                                 state -> !state.napiThreadedBefore().containsKey(napiId))
@@ -293,34 +326,41 @@ public final class AffinityTransaction {
         StateFile.write(
                 stateFile,
                 existing.orElseGet(() -> new StateFile.State(iface, List.of())).withNapiThreadedBefore(before));
-        List<Integer> written = new ArrayList<>();
+        Map<Integer, Integer> written = new LinkedHashMap<>();
         for (int napiId : off) {
-            // Undone with the others even when the call failed: setting 0 on a NAPI that holds 0 changes nothing.
-            written.add(napiId);
+            // Undone with the others even when the call failed: setting a NAPI to the value it holds changes nothing.
+            written.put(napiId, before.get(napiId));
+            int wanted = threading.wanted(napiId);
             try {
-                perNapi.write(napiId, 1);
+                perNapi.write(napiId, wanted);
             } catch (IOException e) {
-                Run run = new Run(existing.isEmpty(), Optional.of(new NapisSwitched(iface, written, recorded)));
+                Run run = new Run(
+                        existing.isEmpty(),
+                        Optional.of(new NapisSwitched(iface, new LinkedHashMap<>(written), recorded)));
                 throw switchedBack(
                         run,
                         stateFile,
                         new NumaspreadException(
                                 NumaspreadException.Kind.ROLLED_BACK,
-                                "NAPI " + napiId + ": netdev napi-set threaded 1 failed: " + Errno.describe(e)));
+                                "NAPI " + napiId + ": netdev napi-set threaded " + wanted + " failed: "
+                                        + Errno.describe(e)));
             }
         }
         Run run = new Run(existing.isEmpty(), Optional.of(new NapisSwitched(iface, written, recorded)));
         Map<Integer, Integer> now = perNapi.read(iface);
         for (int napiId : off) {
             Integer back = now.get(napiId);
-            if (back == null || back == 0) {
+            int wanted = threading.wanted(napiId);
+            // Threaded asked: 1 or 2 both run the thread. Busy-poll asked: only 2 spins.
+            if (back == null || back == 0 || wanted == PerNapiThreaded.BUSY_POLL && back != wanted) {
                 throw switchedBack(
                         run,
                         stateFile,
                         new NumaspreadException(
                                 NumaspreadException.Kind.ROLLED_BACK,
-                                "NAPI " + napiId + ": netdev napi-set threaded 1 was taken, but napi-get reports "
-                                        + (back == null ? "no such NAPI" : "threaded 0") + " after it"));
+                                "NAPI " + napiId + ": netdev napi-set threaded " + wanted
+                                        + " was taken, but napi-get reports "
+                                        + (back == null ? "no such NAPI" : "threaded " + back) + " after it"));
             }
         }
         return run;
@@ -388,19 +428,21 @@ public final class AffinityTransaction {
         }
         NapisSwitched napis = (NapisSwitched) switched;
         List<Integer> written = new ArrayList<>();
-        for (int napiId : napis.napiIds()) {
+        napis.before().forEach((napiId, before) -> {
             try {
-                perNapi.write(napiId, 0);
+                perNapi.write(napiId, before);
                 written.add(napiId);
             } catch (IOException e) {
-                stuck.add("NAPI " + napiId + " (netdev napi-set threaded 0: " + Errno.describe(e) + ")");
+                stuck.add("NAPI " + napiId + " (netdev napi-set threaded " + before + ": " + Errno.describe(e) + ")");
             }
-        }
+        });
         Map<Integer, Integer> now = written.isEmpty() ? Map.of() : perNapi.read(napis.iface());
         for (int napiId : written) {
             Integer back = now.get(napiId);
-            if (back != null && back != 0) {
-                stuck.add("NAPI " + napiId + " (napi-get reports threaded " + back + " after napi-set threaded 0)");
+            int before = napis.before().get(napiId);
+            if (back != null && back != before) {
+                stuck.add("NAPI " + napiId + " (napi-get reports threaded " + back + " after napi-set threaded "
+                        + before + ")");
             }
         }
         return stuck;
@@ -414,11 +456,15 @@ public final class AffinityTransaction {
     }
 
     private static String describeOff(Switched switched) {
-        return switched instanceof DeviceSwitched device
-                ? device.threadedFile() + " is 0 again"
-                : "threaded NAPI is off again for NAPI "
-                        + ((NapisSwitched) switched)
-                                .napiIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
+        if (switched instanceof DeviceSwitched device) {
+            return device.threadedFile() + " is 0 again";
+        }
+        NapisSwitched napis = (NapisSwitched) switched;
+        String ids = napis.napiIds().stream().map(String::valueOf).collect(Collectors.joining(", "));
+        return napis.before().values().stream().allMatch(before -> before == 0)
+                ? "threaded NAPI is off again for NAPI " + ids
+                : "NAPI " + ids + " are back to threaded "
+                        + napis.before().values().stream().map(String::valueOf).collect(Collectors.joining(", "));
     }
 
     /** The settings' files as they are: those that already hold their CPUs (or cannot), and those to change. */

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.irq;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.Nic;
+import io.numaspread.plan.PollCore;
+import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.SpreadPlan;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where each queue's threaded NAPI kernel thread goes: on its queue's planned CPUs, the same the queue's IRQ
@@ -53,5 +58,42 @@ public final class NapiThreadPlan {
                             + "); nothing was changed");
         }
         return settings;
+    }
+
+    /**
+     * The busy-poll threads: the i-th polled queue is the NIC's i-th queue, and its NAPI's thread spins on {@code
+     * poll}'s i-th CPU alone, in queue order.
+     *
+     * @throws NumaspreadException (bad input) when the NIC has fewer queues than {@code poll} polls; (refused) when
+     *     {@code map} links no NAPI to a polled queue, saying what it came from
+     */
+    public static List<Setting> busyPoll(Nic nic, PollPlan poll, NapiMap map) {
+        if (poll.cores().size() > nic.queues().size()) {
+            throw NumaspreadException.badInput("--poll-queues " + poll.cores().size() + ": " + nic.name() + " has "
+                    + nic.queues().size() + " queue" + (nic.queues().size() == 1 ? "" : "s"));
+        }
+        List<Setting> settings = new ArrayList<>();
+        for (PollCore core : poll.cores()) {
+            int queue = nic.queues().get(core.queue());
+            NapiInstance napi = map.forQueue(queue)
+                    .orElseThrow(() -> new NumaspreadException(
+                            NumaspreadException.Kind.REFUSED,
+                            "--poll-queues: cannot tell which NAPI polls queue " + queue + " of " + nic.name() + " ("
+                                    + map.detail() + "; the kernel lists an interface's NAPIs only while it is up);"
+                                    + " nothing was changed"));
+            settings.add(new Setting(Target.napiThread(nic.name(), napi.id()), CpuSet.of(core.cpu())));
+        }
+        return settings;
+    }
+
+    /**
+     * {@code threads} with each busy-poll thread's setting in place of its queue's, and the busy-poll threads that
+     * {@code threads} lacks added.
+     */
+    public static List<Setting> withBusyPoll(List<Setting> threads, List<Setting> busyPoll) {
+        Map<Target, Setting> merged = new LinkedHashMap<>();
+        threads.forEach(setting -> merged.put(setting.target(), setting));
+        busyPoll.forEach(setting -> merged.put(setting.target(), setting));
+        return List.copyOf(merged.values());
     }
 }

@@ -12,9 +12,12 @@ import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.PerNapiThreaded;
+import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.SpreadPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -131,10 +134,23 @@ public final class NicPlacement {
      * @param threadedFile the device's {@code /sys/class/net/IFACE/threaded}
      * @param switchedDevice whether {@code threadedFile} was 0 and this apply set it to 1 ({@link
      *     ThreadingWay#DEVICE}; a dry run: would)
+     * @param busyPolled the NAPIs set to busy-poll ({@code threaded} 2), whether this apply switched them or found
+     *     them so, each with its thread's CPU, in queue order
      */
-    public record Threading(ThreadingWay way, List<Integer> turnedOn, Path threadedFile, boolean switchedDevice) {
+    public record Threading(
+            ThreadingWay way,
+            List<Integer> turnedOn,
+            Path threadedFile,
+            boolean switchedDevice,
+            Map<Integer, Integer> busyPolled) {
         public Threading {
             turnedOn = List.copyOf(turnedOn);
+            busyPolled = Collections.unmodifiableMap(new LinkedHashMap<>(busyPolled));
+        }
+
+        /** Threaded NAPI without busy polling. */
+        public Threading(ThreadingWay way, List<Integer> turnedOn, Path threadedFile, boolean switchedDevice) {
+            this(way, turnedOn, threadedFile, switchedDevice, Map.of());
         }
     }
 
@@ -148,7 +164,17 @@ public final class NicPlacement {
          * @param plan one assignment per queue of the NIC, as planned from {@link Nic#planRequest}
          */
         static Wanted plan(SpreadPlan plan) {
-            return new Plan(plan);
+            return new Plan(plan, Optional.empty());
+        }
+
+        /**
+         * As {@link #plan(SpreadPlan)}, and each polled queue's NAPI set to busy-poll ({@code threaded} 2, Linux
+         * 6.19) with its thread pinned to its poll CPU, recorded so that restore puts {@code threaded} back.
+         *
+         * @param plan the IRQ plan, planned with {@link PollPlan#avoidedBy} so that it stays off the poll cores
+         */
+        static Wanted polled(SpreadPlan plan, PollPlan poll) {
+            return new Plan(plan, Optional.of(poll));
         }
 
         /**
@@ -162,8 +188,8 @@ public final class NicPlacement {
             return new Only(settings, threads);
         }
 
-        /** The whole plan. */
-        record Plan(SpreadPlan plan) implements Wanted {}
+        /** The whole plan, with busy-poll cores or without. */
+        record Plan(SpreadPlan plan, Optional<PollPlan> poll) implements Wanted {}
 
         /** Some settings. */
         record Only(List<Setting> settings, NapiThreads threads) implements Wanted {
@@ -240,33 +266,52 @@ public final class NicPlacement {
         if (wanted instanceof Wanted.Only some) {
             return apply(nic, some.settings(), some.threads(), options, stateFile);
         }
-        SpreadPlan plan = ((Wanted.Plan) wanted).plan();
-        if (!options.napiThreads()) {
+        Wanted.Plan whole = (Wanted.Plan) wanted;
+        SpreadPlan plan = whole.plan();
+        if (!options.napiThreads() && whole.poll().isEmpty()) {
             return apply(nic, IrqPlan.settings(nic, plan, options.xps()), NapiThreads.NONE, options, stateFile);
         }
         NapiAccess access = napi.orElseThrow(() -> new IllegalStateException("NAPI threads without NAPI access"))
                 .apply(nic.name());
-        return applyWithThreads(nic, plan, access, options, stateFile);
+        return applyWithThreads(nic, plan, whole.poll(), access, options, stateFile);
     }
 
-    private Outcome applyWithThreads(Nic nic, SpreadPlan plan, NapiAccess napi, Options options, Path stateFile) {
+    private Outcome applyWithThreads(
+            Nic nic, SpreadPlan plan, Optional<PollPlan> poll, NapiAccess napi, Options options, Path stateFile) {
+        poll.ifPresent(unused -> refuseWithoutBusyPoll(napi.perNapi()));
         Path threadedFile = threadedFile(paths, nic.name());
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
         refuseIfIrqbalance(settings, options);
         // NAPI IDs exist before their threads: a kernel that cannot link them to queues is refused before any change.
         NapiMap before = napi.discover().get();
-        Optional<Map<Integer, Integer>> perNapi = perNapiThreaded(NapiThreadPlan.settings(nic, plan, before), before);
+        List<Setting> busyPoll =
+                poll.map(p -> NapiThreadPlan.busyPoll(nic, p, before)).orElse(List.of());
+        Optional<Map<Integer, Integer>> perNapi =
+                perNapiThreaded(threadSettings(nic, plan, poll, before, options.napiThreads()), before);
+        Map<Integer, Integer> busyPolled = new LinkedHashMap<>();
+        busyPoll.forEach(setting ->
+                busyPolled.put(setting.target().number(), setting.cpus().first()));
+        if (!busyPolled.isEmpty() && perNapi.isEmpty()) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "--poll-queues: netdev netlink napi-get reports no threaded of each NAPI of " + nic.name() + " ("
+                            + before.detail() + "), which busy polling is set through; nothing was changed");
+        }
         NapiThreads threads = napi.threads(paths, files);
-        AffinityTransaction.Threading threading = new AffinityTransaction.Threading(threadedFile, perNapi, () -> {
-            NapiMap map = napi.discover().get();
-            threads.useNetlinkPids(map);
-            return NapiThreadPlan.settings(nic, plan, map);
-        });
+        AffinityTransaction.Threading threading = new AffinityTransaction.Threading(
+                threadedFile,
+                perNapi,
+                () -> {
+                    NapiMap map = napi.discover().get();
+                    threads.useNetlinkPids(map);
+                    return threadSettings(nic, plan, poll, map, options.napiThreads());
+                },
+                busyPolled.keySet());
         boolean wasOff = perNapi.isEmpty() && threadedIsOff(threadedFile);
         List<AffinityTransaction.Result> results =
                 transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
         Threading way = perNapi.isPresent()
-                ? new Threading(ThreadingWay.PER_NAPI, threading.napisOff(), threadedFile, false)
+                ? new Threading(ThreadingWay.PER_NAPI, threading.napisOff(), threadedFile, false, busyPolled)
                 : new Threading(ThreadingWay.DEVICE, List.of(), threadedFile, wasOff);
         return outcome(
                 nic,
@@ -274,6 +319,44 @@ public final class NicPlacement {
                 results,
                 Irqbalance.blindSpot(paths.procRoot()).stream().toList(),
                 Optional.of(way));
+    }
+
+    /**
+     * The NAPI threads to pin: with {@code napiThreads} each queue's on its queue's CPUs, and each busy-poll thread
+     * on its poll CPU.
+     */
+    private static List<Setting> threadSettings(
+            Nic nic, SpreadPlan plan, Optional<PollPlan> poll, NapiMap map, boolean napiThreads) {
+        List<Setting> busyPoll =
+                poll.map(p -> NapiThreadPlan.busyPoll(nic, p, map)).orElse(List.of());
+        return napiThreads ? NapiThreadPlan.withBusyPoll(NapiThreadPlan.settings(nic, plan, map), busyPoll) : busyPoll;
+    }
+
+    /**
+     * Refuses, before any change, a kernel whose {@code napi-set} cannot set busy polling: its policy bounds
+     * {@code threaded} below 2 (before Linux 6.19), or it has no {@code napi-set} at all.
+     */
+    private void refuseWithoutBusyPoll(PerNapiThreaded perNapi) {
+        String release = KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease"))
+                .orElse("(unknown release)");
+        long max;
+        try {
+            max = perNapi.threadedMaximum();
+        } catch (NumaspreadException e) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "--poll-queues: threaded busy polling needs Linux 6.19 or later (netdev napi-set threaded 2);"
+                            + " kernel " + release + ": " + e.getMessage() + "; nothing was changed",
+                    e);
+        }
+        if (max < PerNapiThreaded.BUSY_POLL) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "--poll-queues: kernel " + release + " has no threaded busy polling: its napi-set policy bounds"
+                            + " threaded at " + max + " (busy-poll is " + PerNapiThreaded.BUSY_POLL
+                            + "; nlctrl getpolicy netdev napi-set), which needs Linux 6.19 or later; nothing was"
+                            + " changed");
+        }
     }
 
     /**

@@ -96,6 +96,31 @@ public final class NapiConfig {
         }
     }
 
+    /**
+     * The largest {@code threaded} that the kernel's {@code napi-set} policy accepts ({@code nlctrl getpolicy}):
+     * 2 ({@link NetdevNetlink#NETDEV_NAPI_THREADED_BUSY_POLL}) from Linux 6.19, which has threaded busy polling,
+     * 1 on 6.17 and 6.18, 0 when the policy has no {@code threaded}.
+     *
+     * @throws NumaspreadException (refused) on a kernel or backend without {@code napi-set}; (call failed) when the
+     *     policy cannot be read
+     */
+    public static long threadedMaximum(KernelPaths paths, NativeBackend backend) {
+        try (NetdevSession session = openSession(paths, backend, "napi-set threaded")) {
+            requireNapiSet(paths, session, "napi-set threaded");
+            String call = "nlctrl getpolicy netdev napi-set";
+            NetdevNetlink.Policy policy = NetdevSession.parse(
+                    session.request(
+                            sequence -> NetdevNetlink.policyRequest(sequence, NetdevNetlink.NETDEV_CMD_NAPI_SET), call),
+                    answer -> NetdevNetlink.policy(answer, NetdevNetlink.NETDEV_CMD_NAPI_SET),
+                    call);
+            if (!policy.accepts(NetdevNetlink.NETDEV_A_NAPI_THREADED)) {
+                return 0;
+            }
+            // The kernel bounds it (NLA_POLICY_MAX); unbounded would take any value.
+            return policy.max(NetdevNetlink.NETDEV_A_NAPI_THREADED).orElse(Long.MAX_VALUE);
+        }
+    }
+
     /** {@code napi-get} of one NAPI answers for whichever interface it belongs to. */
     private static List<NetdevNetlink.Napi> anyInterface(List<byte[]> answer) {
         return answer.stream()

@@ -7,6 +7,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
+import io.numaspread.netlink.NetdevNetlink;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -18,6 +19,9 @@ import java.util.TreeMap;
  * NAPIs and leaves the others as they are; the kernel keeps it in the NAPI's persistent config.
  */
 public interface PerNapiThreaded {
+    /** {@code threaded} 2: threaded and busy-polling (Linux 6.19), {@code NETDEV_NAPI_THREADED_BUSY_POLL}. */
+    int BUSY_POLL = NetdevNetlink.NETDEV_NAPI_THREADED_BUSY_POLL;
+
     /** For callers that never switch NAPIs one by one: it reads none, and writing fails. */
     PerNapiThreaded NONE = new PerNapiThreaded() {
         @Override
@@ -28,6 +32,12 @@ public interface PerNapiThreaded {
         @Override
         public void write(int napiId, int threaded) throws IOException {
             throw new IOException("no netdev netlink access was given for NAPI " + napiId);
+        }
+
+        @Override
+        public long threadedMaximum() {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED, "no netdev netlink access was given to read napi-set's policy");
         }
     };
 
@@ -43,6 +53,14 @@ public interface PerNapiThreaded {
      * @throws IOException the call's failure; an {@link ErrnoException} carries the kernel's errno
      */
     void write(int napiId, int threaded) throws IOException;
+
+    /**
+     * The largest {@code threaded} the kernel's {@code napi-set} accepts: 2 (busy-poll) from Linux 6.19, 1 before.
+     *
+     * @throws NumaspreadException (refused) without netdev netlink {@code napi-set}; (call failed) when the policy
+     *     cannot be read
+     */
+    long threadedMaximum();
 
     /** The running kernel's, through {@code backend}'s netlink. */
     static PerNapiThreaded live(KernelPaths paths, NativeBackend backend) {
@@ -68,6 +86,11 @@ public interface PerNapiThreaded {
                 } catch (NumaspreadException e) {
                     throw new IOException(e.getMessage(), e);
                 }
+            }
+
+            @Override
+            public long threadedMaximum() {
+                return NapiConfig.threadedMaximum(paths, backend);
             }
         };
     }

@@ -19,7 +19,10 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.PollPlan;
+import io.numaspread.plan.PollRequest;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
@@ -69,6 +72,9 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     private Runnable atFirstOn = () -> {};
 
     private boolean perNapi = true;
+    /** The largest threaded napi-set's policy accepts: 2 (busy-poll) from Linux 6.19. */
+    private long threadedMaximum = 1;
+
     private int failAtPin = -1;
     private int pins;
 
@@ -89,6 +95,11 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 atFirstOn.run();
             }
             kernel.put(napiId, value);
+        }
+
+        @Override
+        public long threadedMaximum() {
+            return threadedMaximum;
         }
     };
 
@@ -283,5 +294,139 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         assertEquals(OptionalInt.of(0), StateFile.read(state).orElseThrow().threadedBefore());
         restorer().restore(state, Optional.of(ETH0));
         assertEquals("0", Files.readString(threaded).strip());
+    }
+
+    /** The plan for {@code queues} busy-polled queues of eth0 and its IRQs, with or without the other threads. */
+    private NicPlacement.Outcome applyPolled(int queues, boolean napiThreads, boolean dryRun) {
+        Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
+        PlanRequest irqs = nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS);
+        poll = Planner.poll(mana, PollRequest.of(irqs.origins().get(0), queues), irqs);
+        SpreadPlan avoiding = Planner.plan(mana, poll.avoidedBy(irqs));
+        return new NicPlacement(
+                        paths,
+                        KernelFiles.DIRECT,
+                        Optional.of(iface -> new NicPlacement.NapiAccess(this::map, this::setAffinity, netlink)),
+                        NicPlacement.StateLocation.file(state))
+                .apply(
+                        nic,
+                        NicPlacement.Wanted.polled(avoiding, poll),
+                        new NicPlacement.Options(new PlacementOptions(false, false, napiThreads), dryRun));
+    }
+
+    private PollPlan poll;
+
+    private String threadAffinity(int pid) throws IOException {
+        return new NapiThreads(paths, KernelFiles.DIRECT, this::setAffinity, Map.of()).affinity(pid);
+    }
+
+    @Test
+    void busyPollSetsThreadedTwoPinsEachPollThreadAloneAndKeepsTheIrqsOffThePollCores() throws IOException {
+        threadedMaximum = 2;
+        NicPlacement.Outcome outcome = applyPolled(2, false, false);
+
+        assertEquals(
+                Map.of(8193, 2, 8194, 2, 8195, 0, 8196, 0, UNPLANNED, 0),
+                kernel,
+                "the polled queues' NAPIs busy-poll, NAPI 8194 from 1; the others are left");
+        assertEquals(List.of("8193=0", "8193=2", "8194=2"), calls, "a probe that changes nothing, then napi-set 2");
+        assertEquals(Integer.toString(poll.cores().get(0).cpu()), threadAffinity(FIRST_PID));
+        assertEquals(Integer.toString(poll.cores().get(1).cpu()), threadAffinity(FIRST_PID + 1));
+        assertEquals("0-7", threadAffinity(FIRST_PID + 2), "the unpolled queues' threads are left");
+        for (AffinityTransaction.Result result : outcome.results()) {
+            if (result.target().kind() == Target.Kind.IRQ) {
+                assertFalse(result.planned().intersects(poll.reserved()), result.toString());
+            }
+        }
+        assertEquals(
+                Map.of(
+                        8193,
+                        poll.cores().get(0).cpu(),
+                        8194,
+                        poll.cores().get(1).cpu()),
+                outcome.threading().orElseThrow().busyPolled());
+        assertEquals(
+                Map.of(8193, 0, 8194, 1), StateFile.read(state).orElseThrow().napiThreadedBefore());
+
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(kernelBefore(), kernel, "each NAPI's threaded back as it was: 8193 off, 8194 threaded");
+        assertEquals("0-7", threadAffinity(FIRST_PID));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void busyPollWithNapiThreadsPinsThePollThreadToItsPollCpuAndTheOthersToTheirQueues() throws IOException {
+        threadedMaximum = 2;
+        applyPolled(1, true, false);
+
+        assertEquals(Map.of(8193, 2, 8194, 1, 8195, 1, 8196, 1, UNPLANNED, 0), kernel);
+        assertEquals(Integer.toString(poll.cores().get(0).cpu()), threadAffinity(FIRST_PID));
+        assertFalse(
+                CpuSet.parse(threadAffinity(FIRST_PID + 2)).intersects(poll.reserved()),
+                "the other threads follow their IRQs, off the poll core");
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(kernelBefore(), kernel);
+    }
+
+    @Test
+    void aKernelWithoutBusyPollIsRefusedBeforeAnyChangeNamingItsReleaseAndLinux619() throws IOException {
+        NicFixture.file(proc.resolve("sys/kernel/osrelease"), "6.18.44");
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> applyPolled(1, false, false));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertTrue(
+                e.getMessage()
+                                .startsWith("--poll-queues: kernel 6.18.44 has no threaded busy polling: its napi-set"
+                                        + " policy bounds threaded at 1")
+                        && e.getMessage().contains("Linux 6.19")
+                        && e.getMessage().endsWith("nothing was changed"),
+                e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(List.of(), calls);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void busyPollWithoutCapNetAdminIsRefusedBeforeAnyChange() throws IOException {
+        threadedMaximum = 2;
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtSet = 1;
+        failure = Errno.EPERM;
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> applyPolled(1, false, false));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertTrue(e.getMessage().contains("NAPI 8193") && e.getMessage().contains("CAP_NET_ADMIN"), e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aFailedNapiSetMidwayPutsEachPolledNapiBackToWhatItWas() throws IOException {
+        threadedMaximum = 2;
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtSet = 3; // the probe, 8193 to 2, then 8194
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false));
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertTrue(
+                e.getMessage().startsWith("NAPI 8194: netdev napi-set threaded 2 failed: EINVAL")
+                        && e.getMessage()
+                                .endsWith("NAPI 8193, 8194 are back to threaded 0, 1; nothing else was" + " changed"),
+                e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys), "every IRQ and thread as it was");
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aFailedPinOfAPollThreadPutsBackItsThreadedAndTheIrqs() throws IOException {
+        threadedMaximum = 2;
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtPin = 4; // two probes, the first poll thread, then the second
+        NumaspreadException e = assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false));
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertTrue(e.getMessage().contains("napi/eth0-8194") && e.getMessage().contains("rolled back"), e.getMessage());
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
     }
 }
