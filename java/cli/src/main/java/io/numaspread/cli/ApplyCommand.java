@@ -2,18 +2,25 @@
 package io.numaspread.cli;
 
 import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
+import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.IrqSuspension;
+import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.Nic;
 import io.numaspread.plan.PollPlan;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -37,7 +44,8 @@ import picocli.CommandLine.Spec;
             "0:applied (or nothing to change, or --dry-run)",
             "2:bad input (interface, flag, file, stale state file); nothing was changed",
             "3:refused for safety (no privilege, read-only /proc, irqbalance running, --napi-threads on a kernel"
-                    + " without threaded NAPI); nothing was changed",
+                    + " without threaded NAPI, --irq-suspend on a kernel before Linux 6.13 or a NIC without NAPI"
+                    + " IDs); nothing was changed",
             "4:a write failed part way; every change was rolled back"
         })
 final class ApplyCommand implements Runnable {
@@ -53,6 +61,17 @@ final class ApplyCommand implements Runnable {
     @Option(names = "--dry-run", description = "Print what would change and change nothing.")
     boolean dryRun;
 
+    // Apply's alone: the NAPI settings live in the kernel's per-NAPI config, which no IRQ drift or queue change
+    // that watch repairs takes away, so watch has nothing of them to keep.
+    @Option(
+            names = "--irq-suspend",
+            description = "Also set IRQ suspension's per-NAPI half on the NAPI of each planned queue with netdev"
+                    + " netlink napi-set (Linux 6.13+, CAP_NET_ADMIN): defer-hard-irqs 100, gro-flush-timeout 20 us,"
+                    + " irq-suspend-timeout 20 ms, the published recipe. Each NAPI's own values are recorded in the"
+                    + " state file first; all or nothing with the IRQ writes; restore puts them back. The server's"
+                    + " own epoll instances must set prefer_busy_poll (EPIOCSPARAMS), which apply cannot do for it.")
+    boolean irqSuspend;
+
     @Mixin
     StateFileOption stateFile = new StateFileOption();
 
@@ -62,12 +81,23 @@ final class ApplyCommand implements Runnable {
     /** The kernel's files as the writes see them: as they are, but in tests that fail or stop a write on purpose. */
     private final UnaryOperator<KernelFiles> kernelFiles;
 
+    /** How {@code --irq-suspend} reaches a NIC's NAPIs: netdev netlink, but in tests a stand-in kernel. */
+    private final BiFunction<InterfaceName, KernelPaths, NicPlacement.NapiSettingsAccess> napiSettings;
+
     ApplyCommand() {
         this(UnaryOperator.identity());
     }
 
     ApplyCommand(UnaryOperator<KernelFiles> kernelFiles) {
+        this(kernelFiles, null);
+    }
+
+    /** @param napiSettings how NAPI settings are reached, or null for {@link MachineOptions#napiSettingsAccess} */
+    ApplyCommand(
+            UnaryOperator<KernelFiles> kernelFiles,
+            BiFunction<InterfaceName, KernelPaths, NicPlacement.NapiSettingsAccess> napiSettings) {
         this.kernelFiles = kernelFiles;
+        this.napiSettings = napiSettings;
     }
 
     @Override
@@ -77,6 +107,13 @@ final class ApplyCommand implements Runnable {
         Nic nic = planned.nic();
         Optional<PollPlan> poll =
                 polling.plan(planned.topology(), planned.plan().request());
+        if (irqSuspend && poll.isPresent()) {
+            // Two ways to poll one queue: a kernel thread spinning on it, or the server's epoll_wait with its IRQ
+            // suspended. A polled queue's NAPI has no IRQ to suspend, and mixing them on one NIC is not a recipe.
+            throw NumaspreadException.badInput("--irq-suspend and --poll-queues are two ways to poll a queue (the"
+                    + " server's epoll_wait with the IRQ suspended, or a kernel thread spinning on it): choose one;"
+                    + " nothing was changed");
+        }
         // The IRQs stay off the poll cores (and their siblings when those are kept free).
         NicOptions.NicPlan nicPlan = poll.isEmpty()
                 ? planned
@@ -99,12 +136,26 @@ final class ApplyCommand implements Runnable {
                 files,
                 Optional.of(iface -> nicOptions.machine.napiAccess(iface, nicPlan.paths())),
                 stateFile.given().map(NicPlacement.StateLocation::file).orElse(NicPlacement.StateLocation.DEFAULT));
-        NicPlacement.Outcome outcome = placement.apply(
-                nic,
-                poll.map(p -> NicPlacement.Wanted.polled(nicPlan.plan(), p))
-                        .orElseGet(() -> NicPlacement.Wanted.plan(nicPlan.plan())),
-                new NicPlacement.Options(applyOptions.placement(), dryRun));
+        NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun);
+        Optional<NicPlacement.SettingsOutcome> suspension = Optional.empty();
+        NicPlacement.Outcome outcome;
+        if (irqSuspend) {
+            NicPlacement.NapiSettingsAccess access = napiSettings != null
+                    ? napiSettings.apply(nic.name(), nicPlan.paths())
+                    : nicOptions.machine.napiSettingsAccess(nic.name(), nicPlan.paths());
+            NicPlacement.SettingsOutcome suspended = placement.applyWithNapiSettings(
+                    nic, nicPlan.plan(), options, IrqSuspension.recipe().napi(), access);
+            suspension = Optional.of(suspended);
+            outcome = suspended.placement();
+        } else {
+            outcome = placement.apply(
+                    nic,
+                    poll.map(p -> NicPlacement.Wanted.polled(nicPlan.plan(), p))
+                            .orElseGet(() -> NicPlacement.Wanted.plan(nicPlan.plan())),
+                    options);
+        }
         printResults(out, outcome.results());
+        suspension.ifPresent(suspended -> printNapiSettings(out, suspended, dryRun));
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
         // The busy-poll NAPIs have a line of their own, which says what restore puts back.
@@ -127,7 +178,7 @@ final class ApplyCommand implements Runnable {
             String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
                     + " (as root; undo with: " + CommandLines.undo(outcome) + ")");
-        } else if (outcome.changed()) {
+        } else if (outcome.changed() || suspension.isPresent()) {
             NicReport after = nicPlan.report();
             after.printTable(out);
             after.printWarnings(out);
@@ -139,6 +190,41 @@ final class ApplyCommand implements Runnable {
             out.println("nothing to change");
         }
         out.flush();
+    }
+
+    /** Each planned NAPI's settings before and after, one line each, then what the server's loops must do. */
+    static void printNapiSettings(PrintWriter out, NicPlacement.SettingsOutcome suspended, boolean dryRun) {
+        for (Map.Entry<Integer, NapiSettings> napi : suspended.before().entrySet()) {
+            out.println("NAPI " + napi.getKey() + "  " + words(napi.getValue()) + " -> " + words(suspended.wanted())
+                    + "  " + (dryRun ? "would change" : "set"));
+        }
+        out.println("note: " + perLoopLine(IrqSuspension.recipe().epoll()));
+    }
+
+    /** IRQ suspension's per-loop half, which only the server can set on its own epoll instances. */
+    static String perLoopLine(EpollBusyPoll loop) {
+        return "IRQ suspension also needs each event loop's epoll instance to set prefer_busy_poll="
+                + (loop.preferBusyPoll() ? 1 : 0) + ", busy_poll_usecs=" + loop.usecs() + ", busy_poll_budget="
+                + loop.budget() + " (ioctl EPIOCSPARAMS, Linux 6.9; or SO_PREFER_BUSY_POLL and SO_BUSY_POLL_BUDGET"
+                + " on its sockets): numaspread cannot reach a server's epoll instances; without it these NAPI"
+                + " values only defer IRQs (defer-hard-irqs, gro-flush-timeout) and none is suspended";
+    }
+
+    /** NAPI settings in the words of netdev netlink's napi-get, with the time units a person reads. */
+    static String words(NapiSettings settings) {
+        return "defer-hard-irqs " + settings.deferHardIrqs() + ", gro-flush-timeout "
+                + duration(settings.groFlushTimeoutNanos()) + ", irq-suspend-timeout "
+                + duration(settings.irqSuspendTimeoutNanos());
+    }
+
+    private static String duration(long nanos) {
+        if (nanos != 0 && nanos % 1_000_000 == 0) {
+            return nanos / 1_000_000 + " ms";
+        }
+        if (nanos != 0 && nanos % 1_000 == 0) {
+            return nanos / 1_000 + " us";
+        }
+        return nanos + " ns";
     }
 
     /** How {@code --napi-threads} turned threaded NAPI on, in one line. */

@@ -15,6 +15,7 @@ import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.NapiDiscovery;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
@@ -99,6 +100,23 @@ final class MachineOptions {
                 () -> NapiDiscovery.discover(iface, paths, backend),
                 threadAffinity(paths),
                 PerNapiThreaded.live(paths, backend));
+    }
+
+    /**
+     * How {@code --irq-suspend} reaches {@code iface}'s NAPIs: their map and settings through netdev netlink on the
+     * live backend.
+     *
+     * @throws NumaspreadException BAD_INPUT for stand-in trees: NAPI settings are the running kernel's
+     */
+    NicPlacement.NapiSettingsAccess napiSettingsAccess(InterfaceName iface, KernelPaths paths) {
+        if (!paths.equals(KernelPaths.LIVE)) {
+            throw NumaspreadException.badInput("--irq-suspend sets the live kernel's NAPI settings, which the"
+                    + " stand-in trees --sysfs-root " + paths.sysfsRoot() + " --proc-root " + paths.procRoot()
+                    + " do not hold; nothing was changed");
+        }
+        NativeBackend backend = backend();
+        return new NicPlacement.NapiSettingsAccess(
+                () -> NapiDiscovery.discover(iface, paths, backend), NapiSettingsChange.Access.live(paths, backend));
     }
 
     Topology topology() {

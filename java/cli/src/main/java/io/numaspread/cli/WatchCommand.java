@@ -129,9 +129,18 @@ final class WatchCommand implements Runnable {
                     + " from FILE (usually /var/lib/kubelet/cpu_manager_state) at every check.")
     Path kubeletCpuState;
 
+    // Hidden: only here to say where the option belongs, rather than picocli's "unknown option".
+    @Option(names = "--irq-suspend", hidden = true)
+    boolean irqSuspend;
+
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
+        if (irqSuspend) {
+            throw NumaspreadException.badInput("--irq-suspend is apply's, not watch's: the NAPI settings stay in the"
+                    + " kernel's per-NAPI config, which nothing watch repairs takes away; run numaspread apply --nic"
+                    + " IFACE --irq-suspend once (restore puts them back), then watch");
+        }
         Duration every = interval();
         List<InterfaceName> ifaces = nics.names();
         KernelPaths paths = proc.writablePaths(machine);

@@ -10,6 +10,8 @@ import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSettings;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.PollPlan;
@@ -232,6 +234,36 @@ public final class NicPlacement {
         }
     }
 
+    /**
+     * How {@code apply --irq-suspend} reaches a NIC's NAPIs.
+     *
+     * @param discover the NIC's NAPI map as the kernel gives it at the moment of the call (netdev netlink)
+     * @param settings each NAPI's settings through netdev netlink {@code napi-get} and {@code napi-set}
+     */
+    public record NapiSettingsAccess(Supplier<NapiMap> discover, NapiSettingsChange.Access settings) {}
+
+    /**
+     * What an apply with NAPI settings did.
+     *
+     * @param placement the IRQs' (and XPS masks', NAPI threads') part
+     * @param wanted the settings each planned NAPI got (a dry run: would get)
+     * @param before each planned NAPI's settings before, by NAPI ID in queue order
+     */
+    public record SettingsOutcome(Outcome placement, NapiSettings wanted, Map<Integer, NapiSettings> before) {
+        public SettingsOutcome {
+            before = Collections.unmodifiableMap(new LinkedHashMap<>(before));
+        }
+    }
+
+    /** A {@code napi-set} that failed, named by its NAPI; kept apart from the reads' refusals. */
+    private static final class NapiSetFailed extends NumaspreadException {
+        private static final long serialVersionUID = 1L;
+
+        NapiSetFailed(Kind kind, String message, Throwable cause) {
+            super(kind, message, cause);
+        }
+    }
+
     private final KernelPaths paths;
     private final KernelFiles files;
     private final Optional<Function<InterfaceName, NapiAccess>> napi;
@@ -274,6 +306,132 @@ public final class NicPlacement {
         NapiAccess access = napi.orElseThrow(() -> new IllegalStateException("NAPI threads without NAPI access"))
                 .apply(nic.name());
         return applyWithThreads(nic, plan, whole.poll(), access, options, stateFile);
+    }
+
+    /**
+     * As {@link #apply} with the whole plan, and {@code wanted} written to the NAPI of each planned queue with
+     * {@code napi-set} (IRQ suspension's per-NAPI half), all or nothing with the rest: each NAPI's settings are read
+     * (a kernel without them, before Linux 6.13, is refused here), recorded in the NIC's state file ({@link
+     * RecordedNapiSettings}, which {@code restore} puts back) and written before the IRQs; a failed {@code
+     * napi-set} puts back those already written, and a failed IRQ transaction puts back every NAPI's settings.
+     *
+     * @throws NumaspreadException REFUSED before any change (irqbalance; no NAPI linked to a queue; a kernel
+     *     without napi-set; EPERM or EACCES: no CAP_NET_ADMIN), ROLLED_BACK naming the NAPI and errno when a
+     *     {@code napi-set} fails part way, or as {@link #apply} does, with the NAPIs put back
+     */
+    public SettingsOutcome applyWithNapiSettings(
+            Nic nic, SpreadPlan plan, Options options, NapiSettings wanted, NapiSettingsAccess access) {
+        refuseIfIrqbalance(IrqPlan.settings(nic, plan, options.xps()), options);
+        List<Integer> napiIds = plannedNapis(nic, access.discover().get());
+        NapiSettingsChange.Access named = named(access.settings());
+        if (options.dryRun()) {
+            Map<Integer, NapiSettings> before = new LinkedHashMap<>();
+            napiIds.forEach(napiId -> before.put(napiId, named.read(napiId)));
+            return new SettingsOutcome(apply(nic, Wanted.plan(plan), options), wanted, before);
+        }
+        Path stateFile = state.of(paths, nic.name());
+        boolean hadState = Files.exists(stateFile);
+        RecordedNapiSettings recorded;
+        try {
+            recorded = RecordedNapiSettings.apply(stateFile, nic.name(), named, napiIds, wanted);
+        } catch (NapiSetFailed e) {
+            if (e.getSuppressed().length == 0) {
+                throw new NumaspreadException(
+                        e.kind(), e.getMessage() + "; the NAPIs already set were put back; nothing was changed", e);
+            }
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.ROLLED_BACK,
+                    e.getMessage() + "; ROLLBACK FAILED: " + e.getSuppressed()[0].getMessage(),
+                    e);
+        }
+        try {
+            return new SettingsOutcome(apply(nic, Wanted.plan(plan), options), wanted, recorded.before());
+        } catch (RuntimeException e) {
+            try {
+                recorded.restore();
+            } catch (RuntimeException notBack) {
+                throw new NumaspreadException(
+                        NumaspreadException.Kind.ROLLED_BACK,
+                        e.getMessage() + "; ROLLBACK FAILED for the NAPI settings (" + notBack.getMessage()
+                                + "): numaspread restore puts them back from " + stateFile,
+                        e);
+            }
+            if (!hadState) {
+                // The IRQ transaction's roll back keeps a file it did not create (here, for the NAPIs' entries).
+                deleteState(stateFile);
+            }
+            String back = "; every NAPI's settings were put back too";
+            if (e instanceof RestoreNeeded stale) {
+                throw stale.followedBy(back);
+            }
+            if (e instanceof NumaspreadException failure) {
+                throw new NumaspreadException(failure.kind(), failure.getMessage() + back, failure);
+            }
+            throw e;
+        }
+    }
+
+    @SuppressWarnings("try") // the lock is held, not used
+    private static void deleteState(Path stateFile) {
+        try (StateFile.Lock lock = StateFile.lock(stateFile)) {
+            StateFile.delete(stateFile);
+        }
+    }
+
+    /**
+     * The NAPI ID of each queue of {@code nic} that {@code map} links to one, in queue order.
+     *
+     * @throws NumaspreadException (refused) when it links none
+     */
+    private static List<Integer> plannedNapis(Nic nic, NapiMap map) {
+        List<Integer> napiIds = nic.queues().stream()
+                .map(map::forQueue)
+                .flatMap(Optional::stream)
+                .map(NapiInstance::id)
+                .toList();
+        if (napiIds.isEmpty()) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "--irq-suspend: no queue of " + nic.name() + " has a NAPI ID: "
+                            + (map.instances().isEmpty()
+                                    ? "netdev netlink napi-get lists no NAPI of it (the kernel lists an interface's"
+                                            + " NAPIs only while it is up, and only for drivers that poll with NAPI)"
+                                    : "netdev netlink links none of its "
+                                            + map.instances().size() + " NAPI instances to queues " + nic.queues())
+                            + " (" + map.detail() + "); nothing was changed");
+        }
+        return napiIds;
+    }
+
+    /** {@code access} whose failures name the option and the NAPI. */
+    private static NapiSettingsChange.Access named(NapiSettingsChange.Access access) {
+        return new NapiSettingsChange.Access() {
+            @Override
+            public NapiSettings read(int napiId) {
+                try {
+                    return access.read(napiId);
+                } catch (NumaspreadException e) {
+                    throw new NumaspreadException(
+                            e.kind(),
+                            "--irq-suspend: NAPI " + napiId + ": " + e.getMessage() + "; nothing was changed",
+                            e);
+                }
+            }
+
+            @Override
+            public void write(int napiId, NapiSettings settings) {
+                try {
+                    access.write(napiId, settings);
+                } catch (RuntimeException e) {
+                    boolean denied = NapiSettingsChange.deniedPrivilege(e);
+                    throw new NapiSetFailed(
+                            denied ? NumaspreadException.Kind.REFUSED : NumaspreadException.Kind.ROLLED_BACK,
+                            "--irq-suspend: NAPI " + napiId + ": " + e.getMessage()
+                                    + (denied ? ": netdev netlink napi-set needs CAP_NET_ADMIN" : ""),
+                            e);
+                }
+            }
+        };
     }
 
     private Outcome applyWithThreads(
