@@ -339,10 +339,15 @@ public final class NicPlacement {
                 throw new NumaspreadException(
                         e.kind(), e.getMessage() + "; the NAPIs already set were put back; nothing was changed", e);
             }
-            throw new NumaspreadException(
+            // The NAPIs' entries stay in the state file (RecordedNapiSettings keeps them when a put-back failed).
+            RestoreNeeded needed = new RestoreNeeded(
                     NumaspreadException.Kind.ROLLED_BACK,
                     e.getMessage() + "; ROLLBACK FAILED: " + e.getSuppressed()[0].getMessage(),
-                    e);
+                    stateFile,
+                    paths,
+                    "");
+            needed.initCause(e);
+            throw needed;
         }
         try {
             return new SettingsOutcome(apply(nic, Wanted.plan(plan), options), wanted, recorded.before());

@@ -31,7 +31,9 @@ public final class RecordedNapiSettings {
 
     /**
      * Reads each NAPI's settings, records them in {@code stateFile} (under its lock), then writes {@code wanted} to
-     * all or none. When the writes fail, the entries are taken out again.
+     * all or none. When the writes fail and every NAPI already written was put back, the entries are taken out
+     * again; when one could not be put back (a failure suppressed in the one thrown), they stay for {@code
+     * numaspread restore}.
      *
      * @throws io.numaspread.NumaspreadException as {@link NapiSettingsChange#apply} does, or REFUSED when the
      *     state file cannot be locked or written (nothing was changed)
@@ -49,8 +51,12 @@ public final class RecordedNapiSettings {
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             StateFile.State state = StateFile.read(stateFile).orElseGet(() -> new StateFile.State(iface, List.of()));
             if (!state.iface().equals(iface)) {
-                throw NumaspreadException.badInput(
-                        "state file " + stateFile + " is for " + state.iface() + ", not " + iface);
+                throw new StateFileUnusable(
+                        NumaspreadException.Kind.BAD_INPUT,
+                        "state file " + stateFile + " is for " + state.iface() + ", not " + iface
+                                + "; nothing was changed",
+                        stateFile,
+                        null);
             }
             added = napiIds.stream()
                     .filter(napiId -> !state.napiSettingsBefore().containsKey(napiId))
@@ -60,10 +66,13 @@ public final class RecordedNapiSettings {
         try {
             return new RecordedNapiSettings(stateFile, NapiSettingsChange.apply(access, napiIds, wanted), added);
         } catch (RuntimeException e) {
-            try {
-                forget(stateFile, added);
-            } catch (RuntimeException notForgotten) {
-                e.addSuppressed(notForgotten);
+            // A NAPI that could not be put back (a suppressed failure) keeps its entries: they are restore's way back.
+            if (e.getSuppressed().length == 0) {
+                try {
+                    forget(stateFile, added);
+                } catch (RuntimeException notForgotten) {
+                    e.addSuppressed(notForgotten);
+                }
             }
             throw e;
         }

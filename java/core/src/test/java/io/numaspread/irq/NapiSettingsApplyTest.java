@@ -60,6 +60,9 @@ class NapiSettingsApplyTest extends StandInNicTest {
     /** The napi-set call (counted from 1) that fails, with {@link #failure}. */
     private int failAtSet = -1;
 
+    /** A second napi-set call that fails, such as a put-back after {@link #failAtSet}. */
+    private int alsoFailAtSet = -1;
+
     private Errno failure = Errno.EINVAL;
     private final List<String> stateAtEachSet = new ArrayList<>();
     private int sets;
@@ -73,7 +76,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
         @Override
         public void write(int napiId, NapiSettings settings) {
             stateAtEachSet.add(Files.exists(state) ? readState() : "");
-            if (++sets == failAtSet) {
+            if (++sets == failAtSet || sets == alsoFailAtSet) {
                 throw new NativeCallException(
                         "netlink netdev napi-set " + napiId, failure.number(), failure.name(), "");
             }
@@ -163,6 +166,28 @@ class NapiSettingsApplyTest extends StandInNicTest {
                 e.getMessage());
         assertEquals(kernelBefore, kernel);
         assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    /** A NAPI that cannot be put back keeps its entries in the state file, and restore gives it back later. */
+    @Test
+    void aPutBackThatFailsLeavesTheEntriesForRestore() {
+        failAtSet = 3; // NAPI 8195's napi-set
+        alsoFailAtSet = 4; // then putting NAPI 8193 back
+        RestoreNeeded e = assertThrows(RestoreNeeded.class, () -> apply(KernelFiles.DIRECT, false));
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertEquals(state, e.stateFile());
+        assertTrue(e.problem().contains("NAPI 8195") && e.problem().contains("ROLLBACK FAILED"), e.problem());
+        assertEquals(RECIPE, kernel.get(8193), "the put-back failed");
+        assertEquals(kernelBefore.get(8194), kernel.get(8194), "put back");
+        assertEquals(before, NicFixture.snapshot(proc, sys), "no IRQ was written");
+        assertEquals(
+                kernelBefore.get(8193),
+                StateFile.read(state).orElseThrow().napiSettingsBefore().get(8193));
+
+        new AffinityTransaction(paths, KernelFiles.DIRECT, 8, NapiThreads.NONE, netlink)
+                .restore(state, Optional.of(nic.name()));
+        assertEquals(kernelBefore, kernel);
         assertFalse(Files.exists(state));
     }
 
