@@ -55,7 +55,8 @@ netdev_napis() {
   netdev_netlink napis
 }
 
-# netdev_netlink queues|napis: the reader behind the two above.
+# netdev_netlink queues|napis|settings: the reader behind the two above; settings prints "NAPI DEFER-HARD-IRQS
+# GRO-FLUSH-TIMEOUT IRQ-SUSPEND-TIMEOUT" for each NAPI ("-" where the kernel reports none: before 6.13).
 netdev_netlink() {
   python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$1" <<'PY'
 import socket, struct, sys
@@ -113,6 +114,10 @@ family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL
 irq_of = {}
 for napi in request(family, 11, True, u32(1, ifindex)):  # NAPI_GET, dump by NAPI_IFINDEX
     irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
+    if listing == "settings":  # NAPI_DEFER_HARD_IRQS, NAPI_GRO_FLUSH_TIMEOUT, NAPI_IRQ_SUSPEND_TIMEOUT (u32 or u64)
+        print(value(napi, 2), *(int.from_bytes(napi[k], "little") if k in napi else "-" for k in (5, 6, 7)))
+if listing == "settings":
+    sys.exit()
 if listing == "napis":
     for napi in sorted(irq_of):
         print(napi, irq_of[napi])
