@@ -193,13 +193,14 @@ warm_queues() {
   wait "$listener" 2>/dev/null
 }
 
-# start_server NAME [JVM OPTIONS] SERVER ARGS...: starts the echo server with --report and waits until it listens.
+# start_server NAME [JVM OPTIONS (-javaagent:..., -XX:...)] SERVER ARGS...: starts the echo server with --report
+# and waits until it listens.
 server_pid=
 server_log=
 start_server() {
   local name=$1 jvm=() waited
   shift
-  while [[ ${1-} == -javaagent:* ]]; do
+  while [[ ${1-} == -javaagent:* || ${1-} == -XX:* ]]; do
     jvm+=("$1")
     shift
   done

@@ -30,6 +30,8 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -136,6 +138,19 @@ public final class EchoServer {
                         steering.offQueueByLoop().stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
             System.out.flush();
+            // A group that set NAPI settings (--irq-suspension) puts them back in a listener of its termination;
+            // listeners run in the order added, so this one's countdown comes after that and the JVM exits with
+            // the NIC's NAPIs as they were, not as the next server would find them.
+            CountDownLatch stopped = new CountDownLatch(1);
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(done -> stopped.countDown());
+            try {
+                if (!stopped.await(30, TimeUnit.SECONDS)) {
+                    System.err.println("echo-server: the loops did not stop within 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }));
         Channel server = new ServerBootstrap()
                 .group(boss, workers)
