@@ -282,7 +282,7 @@ public final class EchoServer {
         }
     }
 
-    private record Options(
+    record Options(
             String nic,
             boolean steering,
             SteeringKey steerBy,
