@@ -61,7 +61,9 @@ netdev_threaded() {
   netdev_netlink threaded
 }
 
-# netdev_netlink queues|napis|threaded: the reader behind the three above.
+# netdev_netlink queues|napis|threaded|settings: the reader behind the three above; settings prints "NAPI
+# DEFER-HARD-IRQS GRO-FLUSH-TIMEOUT IRQ-SUSPEND-TIMEOUT" for each NAPI ("-" where the kernel reports none: before
+# 6.13).
 netdev_netlink() {
   python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$1" <<'PY'
 import socket, struct, sys
@@ -119,6 +121,10 @@ family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL
 irq_of, napis = {}, request(family, 11, True, u32(1, ifindex))  # NAPI_GET, dump by NAPI_IFINDEX
 for napi in napis:
     irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
+    if listing == "settings":  # NAPI_DEFER_HARD_IRQS, NAPI_GRO_FLUSH_TIMEOUT, NAPI_IRQ_SUSPEND_TIMEOUT (u32 or u64)
+        print(value(napi, 2), *(int.from_bytes(napi[k], "little") if k in napi else "-" for k in (5, 6, 7)))
+if listing == "settings":
+    sys.exit()
 if listing == "threaded":
     for napi in sorted(napis, key=lambda napi: value(napi, 2)):
         # NAPI_ID, NAPI_THREADED (8), NAPI_PID (4)
@@ -199,13 +205,14 @@ warm_queues() {
   wait "$listener" 2>/dev/null
 }
 
-# start_server NAME [JVM OPTIONS] SERVER ARGS...: starts the echo server with --report and waits until it listens.
+# start_server NAME [JVM OPTIONS (-javaagent:..., -XX:...)] SERVER ARGS...: starts the echo server with --report
+# and waits until it listens.
 server_pid=
 server_log=
 start_server() {
   local name=$1 jvm=() waited
   shift
-  while [[ ${1-} == -javaagent:* ]]; do
+  while [[ ${1-} == -javaagent:* || ${1-} == -XX:* ]]; do
     jvm+=("$1")
     shift
   done

@@ -24,11 +24,14 @@ import io.numaspread.netty.ConnectionSteering;
 import io.numaspread.netty.PinnedEventLoopGroup;
 import io.numaspread.netty.PinnedLoop;
 import io.numaspread.netty.SteeringKey;
+import io.numaspread.nic.IrqSuspension;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -44,7 +47,10 @@ import java.util.stream.Collectors;
  * {@code SO_INCOMING_NAPI_ID} when the NIC's NAPI map is known, else (or with {@code --steer-by cpu}) on the loop
  * whose CPUs hold its {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering}
  * keeps the pinned loops and leaves the choice to Netty's round robin. {@code --busy-poll USECS} makes each loop
- * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before). With
+ * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before).
+ * {@code --irq-suspension} turns on {@link IrqSuspension#recipe()} instead: each loop's epoll instance prefers busy
+ * polling and each queue's NAPI takes the recipe's {@code napi-set} values, so that the queue's IRQ stays masked
+ * while the loop keeps finding events (Linux 6.13+ with {@code CAP_NET_ADMIN}; refused with exit status 3 before 6.13). With
  * {@code --report} it prints one line per connection at its first read, all as the kernel reports them: the
  * incoming CPU and NAPI ID (the receive queue) just before steering chose its loop, when it became active and at
  * that read, and the serving thread's ID, allowed CPUs and the CPU it ran on. Ctrl-C (or SIGTERM) prints the
@@ -65,7 +71,8 @@ public final class EchoServer {
         Options options = ExampleArgs.parseOrExit(
                 "echo-server",
                 "EchoServer (--nic IFACE [--no-steering |"
-                        + " --steer-by napi-id|cpu] [--busy-poll USECS] [--loops-on-irq-cpus] | --default-loops N) [--port P]"
+                        + " --steer-by napi-id|cpu] [--busy-poll USECS | --irq-suspension] [--loops-on-irq-cpus]"
+                        + " | --default-loops N) [--port P]"
                         + " [--bind ADDRESS]"
                         + " [--report]",
                 Options::parse,
@@ -84,6 +91,9 @@ public final class EchoServer {
             }
             if (options.busyPollUsecs > 0) {
                 builder.busyPoll(new EpollBusyPoll(options.busyPollUsecs, EpollBusyPoll.NAPI_POLL_WEIGHT, false));
+            }
+            if (options.irqSuspension) {
+                builder.irqSuspension(IrqSuspension.recipe());
             }
             PinnedEventLoopGroup pinned;
             try {
@@ -128,6 +138,19 @@ public final class EchoServer {
                         steering.offQueueByLoop().stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
             System.out.flush();
+            // A group that set NAPI settings (--irq-suspension) puts them back in a listener of its termination;
+            // listeners run in the order added, so this one's countdown comes after that and the JVM exits with
+            // the NIC's NAPIs as they were, not as the next server would find them.
+            CountDownLatch stopped = new CountDownLatch(1);
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(done -> stopped.countDown());
+            try {
+                if (!stopped.await(30, TimeUnit.SECONDS)) {
+                    System.err.println("echo-server: the loops did not stop within 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }));
         Channel server = new ServerBootstrap()
                 .group(boss, workers)
@@ -259,7 +282,7 @@ public final class EchoServer {
         }
     }
 
-    private record Options(
+    record Options(
             String nic,
             boolean steering,
             SteeringKey steerBy,
@@ -268,7 +291,8 @@ public final class EchoServer {
             String bind,
             int port,
             boolean report,
-            boolean loopsOnIrqCpus) {
+            boolean loopsOnIrqCpus,
+            boolean irqSuspension) {
         static Options parse(String[] args) {
             String nic = null;
             boolean steering = true;
@@ -279,6 +303,7 @@ public final class EchoServer {
             int port = 7007;
             boolean report = false;
             boolean loopsOnIrqCpus = false;
+            boolean irqSuspension = false;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--nic" -> nic = value(args, ++i, "--nic");
@@ -298,20 +323,35 @@ public final class EchoServer {
                     case "--port" -> port = positive("--port", value(args, ++i, "--port"));
                     case "--report" -> report = true;
                     case "--loops-on-irq-cpus" -> loopsOnIrqCpus = true;
+                    case "--irq-suspension" -> irqSuspension = true;
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
                 }
             }
             if ((nic == null) == (defaultLoops == 0)) {
                 throw new IllegalArgumentException("give exactly one of --nic IFACE and --default-loops N");
             }
-            if ((!steering || steerBy != null || busyPollUsecs > 0 || loopsOnIrqCpus) && nic == null) {
+            if ((!steering || steerBy != null || busyPollUsecs > 0 || loopsOnIrqCpus || irqSuspension) && nic == null) {
                 throw new IllegalArgumentException(
-                        "--no-steering, --steer-by, --busy-poll and --loops-on-irq-cpus go with --nic");
+                        "--no-steering, --steer-by, --busy-poll, --irq-suspension and --loops-on-irq-cpus go with --nic");
+            }
+            if (busyPollUsecs > 0 && irqSuspension) {
+                // The recipe sets the loops' busy polling itself (0 us, prefer_busy_poll); another would replace it.
+                throw new IllegalArgumentException("give one of --busy-poll and --irq-suspension");
             }
             if (!steering && steerBy != null) {
                 throw new IllegalArgumentException("give one of --no-steering and --steer-by");
             }
-            return new Options(nic, steering, steerBy, busyPollUsecs, defaultLoops, bind, port, report, loopsOnIrqCpus);
+            return new Options(
+                    nic,
+                    steering,
+                    steerBy,
+                    busyPollUsecs,
+                    defaultLoops,
+                    bind,
+                    port,
+                    report,
+                    loopsOnIrqCpus,
+                    irqSuspension);
         }
     }
 }
