@@ -55,9 +55,25 @@ netdev_napis() {
   netdev_netlink napis
 }
 
-# netdev_netlink queues|napis: the reader behind the two above.
+# "NAPI IRQ DEFER GRO" for each NAPI instance of the NIC: its IRQ and its own defer-hard-irqs and
+# gro-flush-timeout (ns) as napi-get reports them (Linux 6.13+; "-" where the kernel reports none).
+netdev_napi_settings() {
+  netdev_netlink settings
+}
+
+# "Q NAPI" for each transmit queue of the NIC that queue-get links to a NAPI.
+netdev_tx_queues() {
+  netdev_netlink tx-queues
+}
+
+# netdev_napi_set NAPI DEFER GRO: napi-set of one NAPI's defer-hard-irqs and gro-flush-timeout (ns).
+netdev_napi_set() {
+  netdev_netlink set "$@"
+}
+
+# netdev_netlink queues|tx-queues|napis|settings|set ...: the reader (and writer) behind the ones above.
 netdev_netlink() {
-  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$1" <<'PY'
+  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$@" <<'PY'
 import socket, struct, sys
 
 ifindex, listing = int(sys.argv[1]), sys.argv[2]
@@ -74,12 +90,13 @@ def attributes(data):
     return found
 
 
-def request(family, command, dump, attribute):
-    """Sends one generic netlink request; returns the attributes of each reply message."""
+def request(family, command, dump, attribute, ack=False):
+    """Sends one generic netlink request; returns the attributes of each reply message. With ack, the kernel's
+    acknowledgement is the reply (a command that has none, napi-set, would leave recv waiting)."""
     global sequence
     sequence += 1
     body = struct.pack("BBH", command, 1, 0) + attribute
-    flags = 1 | (0x300 if dump else 0)  # NLM_F_REQUEST, NLM_F_DUMP
+    flags = 1 | (0x300 if dump else 0) | (4 if ack else 0)  # NLM_F_REQUEST, NLM_F_DUMP, NLM_F_ACK
     sock.send(struct.pack("IHHII", 16 + len(body), family, flags, sequence, 0) + body)
     replies = []
     while True:
@@ -104,22 +121,35 @@ def u32(kind, value):
 
 
 def value(attrs, kind):
-    return struct.unpack("I", attrs[kind][:4])[0]
+    """A u32 attribute, or the low half of a uint (gro-flush-timeout): "-" where the kernel sent none."""
+    return struct.unpack("I", attrs[kind][:4])[0] if kind in attrs else "-"
 
 
 name = b"netdev\0"
 named = struct.pack("HH", 4 + len(name), 2) + name + b"\0" * (-len(name) % 4)  # CTRL_ATTR_FAMILY_NAME
 family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL_CMD_GETFAMILY -> FAMILY_ID
-irq_of = {}
-for napi in request(family, 11, True, u32(1, ifindex)):  # NAPI_GET, dump by NAPI_IFINDEX
-    irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
+if listing == "set":
+    # NAPI_SET (14): NAPI_ID (2), NAPI_DEFER_HARD_IRQS (5), NAPI_GRO_FLUSH_TIMEOUT (6)
+    napi_id, defer, gro = (int(word) for word in sys.argv[3:6])
+    request(family, 14, False, u32(2, napi_id) + u32(5, defer) + u32(6, gro), ack=True)
+    sys.exit()
+napis = request(family, 11, True, u32(1, ifindex))  # NAPI_GET, dump by NAPI_IFINDEX
+irq_of = {value(napi, 2): value(napi, 3) for napi in napis}  # NAPI_ID -> NAPI_IRQ
 if listing == "napis":
     for napi in sorted(irq_of):
         print(napi, irq_of[napi])
     sys.exit()
+if listing == "settings":
+    for napi in sorted(napis, key=lambda n: value(n, 2)):
+        print(value(napi, 2), value(napi, 3), value(napi, 5), value(napi, 6))
+    sys.exit()
+kind = 1 if listing == "tx-queues" else 0  # QUEUE_TYPE tx or rx
 for queue in request(family, 10, True, u32(2, ifindex)):  # QUEUE_GET, dump by QUEUE_IFINDEX
-    if value(queue, 3) == 0 and 4 in queue:  # QUEUE_TYPE rx, with a QUEUE_NAPI_ID
-        print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
+    if value(queue, 3) == kind and 4 in queue:  # with a QUEUE_NAPI_ID
+        if kind:
+            print(value(queue, 1), value(queue, 4))
+        else:
+            print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
 PY
 }
 
