@@ -61,11 +61,26 @@ netdev_threaded() {
   netdev_netlink threaded
 }
 
-# netdev_netlink queues|napis|threaded|settings: the reader behind the three above; settings prints "NAPI
-# DEFER-HARD-IRQS GRO-FLUSH-TIMEOUT IRQ-SUSPEND-TIMEOUT" for each NAPI ("-" where the kernel reports none: before
-# 6.13).
+# "NAPI IRQ DEFER GRO SUSPEND" for each NAPI instance of the NIC: its IRQ and its own defer-hard-irqs,
+# gro-flush-timeout and irq-suspend-timeout (ns) as napi-get reports them (Linux 6.13+; "-" where the kernel
+# reports none).
+netdev_napi_settings() {
+  netdev_netlink settings
+}
+
+# "Q NAPI" for each transmit queue of the NIC that queue-get links to a NAPI.
+netdev_tx_queues() {
+  netdev_netlink tx-queues
+}
+
+# netdev_napi_set NAPI DEFER GRO: napi-set of one NAPI's defer-hard-irqs and gro-flush-timeout (ns).
+netdev_napi_set() {
+  netdev_netlink set "$@"
+}
+
+# netdev_netlink queues|tx-queues|napis|threaded|settings|set ...: the reader (and writer) behind the ones above.
 netdev_netlink() {
-  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$1" <<'PY'
+  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$@" <<'PY'
 import socket, struct, sys
 
 ifindex, listing = int(sys.argv[1]), sys.argv[2]
@@ -82,12 +97,13 @@ def attributes(data):
     return found
 
 
-def request(family, command, dump, attribute):
-    """Sends one generic netlink request; returns the attributes of each reply message."""
+def request(family, command, dump, attribute, ack=False):
+    """Sends one generic netlink request; returns the attributes of each reply message. With ack, the kernel's
+    acknowledgement is the reply (a command that has none, napi-set, would leave recv waiting)."""
     global sequence
     sequence += 1
     body = struct.pack("BBH", command, 1, 0) + attribute
-    flags = 1 | (0x300 if dump else 0)  # NLM_F_REQUEST, NLM_F_DUMP
+    flags = 1 | (0x300 if dump else 0) | (4 if ack else 0)  # NLM_F_REQUEST, NLM_F_DUMP, NLM_F_ACK
     sock.send(struct.pack("IHHII", 16 + len(body), family, flags, sequence, 0) + body)
     replies = []
     while True:
@@ -112,31 +128,40 @@ def u32(kind, value):
 
 
 def value(attrs, kind):
-    return struct.unpack("I", attrs[kind][:4])[0]
+    """A u32 attribute, or the low half of a uint (gro-flush-timeout): "-" where the kernel sent none."""
+    return struct.unpack("I", attrs[kind][:4])[0] if kind in attrs else "-"
 
 
 name = b"netdev\0"
 named = struct.pack("HH", 4 + len(name), 2) + name + b"\0" * (-len(name) % 4)  # CTRL_ATTR_FAMILY_NAME
 family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL_CMD_GETFAMILY -> FAMILY_ID
-irq_of, napis = {}, request(family, 11, True, u32(1, ifindex))  # NAPI_GET, dump by NAPI_IFINDEX
-for napi in napis:
-    irq_of[value(napi, 2)] = value(napi, 3) if 3 in napi else "-"  # NAPI_ID -> NAPI_IRQ
-    if listing == "settings":  # NAPI_DEFER_HARD_IRQS, NAPI_GRO_FLUSH_TIMEOUT, NAPI_IRQ_SUSPEND_TIMEOUT (u32 or u64)
-        print(value(napi, 2), *(int.from_bytes(napi[k], "little") if k in napi else "-" for k in (5, 6, 7)))
-if listing == "settings":
+if listing == "set":
+    # NAPI_SET (14): NAPI_ID (2), NAPI_DEFER_HARD_IRQS (5), NAPI_GRO_FLUSH_TIMEOUT (6)
+    napi_id, defer, gro = (int(word) for word in sys.argv[3:6])
+    request(family, 14, False, u32(2, napi_id) + u32(5, defer) + u32(6, gro), ack=True)
     sys.exit()
-if listing == "threaded":
-    for napi in sorted(napis, key=lambda napi: value(napi, 2)):
-        # NAPI_ID, NAPI_THREADED (8), NAPI_PID (4)
-        print(value(napi, 2), value(napi, 8) if 8 in napi else "-", value(napi, 4) if 4 in napi else "-")
-    sys.exit()
+napis = request(family, 11, True, u32(1, ifindex))  # NAPI_GET, dump by NAPI_IFINDEX
+irq_of = {value(napi, 2): value(napi, 3) for napi in napis}  # NAPI_ID -> NAPI_IRQ
 if listing == "napis":
     for napi in sorted(irq_of):
         print(napi, irq_of[napi])
     sys.exit()
+if listing == "settings":
+    for napi in sorted(napis, key=lambda n: value(n, 2)):
+        print(value(napi, 2), value(napi, 3), value(napi, 5), value(napi, 6), value(napi, 7))
+    sys.exit()
+if listing == "threaded":
+    for napi in sorted(napis, key=lambda n: value(n, 2)):
+        # NAPI_ID, NAPI_THREADED (8), NAPI_PID (4)
+        print(value(napi, 2), value(napi, 8), value(napi, 4))
+    sys.exit()
+kind = 1 if listing == "tx-queues" else 0  # QUEUE_TYPE tx or rx
 for queue in request(family, 10, True, u32(2, ifindex)):  # QUEUE_GET, dump by QUEUE_IFINDEX
-    if value(queue, 3) == 0 and 4 in queue:  # QUEUE_TYPE rx, with a QUEUE_NAPI_ID
-        print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
+    if value(queue, 3) == kind and 4 in queue:  # with a QUEUE_NAPI_ID
+        if kind:
+            print(value(queue, 1), value(queue, 4))
+        else:
+            print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
 PY
 }
 

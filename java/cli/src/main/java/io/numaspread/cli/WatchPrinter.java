@@ -12,6 +12,7 @@ import io.numaspread.watch.Writers;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,6 +47,10 @@ final class WatchPrinter {
             return Optional.of("reset " + nic + ": " + moved(reset.moved())
                     + (reset.after().isEmpty() ? " (found on a recheck after events)" : after(reset.after()))
                     + "; put back");
+        }
+        if (event instanceof WatchEvent.Kept kept) {
+            return Optional.of("kept " + nic + ": " + held(kept.held()) + " still hold the plan" + after(kept.after())
+                    + "; the kernel kept them, nothing written");
         }
         if (event instanceof WatchEvent.FightRound fight) {
             return Optional.of(fight(fight));
@@ -183,6 +188,21 @@ final class WatchPrinter {
         }
         String line = writer.commandLine();
         return "pid " + writer.pid() + " (" + (line.length() <= 100 ? line : line.substring(0, 97) + "...") + ")";
+    }
+
+    /** "8 IRQs and 8 xps_cpus", "1 IRQ": the files by kind, in the kinds' order. */
+    static String held(List<Target> held) {
+        Map<Target.Kind, Long> counts = held.stream()
+                .collect(Collectors.groupingBy(
+                        Target::kind, () -> new EnumMap<>(Target.Kind.class), Collectors.counting()));
+        List<String> parts = new ArrayList<>();
+        counts.forEach((kind, count) -> parts.add(count + " "
+                + switch (kind) {
+                    case IRQ -> count == 1 ? "IRQ" : "IRQs";
+                    case XPS -> "xps_cpus";
+                    case NAPI_THREAD -> count == 1 ? "NAPI thread" : "NAPI threads";
+                }));
+        return parts.isEmpty() ? "no files" : String.join(" and ", parts);
     }
 
     private static String moved(List<WatchEvent.Moved> moved) {

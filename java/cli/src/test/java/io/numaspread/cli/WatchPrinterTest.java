@@ -79,6 +79,19 @@ class WatchPrinterTest {
                 line(new WatchEvent.Changed(ETH0, Optional.empty(), after, List.of(), COUNTS)));
     }
 
+    /** A link going down and up that left every file of the plan as it was (igb keeps its vectors across it). */
+    @Test
+    void aPlacementTheKernelKeptIsKeptNotDriftOrAReset() {
+        KernelEvent down = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (down)", Optional.of("eth0"));
+        KernelEvent up = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0"));
+        List<Target> held = List.of(IRQ_51, Target.irq(52, "i40e-eth0-TxRx-2"), Target.xps(ETH0, 1));
+        assertEquals(
+                "kept eth0: 2 IRQs and 1 xps_cpus still hold the plan after rtnetlink eth0 RTM_NEWLINK (down),"
+                        + " rtnetlink eth0 RTM_NEWLINK (up); the kernel kept them, nothing written",
+                line(new WatchEvent.Kept(ETH0, held, List.of(down, up))));
+        assertEquals("1 IRQ", WatchPrinter.held(List.of(IRQ_51)));
+    }
+
     @Test
     void aPlanThatChangedAloneOrRenamedVectorsAreNamed() {
         NicSnapshot replanned = new NicSnapshot(

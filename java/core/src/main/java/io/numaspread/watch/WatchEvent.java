@@ -83,6 +83,18 @@ public sealed interface WatchEvent {
     }
 
     /**
+     * Kernel events concerned the NIC (a link going down and up, a reset) and every file of the plan still held its
+     * CPUs at the recheck after them: the kernel kept the placement, nothing was written. {@code held}: the files,
+     * in the plan's order; {@code after}: the events since the last check that found something to write.
+     */
+    record Kept(InterfaceName nic, List<Target> held, List<KernelEvent> after) implements WatchEvent {
+        public Kept {
+            held = List.copyOf(held);
+            after = List.copyOf(after);
+        }
+    }
+
+    /**
      * A new round of a fight: {@code target} was moved back to {@code found} by {@code writers} (the likely ones;
      * none known when empty). Round 1 came from {@code drifts} drifts within {@code window}; the target is left
      * alone for {@code leftAlone}, until {@code until}, rounds doubling up to {@code cap}.

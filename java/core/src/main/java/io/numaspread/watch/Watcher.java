@@ -155,6 +155,11 @@ public final class Watcher {
         Optional<NapiThreads> threads = Optional.empty();
         /** Why the NAPI threads could not be planned at the last check, said once. */
         Optional<String> napiProblem = Optional.empty();
+        /**
+         * Events after which a check found the plan held, with nothing to write: said as kept at the recheck after
+         * them, if it still holds then (a driver finishes some changes after their events).
+         */
+        List<KernelEvent> heldAfter = new ArrayList<>();
     }
 
     public Watcher(
@@ -286,7 +291,21 @@ public final class Watcher {
                 NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
                 listener.heard(new WatchEvent.Applied(iface, outcome.counts(), outcome.stateFile()));
             } else if (changedSince(state, reading)) {
-                planAgain(iface, state, reading, wanted, events);
+                List<AffinityTransaction.Result> found =
+                        cameBackAsItWent(state, reading) ? readBack(iface, state, reading.nic(), wanted) : List.of();
+                if (!found.isEmpty() && found.stream().noneMatch(Watcher::moved)) {
+                    // The NIC is back as it went, its files as planned: igb frees its vectors while its link is
+                    // down (no handler in /proc/interrupts, so it went) and requests the same ones at up, their
+                    // affinity kept by the kernel. Kept, not planned again; said at the recheck after the events,
+                    // or now when a timed check found it back.
+                    if (trigger == Trigger.EVENT) {
+                        state.heldAfter.addAll(events);
+                    } else {
+                        listener.heard(new WatchEvent.Kept(iface, held(found), after(iface, events)));
+                    }
+                } else {
+                    planAgain(iface, state, reading, wanted, events);
+                }
             } else {
                 List<AffinityTransaction.Result> found = readBack(iface, state, reading.nic(), wanted);
                 List<AffinityTransaction.Result> moved =
@@ -422,10 +441,24 @@ public final class Watcher {
                 || state.snapshot.map(s -> !s.equals(reading.snapshot())).orElse(true);
     }
 
+    /** Whether the NIC was gone and is back with the vectors, queues, CPUs and plan it had before it went. */
+    private static boolean cameBackAsItWent(Placed state, Reading reading) {
+        return !state.present && state.snapshot.equals(Optional.of(reading.snapshot()));
+    }
+
+    /** The files that hold their planned CPUs, in the plan's order. */
+    private static List<Target> held(List<AffinityTransaction.Result> found) {
+        return found.stream()
+                .filter(r -> r.status() == AffinityTransaction.Status.UNCHANGED)
+                .map(AffinityTransaction.Result::target)
+                .toList();
+    }
+
     /** Applies the plan made again after a change, and tells what changed. */
     private void planAgain(
             InterfaceName iface, Placed state, Reading reading, List<Setting> wanted, List<KernelEvent> events) {
         Optional<NicSnapshot> before = state.present ? Optional.of(state.snapshot.orElseThrow()) : Optional.empty();
+        state.heldAfter.clear();
         pruneStaleState(iface);
         state.fights.forEach((target, fight) -> {
             if (fight.fighting()) {
@@ -487,6 +520,7 @@ public final class Watcher {
             InterfaceName iface, Placed state, NumaspreadException why, List<KernelEvent> events, Instant now) {
         boolean justWent = state.present;
         state.present = false;
+        state.heldAfter.clear();
         state.failure = Optional.empty();
         listener.heard(new WatchEvent.Gone(
                 iface, now, justWent, why.getMessage(), justWent ? after(iface, events) : List.of()));
@@ -546,8 +580,10 @@ public final class Watcher {
             }
         }
         if (moved.isEmpty()) {
+            heldAcross(iface, state, reading, trigger, events);
             return;
         }
+        state.heldAfter.clear();
         boolean byWriter = trigger == Trigger.DRIFT_CHECK;
         List<Target> leftAlone = new ArrayList<>();
         if (byWriter) {
@@ -580,6 +616,24 @@ public final class Watcher {
                 byWriter
                         ? new WatchEvent.DriftPutBack(iface, putBack)
                         : new WatchEvent.ResetPutBack(iface, putBack, events));
+    }
+
+    /**
+     * Every file of the plan holds its CPUs ({@code reading}): after events, remembered; at the recheck that follows
+     * them, said as kept (the kernel kept the placement across them), once for all the events since the last write.
+     */
+    private void heldAcross(
+            InterfaceName iface,
+            Placed state,
+            List<AffinityTransaction.Result> reading,
+            Trigger trigger,
+            List<KernelEvent> events) {
+        if (trigger == Trigger.EVENT) {
+            state.heldAfter.addAll(events);
+        } else if (trigger == Trigger.RECHECK && !state.heldAfter.isEmpty()) {
+            listener.heard(new WatchEvent.Kept(iface, held(reading), state.heldAfter));
+            state.heldAfter.clear();
+        }
     }
 
     /** The new round {@code fight} of the fight over {@code result}'s target, found at {@code now}. */

@@ -109,6 +109,31 @@ class WatcherResetRaceTest extends StandInNicTest {
         assertEquals(CpuSet.parse("0-7"), first.target().parse(first.found()));
     }
 
+    /**
+     * Events for the NIC after which every file still holds the plan (igb keeps its vectors and their affinity
+     * across a link going down and up): kept, said once at the recheck after the events, naming them; nothing
+     * written, and neither a reset nor a drift.
+     */
+    @Test
+    void eventsThatLeftThePlanInPlaceAreKept() throws Exception {
+        KernelEvent down = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (down)", Optional.of("eth0"));
+        KernelEvent up = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0"));
+        watch(WatchHarness.mana(sys), new Race(() -> {}, () -> {
+            watcher.post(down);
+            watcher.post(up);
+        }));
+        WatchEvent.Kept kept = assertOnly(WatchEvent.Kept.class);
+        assertEquals(List.of(down, up), kept.after());
+        assertEquals(
+                List.of(
+                        IRQ_50,
+                        Target.irq(51, "i40e-eth0-TxRx-1"),
+                        Target.irq(52, "i40e-eth0-TxRx-2"),
+                        Target.irq(53, "i40e-eth0-TxRx-3")),
+                kept.held());
+        assertEquals("0-1", affinity(50));
+    }
+
     /** The control: a move that comes alone, with no change and no event, is another writer's drift. */
     @Test
     void aMoveAloneIsStillADrift() throws Exception {
