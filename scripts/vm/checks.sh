@@ -17,7 +17,8 @@ fail() {
   echo "FAIL $1"
 }
 
-# check_equal WHAT EXPECTED ACTUAL: compares after squeezing whitespace.
+# check_equal WHAT EXPECTED ACTUAL: compares the words of the first line of each (read -a), so a multi-line value
+# is passed joined (tr '\n' ' ') for all of its lines to count.
 check_equal() {
   local -a expected_words actual_words
   read -ra expected_words <<<"$2"

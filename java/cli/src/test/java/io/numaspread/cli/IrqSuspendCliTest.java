@@ -8,14 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettings;
-import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNapiSettings;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -23,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,25 +36,8 @@ import picocli.CommandLine;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class IrqSuspendCliTest extends StandInCliTest {
-    private final Map<Integer, NapiSettings> kernel = new TreeMap<>();
-    private int failAtSet = -1;
-    private int sets;
-
-    private final NapiSettingsChange.Access netlink = new NapiSettingsChange.Access() {
-        @Override
-        public NapiSettings read(int napiId) {
-            return kernel.get(napiId);
-        }
-
-        @Override
-        public void write(int napiId, NapiSettings settings) {
-            if (++sets == failAtSet) {
-                throw new NativeCallException(
-                        "netlink netdev napi-set " + napiId, Errno.EBUSY.number(), Errno.EBUSY.name(), "");
-            }
-            kernel.put(napiId, settings);
-        }
-    };
+    private final StandInNapiSettings netlink = new StandInNapiSettings();
+    private final Map<Integer, NapiSettings> kernel = netlink.kernel();
 
     private NapiMap map;
 
@@ -115,7 +96,7 @@ class IrqSuspendCliTest extends StandInCliTest {
         CliRun dry = run(withState("apply", "--nic", "eth0", "--irq-suspend", "--dry-run"));
         assertEquals(0, dry.exitCode(), dry.err());
         assertTrue(dry.out().contains("irq-suspend-timeout 20 ms  would change"), dry.out());
-        assertEquals(0, sets);
+        assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
@@ -123,7 +104,7 @@ class IrqSuspendCliTest extends StandInCliTest {
     @Test
     void aNapiSetFailingMidwayExitsFourNamingTheNapiAndErrnoWithNothingChanged() {
         Map<Integer, NapiSettings> kernelBefore = Map.copyOf(kernel);
-        failAtSet = 2;
+        netlink.failSet(2, Errno.EBUSY);
         CliRun apply = run(withState("apply", "--nic", "eth0", "--irq-suspend"));
         assertEquals(Failures.ROLLED_BACK, apply.exitCode(), apply.err());
         RestoreCommandTest.assertOneCleanLine(apply);
@@ -149,7 +130,7 @@ class IrqSuspendCliTest extends StandInCliTest {
         assertEquals(Failures.BAD_INPUT, apply.exitCode(), apply.err());
         RestoreCommandTest.assertOneCleanLine(apply);
         assertTrue(apply.err().contains("--irq-suspend and --poll-queues are two ways to poll a queue"), apply.err());
-        assertEquals(0, sets);
+        assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }

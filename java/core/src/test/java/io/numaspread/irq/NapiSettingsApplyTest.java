@@ -11,7 +11,6 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
-import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
@@ -26,6 +25,7 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.StandInNapiSettings;
 import io.numaspread.testing.StandInNicTest;
 import io.numaspread.testing.SysfsFixture;
 import io.numaspread.topology.Topology;
@@ -37,7 +37,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,35 +53,11 @@ class NapiSettingsApplyTest extends StandInNicTest {
     private static final NapiSettings RECIPE = IrqSuspension.recipe().napi();
     private static final PlacementOptions PLAIN = new PlacementOptions(false, false, false);
 
-    /** The kernel's per-NAPI settings, by NAPI ID. */
-    private final Map<Integer, NapiSettings> kernel = new TreeMap<>();
+    /** The kernel's per-NAPI settings, by NAPI ID; the state file is read before each napi-set. */
+    private final StandInNapiSettings netlink = new StandInNapiSettings();
 
-    /** The napi-set call (counted from 1) that fails, with {@link #failure}. */
-    private int failAtSet = -1;
-
-    /** A second napi-set call that fails, such as a put-back after {@link #failAtSet}. */
-    private int alsoFailAtSet = -1;
-
-    private Errno failure = Errno.EINVAL;
+    private final Map<Integer, NapiSettings> kernel = netlink.kernel();
     private final List<String> stateAtEachSet = new ArrayList<>();
-    private int sets;
-
-    private final NapiSettingsChange.Access netlink = new NapiSettingsChange.Access() {
-        @Override
-        public NapiSettings read(int napiId) {
-            return kernel.get(napiId);
-        }
-
-        @Override
-        public void write(int napiId, NapiSettings settings) {
-            stateAtEachSet.add(Files.exists(state) ? readState() : "");
-            if (++sets == failAtSet || sets == alsoFailAtSet) {
-                throw new NativeCallException(
-                        "netlink netdev napi-set " + napiId, failure.number(), failure.name(), "");
-            }
-            kernel.put(napiId, settings);
-        }
-    };
 
     private Nic nic;
     private SpreadPlan plan;
@@ -91,6 +66,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
 
     @BeforeEach
     void nicAndNapis() {
+        netlink.beforeEachSet(() -> stateAtEachSet.add(Files.exists(state) ? readState() : ""));
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         nic = NicDiscovery.discover(new InterfaceName("eth0"), paths);
         plan = Planner.plan(mana, nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS));
@@ -155,7 +131,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
 
     @Test
     void aNapiSetFailingMidwayPutsBackTheNapisAlreadySetNamesTheNapiAndChangesNoIrq() {
-        failAtSet = 3;
+        netlink.failSet(3, Errno.EINVAL);
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(KernelFiles.DIRECT, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertTrue(
@@ -172,8 +148,8 @@ class NapiSettingsApplyTest extends StandInNicTest {
     /** A NAPI that cannot be put back keeps its entries in the state file, and restore gives it back later. */
     @Test
     void aPutBackThatFailsLeavesTheEntriesForRestore() {
-        failAtSet = 3; // NAPI 8195's napi-set
-        alsoFailAtSet = 4; // then putting NAPI 8193 back
+        netlink.failSet(3, Errno.EINVAL); // NAPI 8195's napi-set
+        netlink.failSet(4, Errno.EINVAL); // then putting NAPI 8193 back
         RestoreNeeded e = assertThrows(RestoreNeeded.class, () -> apply(KernelFiles.DIRECT, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertEquals(state, e.stateFile());
@@ -217,7 +193,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(failing, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
         assertTrue(e.getMessage().endsWith("; every NAPI's settings were put back too"), e.getMessage());
-        assertEquals(8, sets, "four napi-sets before the IRQs, and four putting them back");
+        assertEquals(8, netlink.sets(), "four napi-sets before the IRQs, and four putting them back");
         assertEquals(kernelBefore, kernel);
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
@@ -225,8 +201,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
 
     @Test
     void withoutCapNetAdminTheFirstNapiSetIsRefusedAndNothingChanges() {
-        failAtSet = 1;
-        failure = Errno.EPERM;
+        netlink.failSet(1, Errno.EPERM);
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(KernelFiles.DIRECT, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(
@@ -278,7 +253,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(e.getMessage().startsWith("--irq-suspend: no queue of eth0 has a NAPI ID"), e.getMessage());
         assertEquals(kernelBefore, kernel);
-        assertEquals(0, sets);
+        assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));
     }
 
@@ -290,7 +265,7 @@ class NapiSettingsApplyTest extends StandInNicTest {
         assertEquals(
                 Map.of(AffinityTransaction.Status.WOULD_CHANGE, 4),
                 outcome.placement().counts());
-        assertEquals(0, sets);
+        assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
