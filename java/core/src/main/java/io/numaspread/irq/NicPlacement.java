@@ -525,8 +525,8 @@ public final class NicPlacement {
             throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
                     NapiFeatureFailure.Feature.BUSY_POLL,
-                    "threaded busy polling needs Linux 6.19 or later (netdev napi-set threaded 2);" + " kernel "
-                            + release + ": " + e.getMessage() + "; nothing was changed",
+                    "threaded busy polling needs Linux 6.19 or later (netdev napi-set threaded 2); kernel " + release
+                            + ": " + e.getMessage() + "; nothing was changed",
                     e);
         }
         if (max < PerNapiThreaded.BUSY_POLL) {
