@@ -160,13 +160,6 @@ final class ApplyCommand implements Runnable {
         outcome.notes().forEach(note -> out.println("note: " + note));
         // The busy-poll NAPIs have a line of their own, which says what restore puts back.
         outcome.threading()
-                .map(threading -> new NicPlacement.Threading(
-                        threading.way(),
-                        threading.turnedOn().stream()
-                                .filter(napi -> !threading.busyPolled().containsKey(napi))
-                                .toList(),
-                        threading.threadedFile(),
-                        threading.switchedDevice()))
                 .filter(threading -> poll.isEmpty() || !threading.turnedOn().isEmpty())
                 .ifPresent(threading -> out.println("note: " + threadingLine(nic.name(), threading, dryRun)));
         outcome.threading()

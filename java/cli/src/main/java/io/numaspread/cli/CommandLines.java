@@ -2,6 +2,7 @@
 package io.numaspread.cli;
 
 import io.numaspread.irq.IrqbalanceConflict;
+import io.numaspread.irq.NapiFeatureFailure;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.RestoreNeeded;
 import io.numaspread.irq.StateFileUnusable;
@@ -23,7 +24,7 @@ final class CommandLines {
     /**
      * A failure as the command line says it: core's failures state the problem, and the ones with a way out that
      * takes a command or an option of this CLI (a restore, irqbalance's service and options, {@code --force},
-     * {@code --state}) get it named here.
+     * {@code --state}) get it named here, as do the NAPI features' failures, by the option that asked for them.
      */
     static String words(Exception failure) {
         if (failure instanceof RestoreNeeded needed) {
@@ -39,7 +40,19 @@ final class CommandLines {
         if (failure instanceof StateFileUnusable unusable) {
             return unusable.getMessage() + " (choose another with --state FILE)";
         }
+        if (failure instanceof NapiFeatureFailure failed) {
+            return option(failed.feature()) + ": " + failed.getMessage();
+        }
         return failure.getMessage() == null ? failure.getClass().getName() : failure.getMessage();
+    }
+
+    /** The option that asks for {@code feature}. */
+    static String option(NapiFeatureFailure.Feature feature) {
+        return switch (feature) {
+            case NAPI_THREADS -> "--napi-threads";
+            case BUSY_POLL -> "--poll-queues";
+            case IRQ_SUSPENSION -> "--irq-suspend";
+        };
     }
 
     /**

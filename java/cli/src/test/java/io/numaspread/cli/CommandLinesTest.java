@@ -2,7 +2,9 @@
 package io.numaspread.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import io.numaspread.irq.NapiFeatureFailure;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
@@ -12,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
 
 /** The undo commands printed for the values core returns: run as printed, they restore what was written. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -44,6 +47,16 @@ class CommandLinesTest {
         assertEquals(
                 "numaspread restore --state /var/tmp/eth0.json",
                 CommandLines.undo(outcome(KernelPaths.LIVE, Path.of("/var/tmp/eth0.json"), false)));
+    }
+
+    /** A NAPI feature's failure is worded with the option of apply that asks for the feature. */
+    @Test
+    void eachNapiFeatureIsNamedByAnOptionOfApply() {
+        CommandLine.Model.CommandSpec apply = new CommandLine(new ApplyCommand()).getCommandSpec();
+        for (NapiFeatureFailure.Feature feature : NapiFeatureFailure.Feature.values()) {
+            String option = CommandLines.option(feature);
+            assertNotNull(apply.findOption(option), feature + ": apply has no " + option);
+        }
     }
 
     private static NicPlacement.Outcome outcome(KernelPaths paths, Path stateFile, boolean defaultStateFile) {

@@ -108,8 +108,26 @@ class IrqSuspendCliTest extends StandInCliTest {
         CliRun apply = run(withState("apply", "--nic", "eth0", "--irq-suspend"));
         assertEquals(Failures.ROLLED_BACK, apply.exitCode(), apply.err());
         RestoreCommandTest.assertOneCleanLine(apply);
-        assertTrue(apply.err().contains("NAPI 8194") && apply.err().contains("EBUSY (errno 16)"), apply.err());
+        assertEquals(
+                "numaspread: --irq-suspend: NAPI 8194: netlink netdev napi-set 8194 failed: EBUSY (errno 16); the"
+                        + " NAPIs already set were put back; nothing was changed\n",
+                apply.err());
         assertEquals(kernelBefore, kernel);
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aNicWhoseQueuesHaveNoNapiIdIsRefusedNamingItAndTheOption() {
+        map = new NapiMap(new InterfaceName("eth0"), List.of(), NapiSource.NETLINK, "napi-get gives 0 NAPIs");
+        CliRun apply = run(withState("apply", "--nic", "eth0", "--irq-suspend"));
+        assertEquals(Failures.REFUSED, apply.exitCode(), apply.err());
+        assertEquals(
+                "numaspread: --irq-suspend: no queue of eth0 has a NAPI ID: netdev netlink napi-get lists no NAPI of it"
+                        + " (the kernel lists an interface's NAPIs only while it is up, and only for drivers that poll"
+                        + " with NAPI) (napi-get gives 0 NAPIs); nothing was changed\n",
+                apply.err());
+        assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }

@@ -37,7 +37,10 @@ class NapiThreadsCliTest extends StandInCliTest {
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--napi-threads"));
         assertEquals(Failures.REFUSED, apply.exitCode(), apply.err());
         RestoreCommandTest.assertOneCleanLine(apply);
-        assertTrue(apply.err().contains(threaded + " is missing") && apply.err().contains("Linux 5.12"), apply.err());
+        assertEquals(
+                "numaspread: --napi-threads: " + threaded + " is missing: threaded NAPI needs Linux 5.12 or later and a"
+                        + " driver that polls with NAPI; nothing was changed\n",
+                apply.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }

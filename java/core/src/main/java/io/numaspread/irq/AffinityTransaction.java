@@ -399,8 +399,11 @@ public final class AffinityTransaction {
                 StateFile.read(stateFile).ifPresent(state -> StateFile.write(stateFile, without(state, switched)));
             }
             String back = "; " + describeOff(switched) + "; nothing else was changed";
-            return cause instanceof RestoreNeeded stale
-                    ? stale.followedBy(back)
+            if (cause instanceof RestoreNeeded stale) {
+                return stale.followedBy(back);
+            }
+            return cause instanceof NapiFeatureFailure failed
+                    ? failed.followedBy(back)
                     : new NumaspreadException(cause.kind(), cause.getMessage() + back, cause);
         }
         RestoreNeeded failed = new RestoreNeeded(

@@ -26,7 +26,8 @@ public final class NapiThreadPlan {
      * One setting per NAPI instance that {@code map} links to a queue of {@code nic}, in queue order. Instances
      * linked to no queue of the plan (a transmit-only NAPI) get none.
      *
-     * @throws NumaspreadException (refused) when {@code map} links no NAPI to any queue, saying what it came from
+     * @throws NapiFeatureFailure ({@link NapiFeatureFailure.Feature#NAPI_THREADS}, refused) when {@code map} links
+     *     no NAPI to any queue, saying what it came from
      * @throws IllegalArgumentException if the plan does not have one assignment per queue
      */
     public static List<Setting> settings(Nic nic, SpreadPlan plan, NapiMap map) {
@@ -51,11 +52,11 @@ public final class NapiThreadPlan {
                                     + " interface's NAPIs only while it is up)"
                             : "netdev netlink links none of its "
                                     + map.instances().size() + " NAPI instances to queues " + nic.queues();
-            throw new NumaspreadException(
+            throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
-                    "--napi-threads: cannot tell which"
-                            + " NAPI thread serves which queue of " + nic.name() + ": " + why + " (" + map.detail()
-                            + "); nothing was changed");
+                    NapiFeatureFailure.Feature.NAPI_THREADS,
+                    "cannot tell which NAPI thread serves which queue of " + nic.name() + ": " + why + " ("
+                            + map.detail() + "); nothing was changed");
         }
         return settings;
     }
@@ -64,21 +65,26 @@ public final class NapiThreadPlan {
      * The busy-poll threads: the i-th polled queue is the NIC's i-th queue, and its NAPI's thread spins on {@code
      * poll}'s i-th CPU alone, in queue order.
      *
-     * @throws NumaspreadException (bad input) when the NIC has fewer queues than {@code poll} polls; (refused) when
-     *     {@code map} links no NAPI to a polled queue, saying what it came from
+     * @throws NapiFeatureFailure ({@link NapiFeatureFailure.Feature#BUSY_POLL}) bad input when the NIC has fewer
+     *     queues than {@code poll} polls; refused when {@code map} links no NAPI to a polled queue, saying what it
+     *     came from
      */
     public static List<Setting> busyPoll(Nic nic, PollPlan poll, NapiMap map) {
         if (poll.cores().size() > nic.queues().size()) {
-            throw NumaspreadException.badInput("--poll-queues " + poll.cores().size() + ": " + nic.name() + " has "
-                    + nic.queues().size() + " queue" + (nic.queues().size() == 1 ? "" : "s"));
+            throw new NapiFeatureFailure(
+                    NumaspreadException.Kind.BAD_INPUT,
+                    NapiFeatureFailure.Feature.BUSY_POLL,
+                    poll.cores().size() + " queues to busy-poll, but " + nic.name() + " has "
+                            + nic.queues().size() + " queue" + (nic.queues().size() == 1 ? "" : "s"));
         }
         List<Setting> settings = new ArrayList<>();
         for (PollCore core : poll.cores()) {
             int queue = nic.queues().get(core.queue());
             NapiInstance napi = map.forQueue(queue)
-                    .orElseThrow(() -> new NumaspreadException(
+                    .orElseThrow(() -> new NapiFeatureFailure(
                             NumaspreadException.Kind.REFUSED,
-                            "--poll-queues: cannot tell which NAPI polls queue " + queue + " of " + nic.name() + " ("
+                            NapiFeatureFailure.Feature.BUSY_POLL,
+                            "cannot tell which NAPI polls queue " + queue + " of " + nic.name() + " ("
                                     + map.detail() + "; the kernel lists an interface's NAPIs only while it is up);"
                                     + " nothing was changed"));
             settings.add(new Setting(Target.napiThread(nic.name(), napi.id()), CpuSet.of(core.cpu())));

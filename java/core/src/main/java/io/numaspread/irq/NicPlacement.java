@@ -132,7 +132,7 @@ public final class NicPlacement {
     /**
      * @param way how threaded NAPI is turned on on this kernel
      * @param turnedOn the NAPIs this apply turned threaded one by one ({@link ThreadingWay#PER_NAPI}; a dry run
-     *     names those it would)
+     *     names those it would), the busy-polled ones apart: they are in {@code busyPolled}
      * @param threadedFile the device's {@code /sys/class/net/IFACE/threaded}
      * @param switchedDevice whether {@code threadedFile} was 0 and this apply set it to 1 ({@link
      *     ThreadingWay#DEVICE}; a dry run: would)
@@ -336,13 +336,16 @@ public final class NicPlacement {
             recorded = RecordedNapiSettings.apply(stateFile, nic.name(), named, napiIds, wanted);
         } catch (NapiSetFailed e) {
             if (e.getSuppressed().length == 0) {
-                throw new NumaspreadException(
-                        e.kind(), e.getMessage() + "; the NAPIs already set were put back; nothing was changed", e);
+                throw new NapiFeatureFailure(
+                        e.kind(),
+                        NapiFeatureFailure.Feature.IRQ_SUSPENSION,
+                        e.getMessage() + "; the NAPIs already set were put back; nothing was changed",
+                        e);
             }
             // The NAPIs' entries stay in the state file (RecordedNapiSettings keeps them when a put-back failed).
             RestoreNeeded needed = new RestoreNeeded(
                     NumaspreadException.Kind.ROLLED_BACK,
-                    e.getMessage() + "; ROLLBACK FAILED: " + e.getSuppressed()[0].getMessage(),
+                    "IRQ suspension: " + e.getMessage() + "; ROLLBACK FAILED: " + e.getSuppressed()[0].getMessage(),
                     stateFile,
                     paths,
                     "");
@@ -368,6 +371,9 @@ public final class NicPlacement {
             String back = "; every NAPI's settings were put back too";
             if (e instanceof RestoreNeeded stale) {
                 throw stale.followedBy(back);
+            }
+            if (e instanceof NapiFeatureFailure failed) {
+                throw failed.followedBy(back);
             }
             if (e instanceof NumaspreadException failure) {
                 throw new NumaspreadException(failure.kind(), failure.getMessage() + back, failure);
@@ -395,9 +401,10 @@ public final class NicPlacement {
                 .map(NapiInstance::id)
                 .toList();
         if (napiIds.isEmpty()) {
-            throw new NumaspreadException(
+            throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
-                    "--irq-suspend: no queue of " + nic.name() + " has a NAPI ID: "
+                    NapiFeatureFailure.Feature.IRQ_SUSPENSION,
+                    "no queue of " + nic.name() + " has a NAPI ID: "
                             + (map.instances().isEmpty()
                                     ? "netdev netlink napi-get lists no NAPI of it (the kernel lists an interface's"
                                             + " NAPIs only while it is up, and only for drivers that poll with NAPI)"
@@ -408,7 +415,7 @@ public final class NicPlacement {
         return napiIds;
     }
 
-    /** {@code access} whose failures name the option and the NAPI. */
+    /** {@code access} whose failures name the feature and the NAPI. */
     private static NapiSettingsChange.Access named(NapiSettingsChange.Access access) {
         return new NapiSettingsChange.Access() {
             @Override
@@ -416,9 +423,10 @@ public final class NicPlacement {
                 try {
                     return access.read(napiId);
                 } catch (NumaspreadException e) {
-                    throw new NumaspreadException(
+                    throw new NapiFeatureFailure(
                             e.kind(),
-                            "--irq-suspend: NAPI " + napiId + ": " + e.getMessage() + "; nothing was changed",
+                            NapiFeatureFailure.Feature.IRQ_SUSPENSION,
+                            "NAPI " + napiId + ": " + e.getMessage() + "; nothing was changed",
                             e);
                 }
             }
@@ -431,7 +439,7 @@ public final class NicPlacement {
                     boolean denied = NapiSettingsChange.deniedPrivilege(e);
                     throw new NapiSetFailed(
                             denied ? NumaspreadException.Kind.REFUSED : NumaspreadException.Kind.ROLLED_BACK,
-                            "--irq-suspend: NAPI " + napiId + ": " + e.getMessage()
+                            "NAPI " + napiId + ": " + e.getMessage()
                                     + (denied ? ": netdev netlink napi-set needs CAP_NET_ADMIN" : ""),
                             e);
                 }
@@ -455,10 +463,11 @@ public final class NicPlacement {
         busyPoll.forEach(setting ->
                 busyPolled.put(setting.target().number(), setting.cpus().first()));
         if (!busyPolled.isEmpty() && perNapi.isEmpty()) {
-            throw new NumaspreadException(
+            throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
-                    "--poll-queues: netdev netlink napi-get reports no threaded of each NAPI of " + nic.name() + " ("
-                            + before.detail() + "), which busy polling is set through; nothing was changed");
+                    NapiFeatureFailure.Feature.BUSY_POLL,
+                    "netdev netlink napi-get reports no threaded of each NAPI of " + nic.name() + " (" + before.detail()
+                            + "), which busy polling is set through; nothing was changed");
         }
         NapiThreads threads = napi.threads(paths, files);
         AffinityTransaction.Threading threading = new AffinityTransaction.Threading(
@@ -474,7 +483,14 @@ public final class NicPlacement {
         List<AffinityTransaction.Result> results =
                 transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
         Threading way = perNapi.isPresent()
-                ? new Threading(ThreadingWay.PER_NAPI, threading.napisOff(), threadedFile, false, busyPolled)
+                ? new Threading(
+                        ThreadingWay.PER_NAPI,
+                        threading.napisOff().stream()
+                                .filter(napiId -> !busyPolled.containsKey(napiId))
+                                .toList(),
+                        threadedFile,
+                        false,
+                        busyPolled)
                 : new Threading(ThreadingWay.DEVICE, List.of(), threadedFile, wasOff);
         return outcome(
                 nic,
@@ -506,16 +522,18 @@ public final class NicPlacement {
         try {
             max = perNapi.threadedMaximum();
         } catch (NumaspreadException e) {
-            throw new NumaspreadException(
+            throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
-                    "--poll-queues: threaded busy polling needs Linux 6.19 or later (netdev napi-set threaded 2);"
-                            + " kernel " + release + ": " + e.getMessage() + "; nothing was changed",
+                    NapiFeatureFailure.Feature.BUSY_POLL,
+                    "threaded busy polling needs Linux 6.19 or later (netdev napi-set threaded 2); kernel " + release
+                            + ": " + e.getMessage() + "; nothing was changed",
                     e);
         }
         if (max < PerNapiThreaded.BUSY_POLL) {
-            throw new NumaspreadException(
+            throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
-                    "--poll-queues: kernel " + release + " has no threaded busy polling: its napi-set policy bounds"
+                    NapiFeatureFailure.Feature.BUSY_POLL,
+                    "kernel " + release + " has no threaded busy polling: its napi-set policy bounds"
                             + " threaded at " + max + " (busy-poll is " + PerNapiThreaded.BUSY_POLL
                             + "; nlctrl getpolicy netdev napi-set), which needs Linux 6.19 or later; nothing was"
                             + " changed");
@@ -542,14 +560,16 @@ public final class NicPlacement {
     /**
      * {@code /sys/class/net/IFACE/threaded}.
      *
-     * @throws NumaspreadException (refused) when the interface has none: Linux before 5.12
+     * @throws NapiFeatureFailure ({@link NapiFeatureFailure.Feature#NAPI_THREADS}, refused) when the interface has
+     *     none: Linux before 5.12
      */
     public static Path threadedFile(KernelPaths paths, InterfaceName iface) {
         Path threadedFile = paths.netDevice(iface).resolve("threaded");
         if (!Files.exists(threadedFile)) {
-            throw new NumaspreadException(
+            throw new NapiFeatureFailure(
                     NumaspreadException.Kind.REFUSED,
-                    "--napi-threads: " + threadedFile
+                    NapiFeatureFailure.Feature.NAPI_THREADS,
+                    threadedFile.toString()
                             + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
                             + " nothing was changed");
         }

@@ -43,7 +43,7 @@ public final class Planner {
         CpuSet candidates = candidates(topology, request);
         if (candidates.isEmpty()) {
             throw new IllegalArgumentException("no candidate CPUs: the allowed set " + allowed(topology, request)
-                    + " minus --exclude " + request.exclude() + " leaves none of the online CPUs "
+                    + " minus the excluded CPUs " + request.exclude() + " leaves none of the online CPUs "
                     + topology.online());
         }
         for (int origin : request.origins()) {

@@ -132,12 +132,11 @@ class NapiSettingsApplyTest extends StandInNicTest {
     @Test
     void aNapiSetFailingMidwayPutsBackTheNapisAlreadySetNamesTheNapiAndChangesNoIrq() {
         netlink.failSet(3, Errno.EINVAL);
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(KernelFiles.DIRECT, false));
+        NapiFeatureFailure e = assertThrows(NapiFeatureFailure.class, () -> apply(KernelFiles.DIRECT, false));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertEquals(NapiFeatureFailure.Feature.IRQ_SUSPENSION, e.feature());
         assertTrue(
-                e.getMessage()
-                                .startsWith("--irq-suspend: NAPI 8195: netlink netdev napi-set 8195 failed: EINVAL"
-                                        + " (errno 22)")
+                e.getMessage().startsWith("NAPI 8195: netlink netdev napi-set 8195 failed: EINVAL" + " (errno 22)")
                         && e.getMessage().endsWith("the NAPIs already set were put back; nothing was changed"),
                 e.getMessage());
         assertEquals(kernelBefore, kernel);
@@ -202,8 +201,9 @@ class NapiSettingsApplyTest extends StandInNicTest {
     @Test
     void withoutCapNetAdminTheFirstNapiSetIsRefusedAndNothingChanges() {
         netlink.failSet(1, Errno.EPERM);
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(KernelFiles.DIRECT, false));
+        NapiFeatureFailure e = assertThrows(NapiFeatureFailure.class, () -> apply(KernelFiles.DIRECT, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertEquals(NapiFeatureFailure.Feature.IRQ_SUSPENSION, e.feature());
         assertTrue(
                 e.getMessage().contains("NAPI 8193") && e.getMessage().contains("needs CAP_NET_ADMIN"), e.getMessage());
         assertEquals(kernelBefore, kernel);
@@ -228,8 +228,8 @@ class NapiSettingsApplyTest extends StandInNicTest {
             }
         };
         for (boolean dryRun : List.of(true, false)) {
-            NumaspreadException e = assertThrows(
-                    NumaspreadException.class,
+            NapiFeatureFailure e = assertThrows(
+                    NapiFeatureFailure.class,
                     () -> new NicPlacement(
                                     paths, KernelFiles.DIRECT, Optional.empty(), NicPlacement.StateLocation.file(state))
                             .applyWithNapiSettings(
@@ -239,8 +239,12 @@ class NapiSettingsApplyTest extends StandInNicTest {
                                     RECIPE,
                                     new NicPlacement.NapiSettingsAccess(() -> map, old)));
             assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+            assertEquals(NapiFeatureFailure.Feature.IRQ_SUSPENSION, e.feature());
             assertTrue(
-                    e.getMessage().contains("Linux 6.13") && e.getMessage().contains("kernel 6.12.48"), e.getMessage());
+                    e.getMessage().startsWith("NAPI 8193: ")
+                            && e.getMessage().contains("Linux 6.13")
+                            && e.getMessage().contains("kernel 6.12.48"),
+                    e.getMessage());
             assertEquals(before, NicFixture.snapshot(proc, sys));
             assertFalse(Files.exists(state));
         }
@@ -249,9 +253,10 @@ class NapiSettingsApplyTest extends StandInNicTest {
     @Test
     void aNicWhoseQueuesHaveNoNapiIdsIsRefusedNamingIt() {
         map = new NapiMap(nic.name(), List.of(), NapiSource.NETLINK, "netdev netlink");
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(KernelFiles.DIRECT, false));
+        NapiFeatureFailure e = assertThrows(NapiFeatureFailure.class, () -> apply(KernelFiles.DIRECT, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-        assertTrue(e.getMessage().startsWith("--irq-suspend: no queue of eth0 has a NAPI ID"), e.getMessage());
+        assertEquals(NapiFeatureFailure.Feature.IRQ_SUSPENSION, e.feature());
+        assertTrue(e.getMessage().startsWith("no queue of eth0 has a NAPI ID"), e.getMessage());
         assertEquals(kernelBefore, kernel);
         assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));

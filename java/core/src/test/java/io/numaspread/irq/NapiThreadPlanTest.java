@@ -17,6 +17,9 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.PollCore;
+import io.numaspread.plan.PollPlan;
+import io.numaspread.plan.PollRequest;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
@@ -24,6 +27,7 @@ import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.SysfsFixture;
 import io.numaspread.topology.Topology;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -83,14 +87,15 @@ class NapiThreadPlanTest {
 
     @Test
     void aMapThatLinksNoQueueIsRefusedSayingWhy() {
-        NumaspreadException unlinked = assertThrows(
-                NumaspreadException.class,
+        NapiFeatureFailure unlinked = assertThrows(
+                NapiFeatureFailure.class,
                 () -> NapiThreadPlan.settings(
                         nic,
                         plan,
                         new NapiMap(
                                 ETH0, List.of(napi(8193, -1)), NapiSource.NETLINK_DERIVED, "derived from nothing")));
         assertEquals(NumaspreadException.Kind.REFUSED, unlinked.kind());
+        assertEquals(NapiFeatureFailure.Feature.NAPI_THREADS, unlinked.feature());
         assertTrue(
                 unlinked.getMessage().contains("links none of its 1 NAPI instances")
                         && unlinked.getMessage().contains("derived from nothing"),
@@ -109,6 +114,36 @@ class NapiThreadPlanTest {
                 () -> NapiThreadPlan.settings(
                         nic, plan, new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "/proc/interrupts")));
         assertTrue(old.getMessage().contains("napi-get (Linux 6.8 or later)"), old.getMessage());
+    }
+
+    /** Polling on CPUs 10, 11, ... the first {@code queues} queues. */
+    private static PollPlan polling(int queues) {
+        List<PollCore> cores = new ArrayList<>();
+        for (int queue = 0; queue < queues; queue++) {
+            cores.add(new PollCore(queue, 10 + queue, 0, OptionalInt.empty(), 0, CpuSet.of(10 + queue)));
+        }
+        return new PollPlan(PollRequest.of(0, queues), cores, CpuSet.range(10, 9 + queues));
+    }
+
+    @Test
+    void busyPollingMoreQueuesThanTheNicHasOrAQueueWithoutANapiIsRefusedNamingTheQueue() {
+        NapiMap map = new NapiMap(ETH0, List.of(napi(8193, 0), napi(8195, 2)), NapiSource.NETLINK, "napi-get");
+        assertEquals(
+                List.of(new Setting(Target.napiThread(ETH0, 8193), CpuSet.of(10))),
+                NapiThreadPlan.busyPoll(nic, polling(1), map));
+        NapiFeatureFailure tooMany =
+                assertThrows(NapiFeatureFailure.class, () -> NapiThreadPlan.busyPoll(nic, polling(5), map));
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, tooMany.kind());
+        assertEquals(NapiFeatureFailure.Feature.BUSY_POLL, tooMany.feature());
+        assertEquals("5 queues to busy-poll, but eth0 has 4 queues", tooMany.getMessage());
+        NapiFeatureFailure unlinked =
+                assertThrows(NapiFeatureFailure.class, () -> NapiThreadPlan.busyPoll(nic, polling(2), map));
+        assertEquals(NumaspreadException.Kind.REFUSED, unlinked.kind());
+        assertEquals(NapiFeatureFailure.Feature.BUSY_POLL, unlinked.feature());
+        assertEquals(
+                "cannot tell which NAPI polls queue 1 of eth0 (napi-get; the kernel lists an interface's NAPIs only"
+                        + " while it is up); nothing was changed",
+                unlinked.getMessage());
     }
 
     @Test

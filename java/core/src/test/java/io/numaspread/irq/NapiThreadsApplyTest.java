@@ -211,8 +211,8 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void aMapThatLosesItsQueuesOnceThreadedIsOnIsRefusedAndThreadedIsPutBack() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
         AtomicInteger calls = new AtomicInteger();
-        NumaspreadException e = assertThrows(
-                NumaspreadException.class,
+        NapiFeatureFailure e = assertThrows(
+                NapiFeatureFailure.class,
                 () -> placement(new NicPlacement.NapiAccess(
                                 () -> calls.incrementAndGet() == 1
                                         ? map()
@@ -221,7 +221,11 @@ class NapiThreadsApplyTest extends StandInNicTest {
                                 PerNapiThreaded.NONE))
                         .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
-        assertTrue(e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"), e.getMessage());
+        assertEquals(NapiFeatureFailure.Feature.NAPI_THREADS, e.feature(), "the refusal stays the feature's");
+        assertTrue(
+                e.getMessage().startsWith("cannot tell which NAPI thread serves which queue of eth0")
+                        && e.getMessage().endsWith(threaded + " is 0 again; nothing else was changed"),
+                e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
     }
@@ -230,10 +234,11 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void withoutTheThreadedFileItIsRefusedNamingIt() throws IOException {
         Files.delete(threaded);
         Map<Path, String> before = NicFixture.snapshot(proc, sys);
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> apply(false));
+        NapiFeatureFailure e = assertThrows(NapiFeatureFailure.class, () -> apply(false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertEquals(NapiFeatureFailure.Feature.NAPI_THREADS, e.feature());
         assertTrue(
-                e.getMessage().contains(threaded + " is missing")
+                e.getMessage().startsWith(threaded + " is missing")
                         && e.getMessage().contains("5.12"),
                 e.getMessage());
         assertEquals(before, NicFixture.snapshot(proc, sys));

@@ -345,6 +345,10 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                         poll.cores().get(1).cpu()),
                 outcome.threading().orElseThrow().busyPolled());
         assertEquals(
+                List.of(),
+                outcome.threading().orElseThrow().turnedOn(),
+                "NAPI 8193 was off, but busy-polls: it is not one turned threaded");
+        assertEquals(
                 Map.of(8193, 0, 8194, 1), StateFile.read(state).orElseThrow().napiThreadedBefore());
 
         restorer().restore(state, Optional.of(ETH0));
@@ -371,11 +375,12 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     void aKernelWithoutBusyPollIsRefusedBeforeAnyChangeNamingItsReleaseAndLinux619() throws IOException {
         NicFixture.file(proc.resolve("sys/kernel/osrelease"), "6.18.44");
         Map<Path, String> files = NicFixture.snapshot(proc, sys);
-        NumaspreadException e = assertThrows(NumaspreadException.class, () -> applyPolled(1, false, false));
+        NapiFeatureFailure e = assertThrows(NapiFeatureFailure.class, () -> applyPolled(1, false, false));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertEquals(NapiFeatureFailure.Feature.BUSY_POLL, e.feature());
         assertTrue(
                 e.getMessage()
-                                .startsWith("--poll-queues: kernel 6.18.44 has no threaded busy polling: its napi-set"
+                                .startsWith("kernel 6.18.44 has no threaded busy polling: its napi-set"
                                         + " policy bounds threaded at 1")
                         && e.getMessage().contains("Linux 6.19")
                         && e.getMessage().endsWith("nothing was changed"),

@@ -2,6 +2,7 @@
 package io.numaspread.watch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.CpuSet;
 import io.numaspread.irq.NicPlacement;
@@ -165,6 +166,8 @@ class WatcherNapiThreadsTest extends StandInNicTest {
                                 && m.found().equals("0-7")
                                 && m.planned().equals(CpuSet.parse("0-1"))));
         assertEquals(1, reported(WatchEvent.NapiThreadsLeft.class).size(), events.toString());
+        String cause = reported(WatchEvent.NapiThreadsLeft.class).get(0).cause();
+        assertTrue(cause.startsWith("cannot tell which NAPI thread serves which queue of eth0: "), cause);
         linked = true;
 
         watcher.stop(Duration.ofSeconds(20));
