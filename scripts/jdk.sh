@@ -126,3 +126,63 @@ java_options() {
     echo "--enable-native-access=ALL-UNNAMED"
   fi
 }
+
+# The CLI's class archive for the JDK at $1, beside the jar: an AOT cache on JDK 25 and newer (classes loaded and
+# linked ahead of time, JEP 483 and 515), a dynamic CDS archive on 17 to 24. A CLI run spends most of its start
+# loading and linking the same classes; mapping them from the archive roughly halves it (docs/cli.md, "Start-up").
+cli_class_archive() {
+  local feature
+  feature=$(jdk_feature "$1")
+  [ -n "$feature" ] || return 0
+  if [ "$feature" -ge 25 ]; then
+    echo "$NUMASPREAD_HOME/java/cli/target/class-archives/$(basename "$1").aot"
+  else
+    echo "$NUMASPREAD_HOME/java/cli/target/class-archives/$(basename "$1").jsa"
+  fi
+}
+
+# True when the archive at $1 was made from the jar and the JDK ($2) as they are now. The JVM checks this itself,
+# but refuses a stale archive with error lines on stderr, which a CLI's output must not carry.
+class_archive_is_fresh() {
+  [ -f "$1" ] && [ "$1" -nt "$NUMASPREAD_CLI_JAR" ] && [ "$1" -nt "$2/lib/modules" ]
+}
+
+# The JVM options of a CLI run on the JDK at $1. C1 alone and the serial collector: a CLI run is short and
+# single-threaded, and watch is long-lived but idle between events, so C2's compilations and G1's threads never
+# pay back. Then the class archive when it is fresh, and last NUMASPREAD_JAVA_OPTIONS, so that the caller's own
+# options win.
+cli_java_options() {
+  local archive
+  java_options "$1"
+  echo "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+  archive=$(cli_class_archive "$1")
+  if [ -n "$archive" ] && class_archive_is_fresh "$archive" "$1"; then
+    if [[ $archive == *.aot ]]; then
+      echo "-XX:AOTCache=$archive -Xlog:aot=off"
+    else
+      echo "-XX:SharedArchiveFile=$archive -Xlog:cds=off"
+    fi
+  fi
+  echo "${NUMASPREAD_JAVA_OPTIONS:-}"
+}
+
+# Makes the CLI's class archive for the JDK at $1 when it is missing or stale and its folder is writable, from a
+# training run of `topology --json` that changes nothing. A training run that fails leaves no archive, and the CLI
+# runs without one. A read-only tree (a guest's) uses the archive the host made.
+ensure_cli_class_archive() {
+  local runtime=$1 archive partial
+  archive=$(cli_class_archive "$runtime")
+  [ -n "$archive" ] || return 0
+  class_archive_is_fresh "$archive" "$runtime" && return 0
+  mkdir -p "${archive%/*}" 2>/dev/null && [ -w "${archive%/*}" ] || return 0
+  # Made under a name of its own and then renamed, so that two runs never see half an archive.
+  partial=$archive.$$
+  rm -f "$partial"
+  local make_archive=-XX:ArchiveClassesAtExit=$partial
+  [[ $archive != *.aot ]] || make_archive=-XX:AOTCacheOutput=$partial
+  # shellcheck disable=SC2046 # one option per word
+  "$runtime/bin/java" $(java_options "$runtime") -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "$make_archive" \
+    -jar "$NUMASPREAD_CLI_JAR" topology --json >/dev/null 2>&1 || true
+  if [ -s "$partial" ]; then mv -f "$partial" "$archive"; else rm -f "$partial"; fi
+  rm -f "$partial.config"
+}

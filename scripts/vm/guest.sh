@@ -37,6 +37,7 @@ topology_names() {
 
 nic_node_option=
 print_timing=0
+prepare_only=0
 out=
 # Reads the options both front ends take, and through front_option the front end's own; leaves COMMAND in
 # guest_command.
@@ -61,6 +62,10 @@ parse_options() {
         out=$2
         ;;
       --timing) print_timing=1 shifted=1 ;;
+      --prepare)
+        # shellcheck disable=SC2034 # the front ends read it
+        prepare_only=1 shifted=1
+        ;;
       -h | --help)
         usage
         exit 0
