@@ -10,6 +10,8 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
+import io.numaspread.kernel.SchedPolicy;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiSettings;
@@ -72,6 +74,16 @@ final class ApplyCommand implements Runnable {
                     + " own epoll instances must set prefer_busy_poll (EPIOCSPARAMS), which apply cannot do for it.")
     boolean irqSuspend;
 
+    // Apply's alone: plan has no threads to set.
+    @Option(
+            names = "--poll-sched",
+            paramLabel = "POLICY[:PRIORITY]",
+            description = "With --poll-queues, the scheduling class of each busy-poll kernel thread, set with"
+                    + " sched_setscheduler (CAP_SYS_NICE) and read back: fifo:PRIORITY or rr:PRIORITY (1-99), other,"
+                    + " batch or idle. Each thread's own class is recorded in the state file first; all or nothing"
+                    + " with the other changes; restore puts it back.")
+    String pollSched;
+
     @Mixin
     StateFileOption stateFile = new StateFileOption();
 
@@ -107,6 +119,12 @@ final class ApplyCommand implements Runnable {
         Nic nic = planned.nic();
         Optional<PollPlan> poll =
                 polling.plan(planned.topology(), planned.plan().request());
+        Optional<ThreadScheduling> pollScheduling =
+                Optional.ofNullable(pollSched).map(ApplyCommand::parseSchedule);
+        if (pollScheduling.isPresent() && poll.isEmpty()) {
+            throw NumaspreadException.badInput("--poll-sched goes with --poll-queues N: it sets the busy-poll threads'"
+                    + " scheduling class; nothing was changed");
+        }
         if (irqSuspend && poll.isPresent()) {
             // Two ways to poll one queue: a kernel thread spinning on it, or the server's epoll_wait with its IRQ
             // suspended. A polled queue's NAPI has no IRQ to suspend, and mixing them on one NIC is not a recipe.
@@ -150,7 +168,9 @@ final class ApplyCommand implements Runnable {
         } else {
             outcome = placement.apply(
                     nic,
-                    poll.map(p -> NicPlacement.Wanted.polled(nicPlan.plan(), p))
+                    poll.map(p -> pollScheduling
+                                    .map(scheduling -> NicPlacement.Wanted.polled(nicPlan.plan(), p, scheduling))
+                                    .orElseGet(() -> NicPlacement.Wanted.polled(nicPlan.plan(), p)))
                             .orElseGet(() -> NicPlacement.Wanted.plan(nicPlan.plan())),
                     options);
         }
@@ -253,9 +273,63 @@ final class ApplyCommand implements Runnable {
                 .map(napi -> "NAPI " + napi.getKey() + " (napi/" + iface + "-" + napi.getKey() + ") on CPU "
                         + napi.getValue())
                 .collect(Collectors.joining(", "));
+        String scheduled = threading
+                .pollScheduling()
+                .map(scheduling -> (dryRun ? ", and set each thread to " : ", each thread ")
+                        + schedulingWords(scheduling) + " (sched_setscheduler)")
+                .orElse("");
         return (dryRun ? "busy poll: would set threaded 2 (busy-poll) and pin " : "busy poll: threaded 2 (busy-poll), ")
                 + napis
-                + (dryRun ? "" : "; each thread spins its core; restore puts back the threaded it had");
+                + scheduled
+                + (dryRun
+                        ? ""
+                        : "; each thread spins its core; restore puts back the threaded"
+                                + (scheduled.isEmpty() ? "" : " and scheduling class") + " it had");
+    }
+
+    /** How {@code --poll-sched} and the output word a scheduling class: {@code SCHED_FIFO priority 10}. */
+    static String schedulingWords(ThreadScheduling scheduling) {
+        return "SCHED_" + scheduling.policy().name()
+                + (scheduling.policy().realTime() ? " priority " + scheduling.priority() : "");
+    }
+
+    /**
+     * {@code --poll-sched POLICY[:PRIORITY]}: {@code fifo:N} or {@code rr:N} with N from 1 to 99, or {@code other},
+     * {@code batch} or {@code idle} alone.
+     *
+     * @throws NumaspreadException (bad input) naming the flag and the value
+     */
+    static ThreadScheduling parseSchedule(String value) {
+        String culprit = "--poll-sched \"" + KernelText.escape(value) + "\": ";
+        int colon = value.indexOf(':');
+        String word = colon < 0 ? value : value.substring(0, colon);
+        SchedPolicy policy = switch (word) {
+            case "other" -> SchedPolicy.OTHER;
+            case "fifo" -> SchedPolicy.FIFO;
+            case "rr" -> SchedPolicy.RR;
+            case "batch" -> SchedPolicy.BATCH;
+            case "idle" -> SchedPolicy.IDLE;
+            default ->
+                throw NumaspreadException.badInput(culprit + "the policy is none of fifo, rr, other, batch and idle");
+        };
+        if (!policy.realTime()) {
+            if (colon >= 0) {
+                throw NumaspreadException.badInput(culprit + word + " takes no priority (only fifo and rr do, 1-"
+                        + SchedPolicy.MAX_RT_PRIORITY + ")");
+            }
+            return new ThreadScheduling(policy, 0);
+        }
+        if (colon < 0) {
+            throw NumaspreadException.badInput(culprit + word + " needs a priority, " + word + ":1 to " + word + ":"
+                    + SchedPolicy.MAX_RT_PRIORITY);
+        }
+        String digits = value.substring(colon + 1);
+        int priority = digits.matches("[0-9]{1,3}") ? Integer.parseInt(digits) : -1;
+        if (priority < 1 || priority > SchedPolicy.MAX_RT_PRIORITY) {
+            throw NumaspreadException.badInput(
+                    culprit + "the priority must be a number from 1 to " + SchedPolicy.MAX_RT_PRIORITY);
+        }
+        return new ThreadScheduling(policy, priority);
     }
 
     static void printResults(PrintWriter out, List<AffinityTransaction.Result> results) {

@@ -9,6 +9,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
@@ -81,6 +82,40 @@ final class MachineOptions {
     }
 
     /**
+     * How the busy-poll threads' scheduling class is read and set: {@code sched_getscheduler}, {@code
+     * sched_getparam} and {@code sched_setscheduler} on the thread's PID through this JVM's native backend on the
+     * live kernel, with the call's errno. As for affinity, a stand-in tree's PIDs name no thread of this machine.
+     */
+    NapiThreads.Scheduler threadScheduler(KernelPaths paths) {
+        if (!paths.equals(KernelPaths.LIVE)) {
+            return NapiThreads.NO_SCHEDULER;
+        }
+        NativeBackend backend = backend();
+        return new NapiThreads.Scheduler() {
+            @Override
+            public ThreadScheduling get(int pid) throws IOException {
+                try {
+                    return backend.scheduling(pid);
+                } catch (NativeCallException e) {
+                    throw new ErrnoException(e.function(), Path.of("/proc", Integer.toString(pid)), e.errno());
+                }
+            }
+
+            @Override
+            public void set(int pid, ThreadScheduling scheduling) throws IOException {
+                try {
+                    backend.setScheduling(pid, scheduling);
+                } catch (NativeCallException e) {
+                    throw new ErrnoException("sched_setscheduler", Path.of("/proc", Integer.toString(pid)), e.errno());
+                } catch (UnsupportedOperationException e) {
+                    throw new IOException(
+                            "the " + backend.kind() + " backend cannot set a thread's scheduling class", e);
+                }
+            }
+        };
+    }
+
+    /**
      * How {@code --napi-threads} reaches {@code iface}'s NAPI threads: the one place their map is read (netdev
      * netlink through the live backend, with its fallbacks) and the threads are pinned.
      *
@@ -99,7 +134,8 @@ final class MachineOptions {
         return new NicPlacement.NapiAccess(
                 () -> NapiDiscovery.discover(iface, paths, backend),
                 threadAffinity(paths),
-                PerNapiThreaded.live(paths, backend));
+                PerNapiThreaded.live(paths, backend),
+                threadScheduler(paths));
     }
 
     /**

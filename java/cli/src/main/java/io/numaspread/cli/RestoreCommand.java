@@ -5,6 +5,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.StateFile;
+import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
@@ -78,8 +79,13 @@ final class RestoreCommand implements Runnable {
         // Each NAPI's own threaded is the running kernel's (netdev netlink), never a stand-in tree's.
         PerNapiThreaded perNapi =
                 paths.equals(KernelPaths.LIVE) ? PerNapiThreaded.live(paths, machine.backend()) : PerNapiThreaded.NONE;
-        NapiThreads threads =
-                new NapiThreads(paths, machine.kernelFiles(), machine.threadAffinity(paths), Map.of(), perNapi);
+        NapiThreads threads = new NapiThreads(
+                paths,
+                machine.kernelFiles(),
+                machine.threadAffinity(paths),
+                Map.of(),
+                perNapi,
+                machine.threadScheduler(paths));
         // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
         // tree a state file recording them is refused.
         int maskBits = SysfsTree.at(paths.sysfsRoot()).maskBits();
@@ -101,6 +107,12 @@ final class RestoreCommand implements Runnable {
                 .ifPresent(r -> out.println("threaded NAPI put back NAPI by NAPI (netdev netlink napi-set): "
                         + r.napiThreadedBefore().entrySet().stream()
                                 .map(napi -> "NAPI " + napi.getKey() + " to " + napi.getValue())
+                                .collect(Collectors.joining(", "))));
+        recorded.filter(r -> !r.napiThreadSchedBefore().isEmpty())
+                .ifPresent(r -> out.println("busy-poll threads' scheduling class put back (sched_setscheduler): "
+                        + r.napiThreadSchedBefore().entrySet().stream()
+                                .map(napi -> Target.napiThreadName(r.iface(), napi.getKey()) + " to "
+                                        + ApplyCommand.schedulingWords(napi.getValue()))
                                 .collect(Collectors.joining(", "))));
         recorded.filter(r -> !r.napiSettingsBefore().isEmpty())
                 .ifPresent(r -> out.println("NAPI settings put back (netdev netlink napi-set): "

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.SchedPolicy;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.testing.NicFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,6 +98,48 @@ class NapiThreadsCliTest extends StandInCliTest {
         }
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void pollSchedIsCheckedBeforeAnythingAndNamesTheFlagAndValue() {
+        Map<Path, String> before = NicFixture.snapshot(proc, sys);
+        for (Map.Entry<String[], String> bad : Map.of(
+                        withState("apply", "--nic", "eth0", "--poll-sched", "fifo:10"),
+                        "--poll-sched goes with --poll-queues N",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "fifo"),
+                        "--poll-sched \"fifo\": fifo needs a priority, fifo:1 to fifo:99",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "fifo:100"),
+                        "--poll-sched \"fifo:100\": the priority must be a number from 1 to 99",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "rr:0"),
+                        "--poll-sched \"rr:0\": the priority must be a number from 1 to 99",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "rr:+5"),
+                        "--poll-sched \"rr:+5\": the priority must be a number from 1 to 99",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "other:5"),
+                        "--poll-sched \"other:5\": other takes no priority (only fifo and rr do, 1-99)",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "deadline:1"),
+                        "--poll-sched \"deadline:1\": the policy is none of fifo, rr, other, batch and idle",
+                        withState("apply", "--nic", "eth0", "--poll-queues", "1", "--poll-sched", "FIFO:10"),
+                        "--poll-sched \"FIFO:10\": the policy is none of")
+                .entrySet()) {
+            CliRun result = CliRun.of(bad.getKey());
+            assertEquals(Failures.BAD_INPUT, result.exitCode(), result.err());
+            RestoreCommandTest.assertOneCleanLine(result);
+            assertTrue(result.err().contains(bad.getValue()), result.err());
+        }
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void pollSchedWordsAreTheKernelsPolicies() {
+        assertEquals(new ThreadScheduling(SchedPolicy.FIFO, 50), ApplyCommand.parseSchedule("fifo:50"));
+        assertEquals(new ThreadScheduling(SchedPolicy.RR, 1), ApplyCommand.parseSchedule("rr:1"));
+        assertEquals(new ThreadScheduling(SchedPolicy.FIFO, 99), ApplyCommand.parseSchedule("fifo:99"));
+        assertEquals(ThreadScheduling.OTHER, ApplyCommand.parseSchedule("other"));
+        assertEquals(new ThreadScheduling(SchedPolicy.BATCH, 0), ApplyCommand.parseSchedule("batch"));
+        assertEquals(new ThreadScheduling(SchedPolicy.IDLE, 0), ApplyCommand.parseSchedule("idle"));
+        assertEquals("SCHED_FIFO priority 50", ApplyCommand.schedulingWords(ApplyCommand.parseSchedule("fifo:50")));
+        assertEquals("SCHED_OTHER", ApplyCommand.schedulingWords(ThreadScheduling.OTHER));
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.NapiSettingsChange;
@@ -23,8 +24,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -80,12 +84,15 @@ public final class AffinityTransaction {
      * @param threadSettings the NAPI thread settings, planned from the threads that exist when it is called
      * @param busyPoll the NAPIs of {@code perNapi} whose threads are to busy-poll ({@code threaded} 2, Linux 6.19);
      *     the others are to be threaded (1, or 2 as they are)
+     * @param busyPollScheduling the scheduling class the busy-poll threads get ({@code --poll-sched}), or empty to
+     *     leave theirs as it is
      */
     public record Threading(
             Path threadedFile,
             Optional<Map<Integer, Integer>> perNapi,
             Supplier<List<Setting>> threadSettings,
-            Set<Integer> busyPoll) {
+            Set<Integer> busyPoll,
+            Optional<ThreadScheduling> busyPollScheduling) {
         public Threading {
             perNapi = perNapi.map(TreeMap::new).map(Collections::unmodifiableMap);
             Set<Integer> polled = Set.copyOf(busyPoll);
@@ -95,12 +102,24 @@ public final class AffinityTransaction {
                 throw new IllegalArgumentException(
                         "busy polling is set NAPI by NAPI: NAPIs " + busyPoll + " need their own threaded");
             }
+            if (busyPollScheduling.isPresent() && polled.isEmpty()) {
+                throw new IllegalArgumentException("a scheduling class for busy-poll threads, and no NAPI busy-polls");
+            }
+        }
+
+        /** Busy polling with the threads' scheduling class as it is. */
+        public Threading(
+                Path threadedFile,
+                Optional<Map<Integer, Integer>> perNapi,
+                Supplier<List<Setting>> threadSettings,
+                Set<Integer> busyPoll) {
+            this(threadedFile, perNapi, threadSettings, busyPoll, Optional.empty());
         }
 
         /** Threaded NAPI for {@code perNapi}'s NAPIs, none of them busy-polling. */
         public Threading(
                 Path threadedFile, Optional<Map<Integer, Integer>> perNapi, Supplier<List<Setting>> threadSettings) {
-            this(threadedFile, perNapi, threadSettings, Set.of());
+            this(threadedFile, perNapi, threadSettings, Set.of(), Optional.empty());
         }
 
         /**
@@ -116,11 +135,28 @@ public final class AffinityTransaction {
                     .orElse(List.of());
         }
 
+        /** The busy-poll threads' scheduling step, when one is asked for. */
+        Optional<Scheduling> scheduling() {
+            return busyPollScheduling.map(wanted -> new Scheduling(new TreeSet<>(busyPoll), wanted));
+        }
+
         /** The {@code threaded} NAPI {@code napiId} is set to: 2 to busy-poll, else 1. */
         int wanted(int napiId) {
             return busyPoll.contains(napiId) ? PerNapiThreaded.BUSY_POLL : 1;
         }
     }
+
+    /** A refused {@code sched_setscheduler} whose roll back put everything back, threaded NAPI too. */
+    private static final class Unscheduled extends NumaspreadException {
+        private static final long serialVersionUID = 1L;
+
+        Unscheduled(Kind kind, String message, Throwable cause) {
+            super(kind, message, cause);
+        }
+    }
+
+    /** Setting these NAPIs' threads to {@code wanted}, the last step of an apply. */
+    private record Scheduling(SortedSet<Integer> napiIds, ThreadScheduling wanted) {}
 
     /** What an apply turned on: the device's {@code threaded} file, or these NAPIs one by one. */
     private sealed interface Switched {}
@@ -153,6 +189,7 @@ public final class AffinityTransaction {
     private final ThreadedNapi threaded;
     private final PerNapiThreaded perNapi;
     private final NapiSettingsChange.Access napiSettings;
+    private final NapiThreads threads;
 
     /**
      * @param maskBits the number of CPUs the machine can have (cpu/possible), which sizes hex masks
@@ -179,6 +216,7 @@ public final class AffinityTransaction {
             NapiThreads threads,
             NapiSettingsChange.Access napiSettings) {
         this.napiSettings = napiSettings;
+        this.threads = threads;
         this.paths = paths;
         this.maskBits = maskBits;
         this.irqs = new IrqAffinity(paths, files);
@@ -247,9 +285,17 @@ public final class AffinityTransaction {
                     for (Setting setting : all.subList(settings.size(), all.size())) {
                         probe(setting.target());
                     }
-                    return inOrderOf(all, applyHoldingLock(iface, all, read(all), stateFile, run));
+                    return inOrderOf(
+                            all,
+                            applyHoldingLock(
+                                    iface,
+                                    all,
+                                    read(all),
+                                    stateFile,
+                                    run,
+                                    threading.get().scheduling()));
                 } catch (NumaspreadException e) {
-                    if (e.kind() == NumaspreadException.Kind.ROLLED_BACK) {
+                    if (e.kind() == NumaspreadException.Kind.ROLLED_BACK || e instanceof Unscheduled) {
                         throw e; // the roll back put threaded back too
                     }
                     throw switchedBack(run, stateFile, e);
@@ -261,8 +307,9 @@ public final class AffinityTransaction {
             all.addAll(threading.get().threadSettings().get());
             settings = all;
         }
+        Optional<Scheduling> scheduling = threading.flatMap(Threading::scheduling);
         Reading now = read(settings);
-        if (dryRun || now.pending().isEmpty()) {
+        if (dryRun || now.pending().isEmpty() && scheduling.isEmpty()) {
             List<Result> results = new ArrayList<>(now.settled());
             now.pending()
                     .forEach(p -> results.add(
@@ -275,7 +322,7 @@ public final class AffinityTransaction {
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             // Read again: until the lock was held, another numaspread could have changed them.
             Reading locked = read(settings);
-            return inOrderOf(settings, applyHoldingLock(iface, settings, locked, stateFile, null));
+            return inOrderOf(settings, applyHoldingLock(iface, settings, locked, stateFile, null, scheduling));
         }
     }
 
@@ -496,12 +543,24 @@ public final class AffinityTransaction {
 
     /**
      * @param switched what an earlier step of this run did (turned threaded on, created the state file), or null
+     * @param scheduling the busy-poll threads' scheduling class to set last, after their affinity
      */
     private List<Result> applyHoldingLock(
-            InterfaceName iface, List<Setting> settings, Reading now, Path stateFile, Run switched) {
+            InterfaceName iface,
+            List<Setting> settings,
+            Reading now,
+            Path stateFile,
+            Run switched,
+            Optional<Scheduling> scheduling) {
         List<Result> results = new ArrayList<>(now.settled());
         List<Applied> pending = now.pending();
         if (pending.isEmpty()) {
+            if (scheduling.isPresent()) {
+                Run run = switched != null
+                        ? switched
+                        : new Run(StateFile.read(stateFile).isEmpty(), Optional.empty());
+                schedule(iface, scheduling.get(), List.of(), run, stateFile);
+            }
             return results;
         }
         Optional<StateFile.State> existing = StateFile.read(stateFile);
@@ -542,6 +601,9 @@ public final class AffinityTransaction {
                 });
             }
         }
+        if (scheduling.isPresent()) {
+            schedule(iface, scheduling.get(), applied, run, stateFile);
+        }
         applied.forEach(
                 a -> results.add(new Result(a.setting().target(), a.setting().cpus(), a.before(), Status.CHANGED, "")));
         refused.forEach((change, errno) -> results.add(new Result(
@@ -551,6 +613,156 @@ public final class AffinityTransaction {
                 Status.MANAGED,
                 "managed by the kernel: " + errno.name() + " (" + errno.text() + ")")));
         return results;
+    }
+
+    /**
+     * Sets each busy-poll thread's scheduling class with {@code sched_setscheduler} and reads it back. The classes
+     * they had are recorded in the state file first (write-ahead, the first value recorded wins); a failure puts
+     * back the threads already set and every change of this run ({@code applied}, threaded NAPI), so that the
+     * apply is all or nothing.
+     */
+    private void schedule(InterfaceName iface, Scheduling scheduling, List<Applied> applied, Run run, Path stateFile) {
+        NapiThreads.Scheduler scheduler = threads.scheduler();
+        ThreadScheduling wanted = scheduling.wanted();
+        Map<Integer, Integer> pids = new LinkedHashMap<>();
+        Map<Integer, ThreadScheduling> before = new LinkedHashMap<>();
+        for (int napiId : scheduling.napiIds()) {
+            Target target = Target.napiThread(iface, napiId);
+            OptionalInt pid = threads.find(target);
+            if (pid.isEmpty()) {
+                throw unscheduled(
+                        "--poll-sched: no kernel thread " + target.name() + " to set to " + wanted,
+                        Map.of(),
+                        Map.of(),
+                        List.of(),
+                        List.of(),
+                        applied,
+                        run,
+                        stateFile);
+            }
+            ThreadScheduling now;
+            try {
+                now = scheduler.get(pid.getAsInt());
+            } catch (IOException e) {
+                throw unscheduled(
+                        "--poll-sched: reading the scheduling class of " + target.name() + " (pid " + pid.getAsInt()
+                                + ") failed: " + Errno.describe(e),
+                        Map.of(),
+                        Map.of(),
+                        List.of(),
+                        List.of(),
+                        applied,
+                        run,
+                        stateFile);
+            }
+            if (!now.equals(wanted)) {
+                pids.put(napiId, pid.getAsInt());
+                before.put(napiId, now);
+            }
+        }
+        if (before.isEmpty()) {
+            return;
+        }
+        Optional<StateFile.State> existing = StateFile.read(stateFile);
+        List<Integer> recorded = before.keySet().stream()
+                .filter(napiId -> existing.map(
+                                state -> !state.napiThreadSchedBefore().containsKey(napiId))
+                        .orElse(true))
+                .toList();
+        StateFile.write(
+                stateFile,
+                existing.orElseGet(() -> new StateFile.State(iface, List.of())).withNapiThreadSchedBefore(before));
+        List<Integer> set = new ArrayList<>();
+        for (Map.Entry<Integer, ThreadScheduling> napi : before.entrySet()) {
+            int napiId = napi.getKey();
+            int pid = pids.get(napiId);
+            // Put back with the others even when the call failed: setting a thread to its own class changes nothing.
+            set.add(napiId);
+            String why;
+            NumaspreadException.Kind kind = NumaspreadException.Kind.ROLLED_BACK;
+            try {
+                scheduler.set(pid, wanted);
+                ThreadScheduling back = scheduler.get(pid);
+                if (back.equals(wanted)) {
+                    continue;
+                }
+                why = "it reads back as " + back;
+            } catch (IOException e) {
+                why = Errno.describe(e);
+                if (Errno.of(e) == Errno.EPERM) {
+                    kind = NumaspreadException.Kind.REFUSED;
+                    why += ": a real-time scheduling class, and another user's thread, needs CAP_SYS_NICE (root)";
+                }
+            }
+            NumaspreadException failed = unscheduled(
+                    "--poll-sched: setting " + Target.napiThreadName(iface, napiId) + " (pid " + pid + ") to " + wanted
+                            + " with sched_setscheduler failed: " + why,
+                    pids,
+                    before,
+                    set,
+                    recorded,
+                    applied,
+                    run,
+                    stateFile);
+            throw failed instanceof RestoreNeeded || kind == failed.kind()
+                    ? failed
+                    : new Unscheduled(kind, failed.getMessage(), failed);
+        }
+    }
+
+    /**
+     * Puts back the threads {@code set} to their class {@code before}, takes the entries this run {@code
+     * recorded} out of the state file, and undoes every other change of the run: the failure to throw, naming what
+     * could not be put back (then the state file stays for {@code restore}).
+     */
+    private NumaspreadException unscheduled(
+            String failure,
+            Map<Integer, Integer> pids,
+            Map<Integer, ThreadScheduling> before,
+            List<Integer> set,
+            List<Integer> recorded,
+            List<Applied> applied,
+            Run run,
+            Path stateFile) {
+        List<String> stuck = new ArrayList<>();
+        for (int i = set.size() - 1; i >= 0; i--) {
+            int napiId = set.get(i);
+            int pid = pids.get(napiId);
+            ThreadScheduling was = before.get(napiId);
+            try {
+                threads.scheduler().set(pid, was);
+                ThreadScheduling back = threads.scheduler().get(pid);
+                if (!back.equals(was)) {
+                    stuck.add("pid " + pid + " (reads back as " + back + ", not " + was + ")");
+                }
+            } catch (IOException e) {
+                stuck.add("pid " + pid + " (sched_setscheduler " + was + ": " + Errno.describe(e) + ")");
+            }
+        }
+        if (stuck.isEmpty() && !recorded.isEmpty()) {
+            StateFile.read(stateFile)
+                    .ifPresent(state -> StateFile.write(stateFile, state.withoutNapiThreadSched(recorded)));
+        }
+        // A thread not put back keeps the state file, whoever created it.
+        stuck.addAll(undo(applied, stuck.isEmpty() ? run : new Run(false, run.threadedSwitched()), stateFile));
+        if (stuck.isEmpty() && run.createdState()) {
+            StateFile.delete(stateFile); // the run's other changes may have been none, leaving only this record
+        }
+        if (!stuck.isEmpty()) {
+            return new RestoreNeeded(
+                    NumaspreadException.Kind.ROLLED_BACK,
+                    failure + "; ROLLBACK FAILED for " + String.join(", ", stuck),
+                    stateFile,
+                    paths,
+                    "");
+        }
+        int undone = applied.size()
+                + set.size()
+                + run.threadedSwitched().map(switched -> 1).orElse(0);
+        return new NumaspreadException(
+                NumaspreadException.Kind.ROLLED_BACK,
+                failure + "; rolled back: " + (undone == 0 ? "nothing had been changed" : "every change was put back")
+                        + ", nothing else was touched");
     }
 
     private NumaspreadException refusedEveryIrq(Map<Applied, Errno> refused) {
@@ -665,7 +877,9 @@ public final class AffinityTransaction {
                         + Errno.describe(e));
             }
         }
-        // After the threads' affinity: turning threaded NAPI off stops the threads. The device's switch first: it
+        failures.addAll(restoreScheduling(state));
+        // After the threads' affinity and class: turning threaded NAPI off stops the threads. The device's switch
+        // first: it
         // sets every NAPI of the device, and the NAPIs' own values are then put back exactly over it.
         state.threadedBefore()
                 .ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
@@ -682,6 +896,37 @@ public final class AffinityTransaction {
         return results.stream()
                 .sorted(Comparator.comparingInt(r -> order.indexOf(r.target())))
                 .toList();
+    }
+
+    /**
+     * Puts each recorded busy-poll thread's scheduling class back with {@code sched_setscheduler} and reads it
+     * back; a thread that no longer exists (threaded NAPI turned off, the queue or device removed) has nothing to
+     * put back. The failures, each naming its thread.
+     */
+    private List<String> restoreScheduling(StateFile.State state) {
+        List<String> failures = new ArrayList<>();
+        state.napiThreadSchedBefore().forEach((napiId, before) -> {
+            Target target = Target.napiThread(state.iface(), napiId);
+            OptionalInt pid = threads.find(target);
+            if (pid.isEmpty()) {
+                return;
+            }
+            String where = target.name() + " (pid " + pid.getAsInt() + ")";
+            try {
+                if (threads.scheduler().get(pid.getAsInt()).equals(before)) {
+                    return;
+                }
+                threads.scheduler().set(pid.getAsInt(), before);
+                ThreadScheduling back = threads.scheduler().get(pid.getAsInt());
+                if (!back.equals(before)) {
+                    failures.add(where + ": set to " + before + " but it reads back as " + back);
+                }
+            } catch (IOException e) {
+                failures.add(where + ": sched_setscheduler " + before + " failed: " + Errno.describe(e)
+                        + (Errno.of(e) == Errno.EPERM ? " (needs CAP_SYS_NICE)" : ""));
+            }
+        });
+        return failures;
     }
 
     /** Refuses a restore without the privilege to set a recorded NAPI's {@code threaded}, before any change. */

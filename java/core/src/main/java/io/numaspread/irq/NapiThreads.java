@@ -5,6 +5,7 @@ import io.numaspread.CpuSet;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.ProcessFiles;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.IOException;
@@ -27,6 +28,29 @@ public final class NapiThreads {
         void set(int pid, CpuSet cpus) throws IOException;
     }
 
+    /**
+     * A thread's scheduling class by PID: {@code sched_getscheduler} with {@code sched_getparam}, and {@code
+     * sched_setscheduler}, through the native backend, each failure an {@link IOException} with the call's errno.
+     */
+    public interface Scheduler {
+        ThreadScheduling get(int pid) throws IOException;
+
+        void set(int pid, ThreadScheduling scheduling) throws IOException;
+    }
+
+    /** For transactions given no way to change a thread's scheduling class: every call fails, naming the PID. */
+    public static final Scheduler NO_SCHEDULER = new Scheduler() {
+        @Override
+        public ThreadScheduling get(int pid) throws IOException {
+            throw new IOException("no thread scheduling access was given for pid " + pid);
+        }
+
+        @Override
+        public void set(int pid, ThreadScheduling scheduling) throws IOException {
+            throw new IOException("no thread scheduling access was given for pid " + pid);
+        }
+    };
+
     /** {@code PF_KTHREAD} in the flags of {@code /proc/PID/stat}: a kernel thread, never a process's thread. */
     private static final long PF_KTHREAD = 0x00200000L;
 
@@ -44,12 +68,14 @@ public final class NapiThreads {
                 throw new IllegalStateException("no NAPI thread access was given for pid " + pid);
             },
             Map.of(),
-            PerNapiThreaded.NONE);
+            PerNapiThreaded.NONE,
+            NO_SCHEDULER);
 
     private final KernelPaths paths;
     private final KernelFiles files;
     private final AffinitySetter setter;
     private final PerNapiThreaded perNapi;
+    private final Scheduler scheduler;
     private Map<Integer, Integer> netlinkPids;
     private Map<String, Integer> byName = Map.of();
 
@@ -58,7 +84,7 @@ public final class NapiThreads {
      *     {@code comm} names that NAPI's thread
      */
     public NapiThreads(KernelPaths paths, KernelFiles files, AffinitySetter setter, Map<Integer, Integer> netlinkPids) {
-        this(paths, files, setter, netlinkPids, PerNapiThreaded.NONE);
+        this(paths, files, setter, netlinkPids, PerNapiThreaded.NONE, NO_SCHEDULER);
     }
 
     /**
@@ -71,11 +97,31 @@ public final class NapiThreads {
             AffinitySetter setter,
             Map<Integer, Integer> netlinkPids,
             PerNapiThreaded perNapi) {
+        this(paths, files, setter, netlinkPids, perNapi, NO_SCHEDULER);
+    }
+
+    /**
+     * @param scheduler each thread's scheduling class, for an apply that sets the busy-poll threads' ({@code
+     *     --poll-sched}) and the restore that puts them back
+     */
+    public NapiThreads(
+            KernelPaths paths,
+            KernelFiles files,
+            AffinitySetter setter,
+            Map<Integer, Integer> netlinkPids,
+            PerNapiThreaded perNapi,
+            Scheduler scheduler) {
+        this.scheduler = scheduler;
         this.paths = paths;
         this.files = files;
         this.setter = setter;
         this.netlinkPids = Map.copyOf(netlinkPids);
         this.perNapi = perNapi;
+    }
+
+    /** The threads' scheduling classes, read and set by PID. */
+    Scheduler scheduler() {
+        return scheduler;
     }
 
     /** Each NAPI's own {@code threaded}, read and set through netdev netlink. */

@@ -8,6 +8,7 @@ import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettings;
@@ -107,11 +108,21 @@ public final class NicPlacement {
      * @param discover the NIC's NAPI map as the kernel gives it at the moment of the call (netdev netlink)
      * @param setter {@code sched_setaffinity} on a PID through the native backend
      * @param perNapi each NAPI's own {@code threaded} through netdev netlink (Linux 6.17)
+     * @param scheduler the threads' scheduling class by PID through the native backend ({@code --poll-sched})
      */
-    public record NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter, PerNapiThreaded perNapi) {
+    public record NapiAccess(
+            Supplier<NapiMap> discover,
+            NapiThreads.AffinitySetter setter,
+            PerNapiThreaded perNapi,
+            NapiThreads.Scheduler scheduler) {
+        /** Without a way to set the threads' scheduling class, which only {@code --poll-sched} needs. */
+        public NapiAccess(Supplier<NapiMap> discover, NapiThreads.AffinitySetter setter, PerNapiThreaded perNapi) {
+            this(discover, setter, perNapi, NapiThreads.NO_SCHEDULER);
+        }
+
         /** How a transaction finds, pins and switches the NAPI threads, with PIDs from napi-get given later. */
         public NapiThreads threads(KernelPaths paths, KernelFiles files) {
-            return new NapiThreads(paths, files, setter, Map.of(), perNapi);
+            return new NapiThreads(paths, files, setter, Map.of(), perNapi, scheduler);
         }
     }
 
@@ -138,16 +149,29 @@ public final class NicPlacement {
      *     ThreadingWay#DEVICE}; a dry run: would)
      * @param busyPolled the NAPIs set to busy-poll ({@code threaded} 2), whether this apply switched them or found
      *     them so, each with its thread's CPU, in queue order
+     * @param pollScheduling the scheduling class every busy-poll thread was set to and read back with (a dry run:
+     *     would be), or empty when the apply left theirs alone
      */
     public record Threading(
             ThreadingWay way,
             List<Integer> turnedOn,
             Path threadedFile,
             boolean switchedDevice,
-            Map<Integer, Integer> busyPolled) {
+            Map<Integer, Integer> busyPolled,
+            Optional<ThreadScheduling> pollScheduling) {
         public Threading {
             turnedOn = List.copyOf(turnedOn);
             busyPolled = Collections.unmodifiableMap(new LinkedHashMap<>(busyPolled));
+        }
+
+        /** Busy polling with the threads' scheduling class left alone. */
+        public Threading(
+                ThreadingWay way,
+                List<Integer> turnedOn,
+                Path threadedFile,
+                boolean switchedDevice,
+                Map<Integer, Integer> busyPolled) {
+            this(way, turnedOn, threadedFile, switchedDevice, busyPolled, Optional.empty());
         }
 
         /** Threaded NAPI without busy polling. */
@@ -166,7 +190,7 @@ public final class NicPlacement {
          * @param plan one assignment per queue of the NIC, as planned from {@link Nic#planRequest}
          */
         static Wanted plan(SpreadPlan plan) {
-            return new Plan(plan, Optional.empty());
+            return new Plan(plan, Optional.empty(), Optional.empty());
         }
 
         /**
@@ -176,7 +200,15 @@ public final class NicPlacement {
          * @param plan the IRQ plan, planned with {@link PollPlan#avoidedBy} so that it stays off the poll cores
          */
         static Wanted polled(SpreadPlan plan, PollPlan poll) {
-            return new Plan(plan, Optional.of(poll));
+            return new Plan(plan, Optional.of(poll), Optional.empty());
+        }
+
+        /**
+         * As {@link #polled(SpreadPlan, PollPlan)}, and each busy-poll thread set to {@code scheduling} with {@code
+         * sched_setscheduler} once pinned, its class before recorded so that restore puts it back.
+         */
+        static Wanted polled(SpreadPlan plan, PollPlan poll, ThreadScheduling scheduling) {
+            return new Plan(plan, Optional.of(poll), Optional.of(scheduling));
         }
 
         /**
@@ -190,8 +222,15 @@ public final class NicPlacement {
             return new Only(settings, threads);
         }
 
-        /** The whole plan, with busy-poll cores or without. */
-        record Plan(SpreadPlan plan, Optional<PollPlan> poll) implements Wanted {}
+        /** The whole plan, with busy-poll cores or without, and their threads' scheduling class if one is asked. */
+        record Plan(SpreadPlan plan, Optional<PollPlan> poll, Optional<ThreadScheduling> pollScheduling)
+                implements Wanted {
+            public Plan {
+                if (pollScheduling.isPresent() && poll.isEmpty()) {
+                    throw new IllegalArgumentException("a busy-poll threads' scheduling class without busy polling");
+                }
+            }
+        }
 
         /** Some settings. */
         record Only(List<Setting> settings, NapiThreads threads) implements Wanted {
@@ -305,7 +344,7 @@ public final class NicPlacement {
         }
         NapiAccess access = napi.orElseThrow(() -> new IllegalStateException("NAPI threads without NAPI access"))
                 .apply(nic.name());
-        return applyWithThreads(nic, plan, whole.poll(), access, options, stateFile);
+        return applyWithThreads(nic, plan, whole.poll(), whole.pollScheduling(), access, options, stateFile);
     }
 
     /**
@@ -448,7 +487,13 @@ public final class NicPlacement {
     }
 
     private Outcome applyWithThreads(
-            Nic nic, SpreadPlan plan, Optional<PollPlan> poll, NapiAccess napi, Options options, Path stateFile) {
+            Nic nic,
+            SpreadPlan plan,
+            Optional<PollPlan> poll,
+            Optional<ThreadScheduling> pollScheduling,
+            NapiAccess napi,
+            Options options,
+            Path stateFile) {
         poll.ifPresent(unused -> refuseWithoutBusyPoll(napi.perNapi()));
         Path threadedFile = threadedFile(paths, nic.name());
         List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
@@ -478,7 +523,8 @@ public final class NicPlacement {
                     threads.useNetlinkPids(map);
                     return threadSettings(nic, plan, poll, map, options.napiThreads());
                 },
-                busyPolled.keySet());
+                busyPolled.keySet(),
+                pollScheduling);
         boolean wasOff = perNapi.isEmpty() && threadedIsOff(threadedFile);
         List<AffinityTransaction.Result> results =
                 transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
@@ -490,7 +536,8 @@ public final class NicPlacement {
                                 .toList(),
                         threadedFile,
                         false,
-                        busyPolled)
+                        busyPolled,
+                        pollScheduling)
                 : new Threading(ThreadingWay.DEVICE, List.of(), threadedFile, wasOff);
         return outcome(
                 nic,

@@ -97,10 +97,7 @@ public final class RecordedNapiSettings {
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             StateFile.read(stateFile).ifPresent(state -> {
                 StateFile.State left = state.withoutNapiSettings(napiIds);
-                if (left.saved().isEmpty()
-                        && left.threadedBefore().isEmpty()
-                        && left.napiThreadedBefore().isEmpty()
-                        && left.napiSettingsBefore().isEmpty()) {
+                if (left.isEmpty()) {
                     StateFile.delete(stateFile);
                 } else {
                     StateFile.write(stateFile, left);

@@ -8,6 +8,8 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
+import io.numaspread.kernel.SchedPolicy;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiSettings;
 import java.io.IOException;
@@ -24,10 +26,12 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -51,8 +55,9 @@ import java.util.TreeMap;
  * are recorded before the first is written. A {@code napi-set} of busy-poll settings (IRQ suspension: {@code apply
  * --irq-suspend}, or a Netty group's) records each NAPI's previous ones the same way, {@code "napi_settings":
  * [{"napi": 8193, "defer_hard_irqs": 0, "gro_flush_timeout": 0, "irq_suspend_timeout": 0}]}, in the same file as the
- * interface's other records, so that one {@code restore --nic} puts everything back. Files without them (older
- * ones) read as before.
+ * interface's other records, so that one {@code restore --nic} puts everything back. {@code apply --poll-sched}
+ * records each busy-poll thread's scheduling class before it sets the first, {@code "napi_thread_sched": [{"napi":
+ * 8193, "policy": "other", "priority": 0}]}. Files without them (older ones) read as before.
  */
 public final class StateFile {
     private static final int VERSION = 1;
@@ -91,13 +96,16 @@ public final class StateFile {
      * @param napiSettingsBefore each NAPI's own {@code defer-hard-irqs}, {@code gro-flush-timeout} and {@code
      *     irq-suspend-timeout} before a {@code napi-set} of them, by NAPI ID: the kernel keeps them past the process
      *     (and, from 6.13's persistent NAPI config, past a queue reset), so they are recorded before the first write
+     * @param napiThreadSchedBefore each busy-poll thread's scheduling class before {@code apply --poll-sched} set it
+     *     with {@code sched_setscheduler}, by NAPI ID
      */
     public record State(
             InterfaceName iface,
             List<Saved> saved,
             OptionalInt threadedBefore,
             SortedMap<Integer, Integer> napiThreadedBefore,
-            SortedMap<Integer, NapiSettings> napiSettingsBefore) {
+            SortedMap<Integer, NapiSettings> napiSettingsBefore,
+            SortedMap<Integer, ThreadScheduling> napiThreadSchedBefore) {
         public State {
             saved = List.copyOf(saved);
             Objects.requireNonNull(threadedBefore, "threadedBefore");
@@ -112,6 +120,20 @@ public final class StateFile {
                 Objects.requireNonNull(settings, "settings");
             });
             napiSettingsBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiSettingsBefore));
+            napiThreadSchedBefore.forEach((napiId, scheduling) -> {
+                checkNapiId(napiId);
+                Objects.requireNonNull(scheduling, "scheduling");
+            });
+            napiThreadSchedBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiThreadSchedBefore));
+        }
+
+        public State(
+                InterfaceName iface,
+                List<Saved> saved,
+                OptionalInt threadedBefore,
+                SortedMap<Integer, Integer> napiThreadedBefore,
+                SortedMap<Integer, NapiSettings> napiSettingsBefore) {
+            this(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, new TreeMap<>());
         }
 
         public State(
@@ -134,7 +156,13 @@ public final class StateFile {
         public State withThreadedBefore(int threaded) {
             return threadedBefore.isPresent()
                     ? this
-                    : new State(iface, saved, OptionalInt.of(threaded), napiThreadedBefore, napiSettingsBefore);
+                    : new State(
+                            iface,
+                            saved,
+                            OptionalInt.of(threaded),
+                            napiThreadedBefore,
+                            napiSettingsBefore,
+                            napiThreadSchedBefore);
         }
 
         /**
@@ -144,7 +172,7 @@ public final class StateFile {
         public State withNapiThreadedBefore(Map<Integer, Integer> before) {
             SortedMap<Integer, Integer> merged = new TreeMap<>(before);
             merged.putAll(napiThreadedBefore);
-            return new State(iface, saved, threadedBefore, merged, napiSettingsBefore);
+            return new State(iface, saved, threadedBefore, merged, napiSettingsBefore, napiThreadSchedBefore);
         }
 
         /**
@@ -154,26 +182,53 @@ public final class StateFile {
         public State withNapiSettingsBefore(Map<Integer, NapiSettings> before) {
             SortedMap<Integer, NapiSettings> merged = new TreeMap<>(before);
             merged.putAll(napiSettingsBefore);
-            return new State(iface, saved, threadedBefore, napiThreadedBefore, merged);
+            return new State(iface, saved, threadedBefore, napiThreadedBefore, merged, napiThreadSchedBefore);
         }
 
         /** This state without the records of these NAPIs' own settings, once they are put back. */
         public State withoutNapiSettings(Collection<Integer> napiIds) {
             SortedMap<Integer, NapiSettings> left = new TreeMap<>(napiSettingsBefore);
             left.keySet().removeAll(napiIds);
-            return new State(iface, saved, threadedBefore, napiThreadedBefore, left);
+            return new State(iface, saved, threadedBefore, napiThreadedBefore, left, napiThreadSchedBefore);
         }
 
         /** This state without the record of the device's {@code threaded}, once it is put back. */
         public State withoutThreaded() {
-            return new State(iface, saved, OptionalInt.empty(), napiThreadedBefore, napiSettingsBefore);
+            return new State(
+                    iface, saved, OptionalInt.empty(), napiThreadedBefore, napiSettingsBefore, napiThreadSchedBefore);
         }
 
         /** This state without the records of these NAPIs' own {@code threaded}, once they are put back. */
         public State withoutNapiThreaded(Collection<Integer> napiIds) {
             SortedMap<Integer, Integer> left = new TreeMap<>(napiThreadedBefore);
             left.keySet().removeAll(napiIds);
-            return new State(iface, saved, threadedBefore, left, napiSettingsBefore);
+            return new State(iface, saved, threadedBefore, left, napiSettingsBefore, napiThreadSchedBefore);
+        }
+
+        /**
+         * This state recording each busy-poll thread's scheduling class as it was, by NAPI ID, keeping any earlier
+         * value it holds for a NAPI: the first value read wins.
+         */
+        public State withNapiThreadSchedBefore(Map<Integer, ThreadScheduling> before) {
+            SortedMap<Integer, ThreadScheduling> merged = new TreeMap<>(before);
+            merged.putAll(napiThreadSchedBefore);
+            return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, merged);
+        }
+
+        /** This state without the records of these NAPI threads' scheduling classes, once they are put back. */
+        public State withoutNapiThreadSched(Collection<Integer> napiIds) {
+            SortedMap<Integer, ThreadScheduling> left = new TreeMap<>(napiThreadSchedBefore);
+            left.keySet().removeAll(napiIds);
+            return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, left);
+        }
+
+        /** Whether it records nothing left to put back. */
+        public boolean isEmpty() {
+            return saved.isEmpty()
+                    && threadedBefore.isEmpty()
+                    && napiThreadedBefore.isEmpty()
+                    && napiSettingsBefore.isEmpty()
+                    && napiThreadSchedBefore.isEmpty();
         }
 
         public Optional<Saved> find(Target target) {
@@ -188,7 +243,8 @@ public final class StateFile {
                     merged.add(addition);
                 }
             }
-            return new State(iface, merged, threadedBefore, napiThreadedBefore, napiSettingsBefore);
+            return new State(
+                    iface, merged, threadedBefore, napiThreadedBefore, napiSettingsBefore, napiThreadSchedBefore);
         }
 
         private static boolean sameFile(Target a, Target b) {
@@ -475,6 +531,23 @@ public final class StateFile {
             }
             json.append("\n  ]");
         }
+        if (!state.napiThreadSchedBefore().isEmpty()) {
+            json.append(",\n  \"napi_thread_sched\": [");
+            String separator = "\n";
+            for (Map.Entry<Integer, ThreadScheduling> napi :
+                    state.napiThreadSchedBefore().entrySet()) {
+                json.append(separator)
+                        .append("    {\"napi\": ")
+                        .append(napi.getKey())
+                        .append(", \"policy\": ")
+                        .append(MiniJson.quote(napi.getValue().policy().name().toLowerCase(Locale.ROOT)))
+                        .append(", \"priority\": ")
+                        .append(napi.getValue().priority())
+                        .append('}');
+                separator = ",\n";
+            }
+            json.append("\n  ]");
+        }
         json.append(",\n  \"saved\": [");
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
@@ -558,6 +631,37 @@ public final class StateFile {
                 }
             }
         }
+        SortedMap<Integer, ThreadScheduling> napiThreadSchedBefore = new TreeMap<>();
+        if (root.containsKey("napi_thread_sched")) {
+            List<?> napis = as(List.class, root.get("napi_thread_sched"), "\"napi_thread_sched\"");
+            for (int i = 0; i < napis.size(); i++) {
+                String entry = "entry " + (i + 1) + " of \"napi_thread_sched\"";
+                Map<?, ?> fields = as(Map.class, napis.get(i), entry);
+                long napi = as(Long.class, fields.get("napi"), entry + ": \"napi\"");
+                if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
+                }
+                String policy = as(String.class, fields.get("policy"), entry + ": \"policy\"");
+                long priority = as(Long.class, fields.get("priority"), entry + ": \"priority\"");
+                ThreadScheduling scheduling;
+                try {
+                    scheduling = new ThreadScheduling(
+                            Arrays.stream(SchedPolicy.values())
+                                    .filter(p ->
+                                            p.name().toLowerCase(Locale.ROOT).equals(policy))
+                                    .findFirst()
+                                    .orElseThrow(
+                                            () -> new IllegalArgumentException("\"policy\" is " + MiniJson.quote(policy)
+                                                    + ", none of other, fifo, rr," + " batch and idle")),
+                            (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, priority)));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);
+                }
+                if (napiThreadSchedBefore.put((int) napi, scheduling) != null) {
+                    throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
+                }
+            }
+        }
         List<?> entries = as(List.class, root.get("saved"), "\"saved\"");
         List<Saved> saved = new ArrayList<>();
         Set<String> files = new HashSet<>();
@@ -601,7 +705,7 @@ public final class StateFile {
                 throw new IllegalArgumentException(entry + " (" + target.label() + "): " + e.getMessage(), e);
             }
         }
-        return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore);
+        return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, napiThreadSchedBefore);
     }
 
     /** How the file names a kind: "irq", "xps", "napi". */

@@ -10,6 +10,7 @@ import io.numaspread.CpuSet;
 import io.numaspread.internal.NumaSoname;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.LibcKernelFiles;
+import io.numaspread.kernel.ThreadScheduling;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
@@ -129,6 +130,32 @@ public final class JnaBackend implements NativeBackend {
             libc.sched_setaffinity(tid, new NativeLong(mask.length * 8L), mask);
         } catch (LastErrorException e) {
             throw failure("sched_setaffinity", e, "thread " + tid + " to CPUs " + cpus);
+        }
+    }
+
+    @Override
+    public ThreadScheduling scheduling(int tid) {
+        int policy;
+        int[] param = new int[1];
+        try {
+            policy = libc.sched_getscheduler(tid);
+        } catch (LastErrorException e) {
+            throw failure("sched_getscheduler", e, "thread " + tid);
+        }
+        try {
+            libc.sched_getparam(tid, param);
+        } catch (LastErrorException e) {
+            throw failure("sched_getparam", e, "thread " + tid);
+        }
+        return SchedulingNumbers.scheduling(tid, policy, param[0]);
+    }
+
+    @Override
+    public void setScheduling(int tid, ThreadScheduling scheduling) {
+        try {
+            libc.sched_setscheduler(tid, scheduling.policy().number(), new int[] {scheduling.priority()});
+        } catch (LastErrorException e) {
+            throw failure("sched_setscheduler", e, "thread " + tid + " to " + scheduling);
         }
     }
 
@@ -326,6 +353,13 @@ public final class JnaBackend implements NativeBackend {
         int sched_setaffinity(int pid, NativeLong cpusetsize, long[] mask) throws LastErrorException;
 
         int sched_getcpu() throws LastErrorException;
+
+        /** {@code struct sched_param} is one int, {@code sched_priority}, on Linux. */
+        int sched_setscheduler(int pid, int policy, int[] param) throws LastErrorException;
+
+        int sched_getscheduler(int pid) throws LastErrorException;
+
+        int sched_getparam(int pid, int[] param) throws LastErrorException;
 
         int gettid();
 

@@ -3,6 +3,7 @@ package io.numaspread.nativeaccess;
 
 import io.numaspread.CpuSet;
 import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.ThreadScheduling;
 import java.util.Optional;
 
 /**
@@ -44,6 +45,25 @@ public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBacke
      * @throws UnsupportedOperationException on a backend that cannot change affinity
      */
     void setAffinity(int tid, CpuSet cpus);
+
+    /**
+     * {@code sched_getscheduler()} and {@code sched_getparam()}: thread {@code tid}'s (0: the calling thread's)
+     * scheduling policy and priority.
+     *
+     * @throws NativeCallException with the call's errno ({@code ESRCH}: no such thread)
+     * @throws io.numaspread.NumaspreadException (bad input) for a policy {@link ThreadScheduling} cannot hold
+     *     (SCHED_DEADLINE)
+     */
+    ThreadScheduling scheduling(int tid);
+
+    /**
+     * {@code sched_setscheduler()}: sets thread {@code tid}'s (0: the calling thread's) policy and priority.
+     *
+     * @throws NativeCallException with the call's errno ({@code EPERM}: a real-time policy, or another user's
+     *     thread, needs {@code CAP_SYS_NICE})
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    void setScheduling(int tid, ThreadScheduling scheduling);
 
     /** {@code sched_getcpu()}: the CPU the calling thread runs on now. */
     int currentCpu();

@@ -7,6 +7,7 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.kernel.ThreadScheduling;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,6 +100,29 @@ public final class SysfsBackend implements NativeBackend {
     public void setAffinity(int tid, CpuSet cpus) {
         throw new UnsupportedOperationException(
                 "the sysfs backend reads files only and cannot change affinity; use the ffm or jna backend");
+    }
+
+    /** Fields 40 and 41 of {@code /proc/TID/stat}: {@code rt_priority} and {@code policy}. */
+    @Override
+    public ThreadScheduling scheduling(int tid) {
+        Path stat = taskDir(tid).resolve("stat");
+        String text = String.join(" ", readLines(stat));
+        // As in currentCpu: the fields are counted after the command name's closing ')'.
+        String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+        final int priorityField = 40 - 3;
+        final int policyField = 41 - 3;
+        try {
+            return SchedulingNumbers.scheduling(
+                    tid, Integer.parseInt(fields[policyField]), Integer.parseInt(fields[priorityField]));
+        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            throw NumaspreadException.badInput(stat + " has no policy and rt_priority fields", e);
+        }
+    }
+
+    @Override
+    public void setScheduling(int tid, ThreadScheduling scheduling) {
+        throw new UnsupportedOperationException(
+                "the sysfs backend reads files only and cannot call sched_setscheduler; use the ffm or jna backend");
     }
 
     @Override

@@ -838,11 +838,9 @@ public final class Watcher {
                     kept,
                     state.get().threadedBefore(),
                     state.get().napiThreadedBefore(),
-                    state.get().napiSettingsBefore());
-            if (left.saved().isEmpty()
-                    && left.threadedBefore().isEmpty()
-                    && left.napiThreadedBefore().isEmpty()
-                    && left.napiSettingsBefore().isEmpty()) {
+                    state.get().napiSettingsBefore(),
+                    state.get().napiThreadSchedBefore());
+            if (left.isEmpty()) {
                 StateFile.delete(file);
             } else {
                 StateFile.write(file, left);

@@ -7,6 +7,7 @@ import io.numaspread.internal.ffm.LibC;
 import io.numaspread.internal.ffm.LibNuma;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.LibcKernelFiles;
+import io.numaspread.kernel.ThreadScheduling;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -102,6 +103,29 @@ final class BoundFfmBackend implements FfmBackend {
         MemorySegment.copy(words, 0, mask, ValueLayout.JAVA_LONG, 0, words.length);
         if (LibC.schedSetaffinity(call, tid, mask) != 0) {
             throw failure("sched_setaffinity", call, "thread " + tid + " to CPUs " + cpus);
+        }
+    }
+
+    @Override
+    public ThreadScheduling scheduling(int tid) {
+        CallState call = callState.get();
+        int policy = LibC.schedGetscheduler(call, tid);
+        if (policy < 0) {
+            throw failure("sched_getscheduler", call, "thread " + tid);
+        }
+        if (LibC.schedGetparam(call, tid) != 0) {
+            throw failure("sched_getparam", call, "thread " + tid);
+        }
+        return SchedulingNumbers.scheduling(tid, policy, call.intOption());
+    }
+
+    @Override
+    public void setScheduling(int tid, ThreadScheduling scheduling) {
+        CallState call = callState.get();
+        // The header's number, which bindings-check holds to gcc's; SchedPolicy's is the same ABI value.
+        int policy = LibC.schedPolicy(scheduling.policy().name());
+        if (LibC.schedSetscheduler(call, tid, policy, scheduling.priority()) != 0) {
+            throw failure("sched_setscheduler", call, "thread " + tid + " to " + scheduling);
         }
     }
 

@@ -12,6 +12,8 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.SchedPolicy;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSource;
@@ -78,6 +80,37 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     private int failAtPin = -1;
     private int pins;
 
+    /** Each thread's scheduling class, by PID, as sched_getscheduler would give it. */
+    private final Map<Integer, ThreadScheduling> classes = new TreeMap<>();
+    /** The sched_setscheduler call (counted from 1) that fails, with this errno. */
+    private int failAtSched = -1;
+
+    private Errno schedFailure = Errno.EINVAL;
+    private final List<String> schedCalls = new ArrayList<>();
+    /** Run before each sched_setscheduler, failing ones included. */
+    private Runnable beforeEachSched = () -> {};
+
+    private final NapiThreads.Scheduler scheduler = new NapiThreads.Scheduler() {
+        @Override
+        public ThreadScheduling get(int pid) throws IOException {
+            ThreadScheduling now = classes.get(pid);
+            if (now == null) {
+                throw new ErrnoException("sched_getscheduler", Path.of("/proc/" + pid), Errno.ESRCH.number());
+            }
+            return now;
+        }
+
+        @Override
+        public void set(int pid, ThreadScheduling scheduling) throws IOException {
+            beforeEachSched.run();
+            schedCalls.add(pid + "=" + scheduling);
+            if (schedCalls.size() == failAtSched) {
+                throw new ErrnoException("sched_setscheduler", Path.of("/proc/" + pid), schedFailure.number());
+            }
+            classes.put(pid, scheduling);
+        }
+    };
+
     private final PerNapiThreaded netlink = new PerNapiThreaded() {
         @Override
         public Map<Integer, Integer> read(InterfaceName iface) {
@@ -116,6 +149,25 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         }
         kernel.put(8194, 1); // someone turned this one on: it is neither recorded nor turned off
         kernel.put(UNPLANNED, 0);
+        for (int queue = 0; queue < 4; queue++) {
+            classes.put(FIRST_PID + queue, ThreadScheduling.OTHER);
+        }
+        classes.put(FIRST_PID + 1, BATCH); // someone set this one: restore puts back exactly this
+    }
+
+    private static final ThreadScheduling BATCH = new ThreadScheduling(SchedPolicy.BATCH, 0);
+    private static final ThreadScheduling FIFO_10 = new ThreadScheduling(SchedPolicy.FIFO, 10);
+
+    private Map<Integer, ThreadScheduling> classesBefore() {
+        return Map.of(
+                FIRST_PID,
+                ThreadScheduling.OTHER,
+                FIRST_PID + 1,
+                BATCH,
+                FIRST_PID + 2,
+                ThreadScheduling.OTHER,
+                FIRST_PID + 3,
+                ThreadScheduling.OTHER);
     }
 
     private void setAffinity(int pid, CpuSet cpus) throws IOException {
@@ -152,7 +204,7 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 paths,
                 KernelFiles.DIRECT,
                 8,
-                new NapiThreads(paths, KernelFiles.DIRECT, this::setAffinity, Map.of(), netlink));
+                new NapiThreads(paths, KernelFiles.DIRECT, this::setAffinity, Map.of(), netlink, scheduler));
     }
 
     private Map<Integer, Integer> kernelBefore() {
@@ -298,6 +350,12 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
 
     /** The plan for {@code queues} busy-polled queues of eth0 and its IRQs, with or without the other threads. */
     private NicPlacement.Outcome applyPolled(int queues, boolean napiThreads, boolean dryRun) {
+        return applyPolled(queues, napiThreads, dryRun, Optional.empty());
+    }
+
+    /** As {@link #applyPolled(int, boolean, boolean)}, the busy-poll threads set to {@code scheduling} if given. */
+    private NicPlacement.Outcome applyPolled(
+            int queues, boolean napiThreads, boolean dryRun, Optional<ThreadScheduling> scheduling) {
         Topology mana = SysfsFixture.topology(MachineShape.mana(), sys);
         PlanRequest irqs = nic.planRequest(mana, Purpose.IRQS).withMode(Mode.SIBLINGS);
         poll = Planner.poll(mana, PollRequest.of(irqs.origins().get(0), queues), irqs);
@@ -305,11 +363,14 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         return new NicPlacement(
                         paths,
                         KernelFiles.DIRECT,
-                        Optional.of(iface -> new NicPlacement.NapiAccess(this::map, this::setAffinity, netlink)),
+                        Optional.of(
+                                iface -> new NicPlacement.NapiAccess(this::map, this::setAffinity, netlink, scheduler)),
                         NicPlacement.StateLocation.file(state))
                 .apply(
                         nic,
-                        NicPlacement.Wanted.polled(avoiding, poll),
+                        scheduling
+                                .map(wanted -> NicPlacement.Wanted.polled(avoiding, poll, wanted))
+                                .orElseGet(() -> NicPlacement.Wanted.polled(avoiding, poll)),
                         new NicPlacement.Options(new PlacementOptions(false, false, napiThreads), dryRun));
     }
 
@@ -432,6 +493,113 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         assertTrue(e.getMessage().contains("napi/eth0-8194") && e.getMessage().contains("rolled back"), e.getMessage());
         assertEquals(kernelBefore(), kernel);
         assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void pollSchedSetsEachPollThreadsClassAfterRecordingItAndRestorePutsBackExactlyWhatItWas() throws IOException {
+        threadedMaximum = 2;
+        List<Map<Integer, ThreadScheduling>> recordedAtEachSet = new ArrayList<>();
+        beforeEachSched =
+                () -> recordedAtEachSet.add(StateFile.read(state).orElseThrow().napiThreadSchedBefore());
+        NicPlacement.Outcome outcome = applyPolled(2, false, false, Optional.of(FIFO_10));
+
+        assertEquals(FIFO_10, classes.get(FIRST_PID));
+        assertEquals(FIFO_10, classes.get(FIRST_PID + 1));
+        assertEquals(ThreadScheduling.OTHER, classes.get(FIRST_PID + 2), "an unpolled queue's thread is left");
+        Map<Integer, ThreadScheduling> recorded = Map.of(8193, ThreadScheduling.OTHER, 8194, BATCH);
+        assertEquals(
+                List.of(recorded, recorded),
+                recordedAtEachSet,
+                "every thread's class was in the state file before the first sched_setscheduler");
+        assertEquals(Optional.of(FIFO_10), outcome.threading().orElseThrow().pollScheduling());
+        assertEquals(Map.of(8193, 2, 8194, 2, 8195, 0, 8196, 0, UNPLANNED, 0), kernel);
+
+        beforeEachSched = () -> {};
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(classesBefore(), classes, "8193 back to SCHED_OTHER, 8194 to SCHED_BATCH");
+        assertEquals(kernelBefore(), kernel);
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aSecondPollSchedApplyChangesNothingAndRestoreStillPutsBackTheFirstClass() throws IOException {
+        threadedMaximum = 2;
+        applyPolled(1, false, false, Optional.of(FIFO_10));
+        int sets = schedCalls.size();
+        applyPolled(1, false, false, Optional.of(FIFO_10));
+        assertEquals(sets, schedCalls.size(), "a thread that has the class is not set again");
+        assertEquals(
+                Map.of(8193, ThreadScheduling.OTHER),
+                StateFile.read(state).orElseThrow().napiThreadSchedBefore());
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(classesBefore(), classes);
+        assertEquals(kernelBefore(), kernel);
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void pollSchedWithoutCapSysNiceLeavesEverythingAsItWasAndSaysWhatItNeeds() throws IOException {
+        threadedMaximum = 2;
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtSched = 1;
+        schedFailure = Errno.EPERM;
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false, Optional.of(FIFO_10)));
+        assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertTrue(
+                e.getMessage()
+                                .startsWith("--poll-sched: setting napi/eth0-8193 (pid 700) to SCHED_FIFO priority 10"
+                                        + " with sched_setscheduler failed: EPERM")
+                        && e.getMessage().contains("needs CAP_SYS_NICE")
+                        && e.getMessage().endsWith("rolled back: every change was put back, nothing else was touched"),
+                e.getMessage());
+        assertEquals(classesBefore(), classes);
+        assertEquals(kernelBefore(), kernel, "each NAPI's threaded as it was");
+        assertEquals(files, NicFixture.snapshot(proc, sys), "every IRQ and thread's affinity as it was");
+        assertFalse(Files.exists(state), "the run created the state file and put everything back");
+    }
+
+    @Test
+    void aFailedSecondSchedPutsTheFirstThreadBackAndRollsBackEveryOtherChange() throws IOException {
+        threadedMaximum = 2;
+        Map<Path, String> files = NicFixture.snapshot(proc, sys);
+        failAtSched = 2; // 8193's thread, then 8194's
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false, Optional.of(FIFO_10)));
+        assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertTrue(
+                e.getMessage().startsWith("--poll-sched: setting napi/eth0-8194 (pid 701)")
+                        && e.getMessage().contains("EINVAL"),
+                e.getMessage());
+        assertEquals(classesBefore(), classes);
+        assertEquals(kernelBefore(), kernel);
+        assertEquals(files, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void aThreadThatCannotBePutBackKeepsTheStateFileForRestore() throws IOException {
+        threadedMaximum = 2;
+        failAtSched = 2; // 8193's thread is set, 8194's fails, and putting back 8194's fails too
+        beforeEachSched = () -> {
+            if (schedCalls.size() == 2) {
+                failAtSched = 3;
+            }
+        };
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false, Optional.of(FIFO_10)));
+        assertTrue(
+                e instanceof RestoreNeeded && e.getMessage().contains("ROLLBACK FAILED for pid 701"), e.getMessage());
+        assertEquals(
+                Map.of(8193, ThreadScheduling.OTHER, 8194, BATCH),
+                StateFile.read(state).orElseThrow().napiThreadSchedBefore(),
+                "the record stays for restore");
+        failAtSched = -1;
+        beforeEachSched = () -> {};
+        restorer().restore(state, Optional.of(ETH0));
+        assertEquals(classesBefore(), classes);
+        assertEquals(kernelBefore(), kernel);
         assertFalse(Files.exists(state));
     }
 }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.SchedPolicy;
+import io.numaspread.kernel.ThreadScheduling;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -148,6 +150,62 @@ class StateFileTest {
                 "NAPI 8193 is recorded twice",
                 head + "{\"8193\": 0}}",
                 "\"napi_threaded\" is not an array");
+        for (Map.Entry<String, String> entry : wrong.entrySet()) {
+            Files.writeString(file, entry.getKey());
+            NumaspreadException e = assertThrows(NumaspreadException.class, () -> StateFile.read(file), entry.getKey());
+            assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
+            assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
+        }
+    }
+
+    @Test
+    void eachBusyPollThreadsClassRoundTripsAndTheFirstValueOfANapiWins() throws IOException {
+        ThreadScheduling batch = new ThreadScheduling(SchedPolicy.BATCH, 0);
+        ThreadScheduling rr = new ThreadScheduling(SchedPolicy.RR, 5);
+        StateFile.State classes = STATE.withNapiThreadSchedBefore(Map.of(8195, rr, 8193, ThreadScheduling.OTHER));
+        Path file = dir.resolve("eth0.json");
+        StateFile.write(file, classes);
+        assertEquals(Optional.of(classes), StateFile.read(file));
+        assertTrue(
+                Files.readString(file)
+                        .contains(
+                                "\"napi_thread_sched\": [\n    {\"napi\": 8193, \"policy\": \"other\", \"priority\": 0},\n"
+                                        + "    {\"napi\": 8195, \"policy\": \"rr\", \"priority\": 5}\n  ]"),
+                Files.readString(file));
+        StateFile.State later = classes.withNapiThreadSchedBefore(Map.of(8193, batch, 8196, batch));
+        assertEquals(
+                Map.of(8193, ThreadScheduling.OTHER, 8195, rr, 8196, batch),
+                later.napiThreadSchedBefore(),
+                "an earlier record stays");
+        assertEquals(
+                Map.of(8195, rr),
+                later.withoutNapiThreadSched(List.of(8193, 8196)).napiThreadSchedBefore());
+        assertTrue(
+                new StateFile.State(new InterfaceName("eth0"), List.of())
+                        .withNapiThreadSchedBefore(Map.of(8193, batch))
+                        .withoutNapiThreadSched(List.of(8193))
+                        .isEmpty(),
+                "a state with nothing left to put back");
+    }
+
+    @Test
+    void busyPollThreadClassEntriesAreReadStrictly() throws IOException {
+        Path file = dir.resolve("eth0.json");
+        String head = "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [], \"napi_thread_sched\": ";
+        Map<String, String> wrong = Map.of(
+                head + "[{\"napi\": 8193, \"policy\": \"deadline\", \"priority\": 0}]}",
+                "\"policy\" is \"deadline\", none of other, fifo, rr, batch and idle",
+                head + "[{\"napi\": 8193, \"policy\": \"fifo\", \"priority\": 0}]}",
+                "priority 0 is outside 1-99",
+                head + "[{\"napi\": 8193, \"policy\": \"other\", \"priority\": 3}]}",
+                "priority 3 with OTHER, which takes 0 only",
+                head + "[{\"napi\": 0, \"policy\": \"other\", \"priority\": 0}]}",
+                "\"napi\" 0 is no NAPI ID",
+                head + "[{\"napi\": 8193, \"policy\": \"other\"}]}",
+                "\"priority\" is missing",
+                head + "[{\"napi\": 8193, \"policy\": \"other\", \"priority\": 0},"
+                        + " {\"napi\": 8193, \"policy\": \"other\", \"priority\": 0}]}",
+                "NAPI 8193 is recorded twice");
         for (Map.Entry<String, String> entry : wrong.entrySet()) {
             Files.writeString(file, entry.getKey());
             NumaspreadException e = assertThrows(NumaspreadException.class, () -> StateFile.read(file), entry.getKey());

@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.SchedPolicy;
+import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.netlink.NetlinkSocket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -92,12 +94,24 @@ abstract class NativeBackendContract {
                         () -> affinityIsAllowedList(backend)),
                 check("currentCpu is one of the allowed CPUs", () -> currentCpuIsAllowed(backend)),
                 check("currentTid is the /proc/thread-self link", () -> currentTidIsThreadSelf(backend)),
-                check("affinity of a dead thread fails naming it", () -> deadThreadFails(backend))));
+                check("affinity of a dead thread fails naming it", () -> deadThreadFails(backend)),
+                check(
+                        "scheduling(tid) is the policy and rt_priority of /proc/TID/stat",
+                        () -> schedulingIsProcStat(backend))));
         if (callsNative()) {
             checks.add(check("setAffinity pins a thread, as the kernel and other threads see", () -> pins(backend)));
             checks.add(check("setAffinity beyond cpu/possible names the CPU", () -> beyondPossibleNamesCpu(backend)));
             checks.add(check("setAffinity to no CPUs fails with EINVAL", () -> emptySetFails(backend)));
             checks.add(check("each thread sees its own errno", () -> errnoIsPerThread(backend)));
+            checks.add(check(
+                    "setScheduling sets SCHED_BATCH on a thread and puts it back, as the kernel sees",
+                    () -> setsScheduling(backend)));
+            checks.add(check(
+                    "setScheduling and scheduling of a dead thread fail with ESRCH naming it",
+                    () -> schedulingOfDeadThreadFails(backend)));
+            checks.add(check(
+                    "SCHED_FIFO without CAP_SYS_NICE fails with EPERM and changes nothing",
+                    () -> realTimeNeedsSysNice(backend)));
             checks.add(check(
                     "a uevent netlink socket receives the kernel's uevent for lo", () -> receivesUevent(backend)));
             checks.add(check(
@@ -114,6 +128,11 @@ abstract class NativeBackendContract {
                     () -> refusedBind(backend)));
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
+            checks.add(check(
+                    "setScheduling is unsupported",
+                    () -> assertThrows(
+                            UnsupportedOperationException.class,
+                            () -> backend.setScheduling(0, ThreadScheduling.OTHER))));
             checks.add(check(
                     "netlink is unsupported",
                     () -> assertThrows(
@@ -338,6 +357,72 @@ abstract class NativeBackendContract {
             NumaspreadException e = assertThrows(NumaspreadException.class, () -> backend.affinity(dead));
             assertTrue(e.getMessage().contains("/proc/" + dead + "/status"), e.getMessage());
         }
+    }
+
+    /** The policy (field 41) and rt_priority (field 40) of {@code /proc/self/task/TID/stat}, as the kernel gives them. */
+    private static ThreadScheduling procStatScheduling(int tid) throws Exception {
+        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/task/" + tid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new ThreadScheduling(
+                SchedPolicy.ofNumber(Integer.parseInt(fields[41 - 3])).orElseThrow(), Integer.parseInt(fields[40 - 3]));
+    }
+
+    private static void schedulingIsProcStat(NativeBackend backend) throws Exception {
+        int tid = LiveHost.threadSelfTid();
+        assertEquals(procStatScheduling(tid), backend.scheduling(tid));
+        assertEquals(procStatScheduling(tid), backend.scheduling(0), "0 is the calling thread");
+    }
+
+    /**
+     * A fresh thread (so that no other test's thread is touched) is set to SCHED_BATCH by its tid, which needs no
+     * privilege, read back by the backend and from /proc, then set back as it was (SCHED_OTHER for a JVM thread).
+     */
+    private static void setsScheduling(NativeBackend backend) throws Exception {
+        ThreadScheduling batch = new ThreadScheduling(SchedPolicy.BATCH, 0);
+        LiveHost.onFreshThread(() -> {
+            int tid = backend.currentTid();
+            ThreadScheduling before = backend.scheduling(tid);
+            backend.setScheduling(tid, batch);
+            assertEquals(batch, backend.scheduling(tid));
+            assertEquals(batch, procStatScheduling(tid), "/proc/TID/stat");
+            backend.setScheduling(tid, before);
+            assertEquals(before, backend.scheduling(tid));
+            assertEquals(before, procStatScheduling(tid), "/proc/TID/stat after putting it back");
+            return null;
+        });
+    }
+
+    private static void schedulingOfDeadThreadFails(NativeBackend backend) throws Exception {
+        int dead = LiveHost.deadTid();
+        NativeCallException set =
+                assertThrows(NativeCallException.class, () -> backend.setScheduling(dead, ThreadScheduling.OTHER));
+        NativeCallException get = assertThrows(NativeCallException.class, () -> backend.scheduling(dead));
+        assertAll(
+                () -> assertEquals("sched_setscheduler", set.function()),
+                () -> assertEquals(Errno.ESRCH.number(), set.errno()),
+                () -> assertTrue(set.getMessage().contains("thread " + dead), set.getMessage()),
+                () -> assertEquals("sched_getscheduler", get.function()),
+                () -> assertEquals(Errno.ESRCH.number(), get.errno()));
+    }
+
+    /**
+     * A fresh thread drops CAP_SYS_NICE (capabilities are per thread) and asks for SCHED_FIFO 99, above any
+     * RLIMIT_RTPRIO a host grants: the kernel refuses with EPERM and the thread stays as it was.
+     */
+    private static void realTimeNeedsSysNice(NativeBackend backend) throws Exception {
+        LiveHost.onFreshThread(() -> {
+            ThreadCapabilities.dropSysNiceFromThisThread();
+            int tid = backend.currentTid();
+            ThreadScheduling before = backend.scheduling(tid);
+            NativeCallException e = assertThrows(
+                    NativeCallException.class,
+                    () -> backend.setScheduling(
+                            tid, new ThreadScheduling(SchedPolicy.FIFO, SchedPolicy.MAX_RT_PRIORITY)));
+            assertEquals("sched_setscheduler", e.function());
+            assertEquals(Errno.EPERM.number(), e.errno());
+            assertEquals(before, procStatScheduling(tid));
+            return null;
+        });
     }
 
     /**

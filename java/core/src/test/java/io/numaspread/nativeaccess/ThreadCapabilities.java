@@ -14,6 +14,7 @@ final class ThreadCapabilities {
     private static final int VERSION_3 = 0x20080522;
 
     private static final int CAP_NET_ADMIN = 12;
+    private static final int CAP_SYS_NICE = 23;
     private static final Capabilities LIBC = Native.load("c", Capabilities.class);
 
     private ThreadCapabilities() {}
@@ -25,6 +26,15 @@ final class ThreadCapabilities {
         int[] data = new int[6];
         LIBC.capget(header, data);
         data[0] &= ~(1 << CAP_NET_ADMIN);
+        LIBC.capset(header, data);
+    }
+
+    /** Removes CAP_SYS_NICE from the calling thread's effective set (a no-op for a thread without it). */
+    static void dropSysNiceFromThisThread() {
+        int[] header = {VERSION_3, 0};
+        int[] data = new int[6];
+        LIBC.capget(header, data);
+        data[0] &= ~(1 << CAP_SYS_NICE);
         LIBC.capset(header, data);
     }
 

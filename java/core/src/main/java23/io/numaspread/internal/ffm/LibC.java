@@ -4,6 +4,7 @@ package io.numaspread.internal.ffm;
 import io.numaspread.internal.ffm.gen.epoll_params;
 import io.numaspread.internal.ffm.gen.libc_h;
 import io.numaspread.internal.ffm.gen.pollfd;
+import io.numaspread.internal.ffm.gen.sched_param;
 import io.numaspread.internal.ffm.gen.sockaddr_nl;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -23,6 +24,9 @@ public final class LibC {
             "sched_getaffinity",
             "sched_setaffinity",
             "sched_getcpu",
+            "sched_setscheduler",
+            "sched_getscheduler",
+            "sched_getparam",
             "gettid",
             "getsockopt",
             "ioctl",
@@ -62,6 +66,53 @@ public final class LibC {
     public static int schedSetaffinity(CallState call, int tid, MemorySegment mask) {
         try {
             return (int) Handles.SCHED_SETAFFINITY.invokeExact(call.state(), tid, mask.byteSize(), mask);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /**
+     * The header's number for a policy named as {@code <sched.h>} names it without its {@code SCHED_} prefix
+     * ({@code FIFO}), or -1 for a name it does not define.
+     */
+    public static int schedPolicy(String name) {
+        return switch (name) {
+            case "OTHER" -> libc_h.SCHED_OTHER();
+            case "FIFO" -> libc_h.SCHED_FIFO();
+            case "RR" -> libc_h.SCHED_RR();
+            case "BATCH" -> libc_h.SCHED_BATCH();
+            case "IDLE" -> libc_h.SCHED_IDLE();
+            default -> -1;
+        };
+    }
+
+    /** {@code sched_setscheduler} with a {@code struct sched_param} of {@code priority}: 0, or -1 with errno in {@code call}. */
+    public static int schedSetscheduler(CallState call, int tid, int policy, int priority) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment param = sched_param.allocate(arena);
+            sched_param.sched_priority(param, priority);
+            return (int) Handles.SCHED_SETSCHEDULER.invokeExact(call.state(), tid, policy, param);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /** {@code sched_getscheduler}: the thread's policy, or -1 with errno in {@code call}. */
+    public static int schedGetscheduler(CallState call, int tid) {
+        try {
+            return (int) Handles.SCHED_GETSCHEDULER.invokeExact(call.state(), tid);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /**
+     * {@code sched_getparam} into {@code call}'s option scratch: 0, or -1 with errno in {@code call}. The priority
+     * is then {@link CallState#intOption()} ({@code struct sched_param} is one int, which the bindings check).
+     */
+    public static int schedGetparam(CallState call, int tid) {
+        try {
+            return (int) Handles.SCHED_GETPARAM.invokeExact(call.state(), tid, call.option());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -281,6 +332,12 @@ public final class LibC {
                 CallState.capturingErrno(libc_h.sched_getaffinity$address(), libc_h.sched_getaffinity$descriptor());
         static final MethodHandle SCHED_SETAFFINITY =
                 CallState.capturingErrno(libc_h.sched_setaffinity$address(), libc_h.sched_setaffinity$descriptor());
+        static final MethodHandle SCHED_SETSCHEDULER =
+                CallState.capturingErrno(libc_h.sched_setscheduler$address(), libc_h.sched_setscheduler$descriptor());
+        static final MethodHandle SCHED_GETSCHEDULER =
+                CallState.capturingErrno(libc_h.sched_getscheduler$address(), libc_h.sched_getscheduler$descriptor());
+        static final MethodHandle SCHED_GETPARAM =
+                CallState.capturingErrno(libc_h.sched_getparam$address(), libc_h.sched_getparam$descriptor());
         static final MethodHandle SCHED_GETCPU =
                 CallState.capturingErrno(libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
         static final MethodHandle GETSOCKOPT =

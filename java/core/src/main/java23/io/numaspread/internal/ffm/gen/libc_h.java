@@ -50,6 +50,51 @@ public class libc_h extends libc_h$shared {
     public static int O_TRUNC() {
         return O_TRUNC;
     }
+    private static final int SCHED_OTHER = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * #define SCHED_OTHER 0
+     * }
+     */
+    public static int SCHED_OTHER() {
+        return SCHED_OTHER;
+    }
+    private static final int SCHED_FIFO = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * #define SCHED_FIFO 1
+     * }
+     */
+    public static int SCHED_FIFO() {
+        return SCHED_FIFO;
+    }
+    private static final int SCHED_RR = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * #define SCHED_RR 2
+     * }
+     */
+    public static int SCHED_RR() {
+        return SCHED_RR;
+    }
+    private static final int SCHED_BATCH = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * #define SCHED_BATCH 3
+     * }
+     */
+    public static int SCHED_BATCH() {
+        return SCHED_BATCH;
+    }
+    private static final int SCHED_IDLE = (int)5L;
+    /**
+     * {@snippet lang=c :
+     * #define SCHED_IDLE 5
+     * }
+     */
+    public static int SCHED_IDLE() {
+        return SCHED_IDLE;
+    }
     private static final int SOL_SOCKET = (int)1L;
     /**
      * {@snippet lang=c :
@@ -211,6 +256,189 @@ public class libc_h extends libc_h$shared {
                 traceDowncall("sched_getcpu");
             }
             return (int)mh$.invokeExact();
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class sched_getparam {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("sched_getparam");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int sched_getparam(__pid_t __pid, struct sched_param *__param)
+     * }
+     */
+    public static FunctionDescriptor sched_getparam$descriptor() {
+        return sched_getparam.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int sched_getparam(__pid_t __pid, struct sched_param *__param)
+     * }
+     */
+    public static MethodHandle sched_getparam$handle() {
+        return sched_getparam.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int sched_getparam(__pid_t __pid, struct sched_param *__param)
+     * }
+     */
+    public static MemorySegment sched_getparam$address() {
+        return sched_getparam.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int sched_getparam(__pid_t __pid, struct sched_param *__param)
+     * }
+     */
+    public static int sched_getparam(int __pid, MemorySegment __param) {
+        var mh$ = sched_getparam.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("sched_getparam", __pid, __param);
+            }
+            return (int)mh$.invokeExact(__pid, __param);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class sched_setscheduler {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_INT,
+            libc_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("sched_setscheduler");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int sched_setscheduler(__pid_t __pid, int __policy, const struct sched_param *__param)
+     * }
+     */
+    public static FunctionDescriptor sched_setscheduler$descriptor() {
+        return sched_setscheduler.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int sched_setscheduler(__pid_t __pid, int __policy, const struct sched_param *__param)
+     * }
+     */
+    public static MethodHandle sched_setscheduler$handle() {
+        return sched_setscheduler.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int sched_setscheduler(__pid_t __pid, int __policy, const struct sched_param *__param)
+     * }
+     */
+    public static MemorySegment sched_setscheduler$address() {
+        return sched_setscheduler.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int sched_setscheduler(__pid_t __pid, int __policy, const struct sched_param *__param)
+     * }
+     */
+    public static int sched_setscheduler(int __pid, int __policy, MemorySegment __param) {
+        var mh$ = sched_setscheduler.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("sched_setscheduler", __pid, __policy, __param);
+            }
+            return (int)mh$.invokeExact(__pid, __policy, __param);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class sched_getscheduler {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            libc_h.C_INT,
+            libc_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("sched_getscheduler");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * extern int sched_getscheduler(__pid_t __pid)
+     * }
+     */
+    public static FunctionDescriptor sched_getscheduler$descriptor() {
+        return sched_getscheduler.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * extern int sched_getscheduler(__pid_t __pid)
+     * }
+     */
+    public static MethodHandle sched_getscheduler$handle() {
+        return sched_getscheduler.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * extern int sched_getscheduler(__pid_t __pid)
+     * }
+     */
+    public static MemorySegment sched_getscheduler$address() {
+        return sched_getscheduler.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * extern int sched_getscheduler(__pid_t __pid)
+     * }
+     */
+    public static int sched_getscheduler(int __pid) {
+        var mh$ = sched_getscheduler.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("sched_getscheduler", __pid);
+            }
+            return (int)mh$.invokeExact(__pid);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
