@@ -52,6 +52,7 @@ final class CommandLines {
             case NAPI_THREADS -> "--napi-threads";
             case BUSY_POLL -> "--poll-queues";
             case IRQ_SUSPENSION -> "--irq-suspend";
+            case POLL_SCHEDULING -> "--poll-sched";
         };
     }
 

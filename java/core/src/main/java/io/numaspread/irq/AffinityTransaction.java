@@ -146,15 +146,6 @@ public final class AffinityTransaction {
         }
     }
 
-    /** A refused {@code sched_setscheduler} whose roll back put everything back, threaded NAPI too. */
-    private static final class Unscheduled extends NumaspreadException {
-        private static final long serialVersionUID = 1L;
-
-        Unscheduled(Kind kind, String message, Throwable cause) {
-            super(kind, message, cause);
-        }
-    }
-
     /** Setting these NAPIs' threads to {@code wanted}, the last step of an apply. */
     private record Scheduling(SortedSet<Integer> napiIds, ThreadScheduling wanted) {}
 
@@ -295,7 +286,10 @@ public final class AffinityTransaction {
                                     run,
                                     threading.get().scheduling()));
                 } catch (NumaspreadException e) {
-                    if (e.kind() == NumaspreadException.Kind.ROLLED_BACK || e instanceof Unscheduled) {
+                    // A failed sched_setscheduler's roll back (refused, or rolled back) put threaded back too.
+                    if (e.kind() == NumaspreadException.Kind.ROLLED_BACK
+                            || e instanceof NapiFeatureFailure failure
+                                    && failure.feature() == NapiFeatureFailure.Feature.POLL_SCHEDULING) {
                         throw e; // the roll back put threaded back too
                     }
                     throw switchedBack(run, stateFile, e);
@@ -631,7 +625,7 @@ public final class AffinityTransaction {
             OptionalInt pid = threads.find(target);
             if (pid.isEmpty()) {
                 throw unscheduled(
-                        "--poll-sched: no kernel thread " + target.name() + " to set to " + wanted,
+                        "no kernel thread " + target.name() + " to set to " + wanted,
                         Map.of(),
                         Map.of(),
                         List.of(),
@@ -645,8 +639,8 @@ public final class AffinityTransaction {
                 now = scheduler.get(pid.getAsInt());
             } catch (IOException e) {
                 throw unscheduled(
-                        "--poll-sched: reading the scheduling class of " + target.name() + " (pid " + pid.getAsInt()
-                                + ") failed: " + Errno.describe(e),
+                        "reading the scheduling class of " + target.name() + " (pid " + pid.getAsInt() + ") failed: "
+                                + Errno.describe(e),
                         Map.of(),
                         Map.of(),
                         List.of(),
@@ -695,7 +689,7 @@ public final class AffinityTransaction {
                 }
             }
             NumaspreadException failed = unscheduled(
-                    "--poll-sched: setting " + Target.napiThreadName(iface, napiId) + " (pid " + pid + ") to " + wanted
+                    "setting " + Target.napiThreadName(iface, napiId) + " (pid " + pid + ") to " + wanted
                             + " with sched_setscheduler failed: " + why,
                     pids,
                     before,
@@ -706,7 +700,8 @@ public final class AffinityTransaction {
                     stateFile);
             throw failed instanceof RestoreNeeded || kind == failed.kind()
                     ? failed
-                    : new Unscheduled(kind, failed.getMessage(), failed);
+                    : new NapiFeatureFailure(
+                            kind, NapiFeatureFailure.Feature.POLL_SCHEDULING, failed.getMessage(), failed);
         }
     }
 
@@ -759,8 +754,9 @@ public final class AffinityTransaction {
         int undone = applied.size()
                 + set.size()
                 + run.threadedSwitched().map(switched -> 1).orElse(0);
-        return new NumaspreadException(
+        return new NapiFeatureFailure(
                 NumaspreadException.Kind.ROLLED_BACK,
+                NapiFeatureFailure.Feature.POLL_SCHEDULING,
                 failure + "; rolled back: " + (undone == 0 ? "nothing had been changed" : "every change was put back")
                         + ", nothing else was touched");
     }

@@ -18,7 +18,9 @@ public final class NapiFeatureFailure extends NumaspreadException {
         /** Polled queues' NAPI threads busy-polling on cores of their own (threaded busy polling). */
         BUSY_POLL,
         /** IRQ suspension's per-NAPI settings (netdev netlink napi-set). */
-        IRQ_SUSPENSION
+        IRQ_SUSPENSION,
+        /** The busy-poll threads' scheduling class (sched_setscheduler). */
+        POLL_SCHEDULING
     }
 
     private final Feature feature;

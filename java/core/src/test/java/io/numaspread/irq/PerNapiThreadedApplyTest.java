@@ -547,9 +547,10 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         NumaspreadException e =
                 assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false, Optional.of(FIFO_10)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
+        assertEquals(NapiFeatureFailure.Feature.POLL_SCHEDULING, ((NapiFeatureFailure) e).feature());
         assertTrue(
                 e.getMessage()
-                                .startsWith("--poll-sched: setting napi/eth0-8193 (pid 700) to SCHED_FIFO priority 10"
+                                .startsWith("setting napi/eth0-8193 (pid 700) to SCHED_FIFO priority 10"
                                         + " with sched_setscheduler failed: EPERM")
                         && e.getMessage().contains("needs CAP_SYS_NICE")
                         && e.getMessage().endsWith("rolled back: every change was put back, nothing else was touched"),
@@ -568,8 +569,9 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         NumaspreadException e =
                 assertThrows(NumaspreadException.class, () -> applyPolled(2, false, false, Optional.of(FIFO_10)));
         assertEquals(NumaspreadException.Kind.ROLLED_BACK, e.kind());
+        assertEquals(NapiFeatureFailure.Feature.POLL_SCHEDULING, ((NapiFeatureFailure) e).feature());
         assertTrue(
-                e.getMessage().startsWith("--poll-sched: setting napi/eth0-8194 (pid 701)")
+                e.getMessage().startsWith("setting napi/eth0-8194 (pid 701)")
                         && e.getMessage().contains("EINVAL"),
                 e.getMessage());
         assertEquals(classesBefore(), classes);
