@@ -4,12 +4,12 @@ package io.numaspread.nic;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.PollSibling;
 import io.numaspread.topology.Topology;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -28,7 +28,7 @@ import java.util.function.IntFunction;
  */
 public record BusyPollCpus(InterfaceName iface, Map<Integer, CpuSet> byNapi, Optional<String> unreported) {
     public BusyPollCpus {
-        byNapi = Map.copyOf(new TreeMap<>(byNapi));
+        byNapi = Collections.unmodifiableMap(new TreeMap<>(byNapi)); // in NAPI ID order, for messages
     }
 
     /**
@@ -58,7 +58,7 @@ public record BusyPollCpus(InterfaceName iface, Map<Integer, CpuSet> byNapi, Opt
      * The running kernel's: {@code napis} (netdev {@code napi-get}, as {@link NapiDiscovery} reads it) with each
      * busy-poll thread's affinity through {@code backend}.
      *
-     * @throws NumaspreadException (call failed) naming the NAPI and PID whose affinity cannot be read
+     * @throws NumaspreadException (call failed) naming the NIC and the thread PID whose affinity cannot be read
      */
     public static BusyPollCpus read(NapiMap napis, NativeBackend backend) {
         return of(napis, pid -> {
@@ -72,11 +72,6 @@ public record BusyPollCpus(InterfaceName iface, Map<Integer, CpuSet> byNapi, Opt
                         e);
             }
         });
-    }
-
-    /** {@link #read(NapiMap, NativeBackend)} of the NAPIs {@link NapiDiscovery} finds for {@code iface}. */
-    public static BusyPollCpus read(InterfaceName iface, KernelPaths paths, NativeBackend backend) {
-        return read(NapiDiscovery.discover(iface, paths, backend), backend);
     }
 
     /** The CPUs the busy-poll threads may run on. */
