@@ -117,6 +117,11 @@ public record PlanRequest(
         return new PlanRequest(origins, count, mode, purpose, cpus, newExclude, skipFirst, policy);
     }
 
+    /** This request with {@code cpus} added to what it excludes, so that its plan stays off them. */
+    public PlanRequest avoiding(CpuSet cpus) {
+        return withExclude(exclude.union(cpus));
+    }
+
     public PlanRequest withSkipFirst(boolean newSkipFirst) {
         return new PlanRequest(origins, count, mode, purpose, cpus, exclude, newSkipFirst, policy);
     }

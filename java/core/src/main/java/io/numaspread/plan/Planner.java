@@ -153,7 +153,8 @@ public final class Planner {
         };
     }
 
-    static CpuSet candidates(Topology topology, PlanRequest request) {
+    /** The CPUs {@code request} plans over: the online ones of its allowed set, less those it excludes. */
+    public static CpuSet candidates(Topology topology, PlanRequest request) {
         return topology.online().intersect(allowed(topology, request)).minus(request.exclude());
     }
 

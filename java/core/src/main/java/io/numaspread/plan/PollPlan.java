@@ -27,6 +27,6 @@ public record PollPlan(PollRequest request, List<PollCore> cores, CpuSet reserve
 
     /** {@code irqsOrLoops} with the reserved CPUs added to what it excludes, so that its plan stays off them. */
     public PlanRequest avoidedBy(PlanRequest irqsOrLoops) {
-        return irqsOrLoops.withExclude(irqsOrLoops.exclude().union(reserved));
+        return irqsOrLoops.avoiding(reserved);
     }
 }

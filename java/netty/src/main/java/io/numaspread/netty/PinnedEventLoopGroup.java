@@ -20,6 +20,7 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nic.BusyPollCpus;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiConfig;
 import io.numaspread.nic.NapiDiscovery;
@@ -32,6 +33,7 @@ import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.PollSibling;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
@@ -46,6 +48,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A Netty event loop group whose loop i is pinned to assignment i of a {@link SpreadPlan}: by default the
@@ -59,11 +62,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Opt-in, epoll loops busy-poll their queue ({@link Builder#busyPoll}, Linux 6.9+).
  *
+ * <p>Built for a NIC, the loops stay off the CPUs of its threaded busy-poll NAPIs ({@code threaded} 2, Linux
+ * 6.19+, as {@code numaspread apply --poll-queues} sets them up) and their SMT siblings, as the kernel reports them
+ * when the group is built ({@link BusyPollCpus}; {@link Builder#pollSibling}).
+ *
  * <p>The loops start when the group is built, one after the other, so that the k-th thread created is loop
  * k's, and each loop reports the affinity its thread got.
  */
 public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private static final System.Logger LOG = System.getLogger(PinnedEventLoopGroup.class.getName());
+    /** A kernel that cannot say which NAPIs busy-poll says so for every group; the log says it once. */
+    private static final AtomicBoolean BUSY_POLL_UNREPORTED_LOGGED = new AtomicBoolean();
+
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
@@ -264,6 +274,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private IrqSuspension irqSuspension;
         private Path stateFile;
         private boolean onIrqCpus;
+        private PollSibling pollSibling = PollSibling.IDLE;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
@@ -284,6 +295,16 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          */
         public Builder loopsOnIrqCpus(boolean on) {
             this.onIrqCpus = on;
+            return this;
+        }
+
+        /**
+         * With {@link #nic}: whether the loops may run beside the NIC's busy-poll threads, on their CPUs' SMT
+         * siblings, as {@code numaspread apply --poll-sibling} says. By default ({@link PollSibling#IDLE}) the
+         * loops stay off the busy-poll cores whole; with {@link PollSibling#SHARED} only off the busy-poll CPUs.
+         */
+        public Builder pollSibling(PollSibling sibling) {
+            this.pollSibling = Objects.requireNonNull(sibling);
             return this;
         }
 
@@ -397,7 +418,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
         /**
          * @throws io.numaspread.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
-         *     has no queue vectors
+         *     has no queue vectors, or naming the NIC and its busy-poll CPUs when those leave no CPU for loops
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
          *     plan are given
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
@@ -418,7 +439,10 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 LoopBusyPolling.requireIrqSuspension(kernel);
             }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
-            SpreadPlan spreadPlan = plan != null ? plan : spreadPlan(threadPinner);
+            PlannedLoops planned =
+                    plan != null ? new PlannedLoops(plan, napiMap(threadPinner)) : planLoops(threadPinner);
+            SpreadPlan spreadPlan = planned.plan();
+            Optional<NapiMap> napiMap = planned.napis();
             PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner)
                     .names(names)
                     .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
@@ -427,15 +451,15 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map (napis)");
             }
             return new PinnedEventLoopGroup(
-                    threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this, napiMap(threadPinner));
+                    threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this, napiMap);
         }
 
         /**
-         * The NAPI map steering and NAPI settings read: the one given, or for a NIC with either the kernel's
-         * ({@link NapiDiscovery}); when netlink fails, none, so that the loops steer by incoming CPU.
+         * The NAPI map steering, NAPI settings and the busy-poll CPUs read: the one given, or for a NIC the
+         * kernel's ({@link NapiDiscovery}); when netlink fails, none, so that the loops steer by incoming CPU.
          */
         private Optional<NapiMap> napiMap(ThreadPinner threadPinner) {
-            if (napis != null || nic == null || !steering && napiSettings == null) {
+            if (napis != null || nic == null) {
                 return Optional.ofNullable(napis);
             }
             try {
@@ -446,26 +470,63 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                         || napiSettings != null) {
                     throw e;
                 }
-                LOG.log(Level.WARNING, "no NAPI map for {0}, steering by incoming CPU: {1}", nic, e.getMessage());
+                LOG.log(
+                        Level.WARNING,
+                        "no NAPI map for {0}, steering by incoming CPU and no busy-poll CPUs known: {1}",
+                        nic,
+                        e.getMessage());
                 return Optional.empty();
             }
         }
 
         /** The plan the loops are built on: the NIC's as {@code plan --nic} makes it, or the node's. */
         SpreadPlan spreadPlan(ThreadPinner threadPinner) {
+            return planLoops(threadPinner).plan();
+        }
+
+        /**
+         * The loops' plan, for a NIC off its busy-poll cores as its NAPI map and the threads' affinity tell them,
+         * with the NAPI map it read (read once the NIC is known to exist, so that an unknown one is named with the
+         * NICs there are).
+         */
+        private PlannedLoops planLoops(ThreadPinner threadPinner) {
             Topology topology = TopologyDiscovery.discover(threadPinner.backend(), SysfsTree.at(kernel.sysfsRoot()))
                     .withAllowed(threadPinner.allowed());
             PlanRequest request;
+            Optional<NapiMap> napis;
             if (nic != null) {
                 request = NicDiscovery.discover(new InterfaceName(nic), kernel)
                         .planRequest(topology, onIrqCpus ? Purpose.IRQS : Purpose.THREADS);
+                napis = napiMap(threadPinner);
                 request = count > 0 ? request.withCount(count) : request;
+                if (napis.isPresent()) {
+                    BusyPollCpus busyPoll = BusyPollCpus.read(napis.get(), threadPinner.backend());
+                    busyPoll.unreported().ifPresent(why -> {
+                        if (!BUSY_POLL_UNREPORTED_LOGGED.getAndSet(true)) {
+                            LOG.log(Level.INFO, "loops of {0} avoid no busy-poll CPUs: {1}", nic, why);
+                        }
+                    });
+                    if (!busyPoll.byNapi().isEmpty()) {
+                        LOG.log(
+                                Level.INFO,
+                                "loops of {0} stay off busy-poll CPUs {1} (NAPIs {2}, siblings {3})",
+                                nic,
+                                busyPoll.cpus(),
+                                busyPoll.byNapi().keySet(),
+                                pollSibling.id());
+                    }
+                    request = busyPoll.avoidedBy(topology, request, pollSibling);
+                }
             } else {
                 request = PlanRequest.threads(node, count);
+                napis = napiMap(threadPinner);
             }
-            return Planner.plan(topology, request);
+            return new PlannedLoops(Planner.plan(topology, request), napis);
         }
     }
+
+    /** The loops' plan and the NAPI map it was made with. */
+    private record PlannedLoops(SpreadPlan plan, Optional<NapiMap> napis) {}
 
     /** Netty's factory, remembering the handler it made for each loop, so that busy polling can reach it. */
     private static final class HandlerRecorder implements IoHandlerFactory {

@@ -2,6 +2,7 @@
 package io.numaspread.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,11 +12,16 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.nic.NapiInstance;
+import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.PollSibling;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.MachineShape;
@@ -24,11 +30,15 @@ import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.ProcStatus;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class PinnedEventLoopGroupTest {
@@ -155,6 +165,97 @@ class PinnedEventLoopGroupTest {
                         .loopsOnIrqCpus(true)
                         .build());
         assertTrue(noNic.getMessage().contains("need the NIC"), noNic.getMessage());
+    }
+
+    /** mana's enp8s0 on node 1 with three queues, whose loops go on 4-5, 6-7, 4-5 when nothing busy-polls. */
+    private static void manaEnp8s0(Path sys, Path proc) {
+        NicFixture.at(sys, proc, MachineShape.mana())
+                .iface("enp8s0")
+                .pci("0000:08:00.0")
+                .driver("mlx5_core")
+                .numaNode(1)
+                .localCpus(null)
+                .vector(60, "mlx5_async0@pci:0000:08:00.0")
+                .vector(61, "mlx5_comp0@pci:0000:08:00.0")
+                .vector(62, "mlx5_comp1@pci:0000:08:00.0")
+                .vector(63, "mlx5_comp2@pci:0000:08:00.0")
+                .write();
+    }
+
+    /**
+     * What netdev napi-get answers for enp8s0: NAPI 8193 (queue 0) with {@code threaded} and its thread, pid 4242,
+     * whose affinity the stand-in /proc gives as {@code cpus} (what sched_getaffinity answers on the live one).
+     */
+    private static NapiMap napiGet(Path proc, int threaded, String cpus) throws IOException {
+        Files.createDirectories(proc.resolve("4242"));
+        Files.writeString(proc.resolve("4242/status"), "Name:\tnapi/enp8s0-8193\nCpus_allowed_list:\t" + cpus + "\n");
+        return new NapiMap(
+                new InterfaceName("enp8s0"),
+                List.of(
+                        new NapiInstance(
+                                8193,
+                                OptionalInt.of(0),
+                                OptionalInt.of(61),
+                                OptionalInt.of(4242),
+                                OptionalInt.of(threaded)),
+                        new NapiInstance(
+                                8194, OptionalInt.of(1), OptionalInt.of(62), OptionalInt.empty(), OptionalInt.of(0))),
+                NapiSource.NETLINK,
+                "stand-in napi-get");
+    }
+
+    private static SpreadPlan loopPlan(Path sys, Path proc, NapiMap napis, PollSibling sibling) {
+        SysfsTree tree = SysfsTree.at(sys);
+        return PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                .nic("enp8s0")
+                .kernel(new KernelPaths(proc, sys))
+                .napis(napis)
+                .pollSibling(sibling)
+                .spreadPlan(new ThreadPinner(new SysfsBackend(tree, proc), tree.possible()));
+    }
+
+    private static CpuSet union(List<CpuSet> sets) {
+        return sets.stream().reduce(CpuSet.EMPTY, CpuSet::union);
+    }
+
+    @Test
+    @Timeout(60)
+    void loopsStayOffABusyPollThreadsCoreAndWithSharedSiblingsOffItsCpu(@TempDir Path sys, @TempDir Path proc)
+            throws IOException {
+        manaEnp8s0(sys, proc);
+        NapiMap pinnedTo6 = napiGet(proc, PerNapiThreaded.BUSY_POLL, "6");
+        List<CpuSet> idle = cpus(loopPlan(sys, proc, pinnedTo6, PollSibling.IDLE));
+        assertEquals(3, idle.size());
+        assertFalse(union(idle).intersects(CpuSet.range(6, 7)), "off CPU 6 and its sibling 7: " + idle);
+        List<CpuSet> shared = cpus(loopPlan(sys, proc, pinnedTo6, PollSibling.SHARED));
+        assertEquals(3, shared.size());
+        assertFalse(union(shared).contains(6), "off CPU 6: " + shared);
+        assertTrue(union(shared).contains(7), "its sibling 7 may hold a loop: " + shared);
+    }
+
+    @Test
+    @Timeout(60)
+    void noThreadedBusyPollNapiChangesNothing(@TempDir Path sys, @TempDir Path proc) throws IOException {
+        manaEnp8s0(sys, proc);
+        NapiMap threadedOnly = napiGet(proc, 1, "6");
+        assertEquals(
+                List.of(CpuSet.range(4, 5), CpuSet.range(6, 7), CpuSet.range(4, 5)),
+                cpus(loopPlan(sys, proc, threadedOnly, PollSibling.IDLE)));
+    }
+
+    @Test
+    @Timeout(60)
+    void aBusyPollThreadOnEveryCpuFailsNamingTheNicAndItsCpus(@TempDir Path sys, @TempDir Path proc)
+            throws IOException {
+        manaEnp8s0(sys, proc);
+        NapiMap unpinned = napiGet(proc, PerNapiThreaded.BUSY_POLL, "0-7");
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> loopPlan(sys, proc, unpinned, PollSibling.IDLE));
+        assertTrue(
+                e.getMessage().contains("enp8s0")
+                        && e.getMessage().contains("8193")
+                        && e.getMessage().contains("CPUs 0-7"),
+                e.getMessage());
     }
 
     /** The IRQ plan gives queue i one CPU, and loop i runs on that CPU's sibling group. */
