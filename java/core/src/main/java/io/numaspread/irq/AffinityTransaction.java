@@ -624,27 +624,16 @@ public final class AffinityTransaction {
             Target target = Target.napiThread(iface, napiId);
             OptionalInt pid = threads.find(target);
             if (pid.isEmpty()) {
-                throw unscheduled(
-                        "no kernel thread " + target.name() + " to set to " + wanted,
-                        Map.of(),
-                        Map.of(),
-                        List.of(),
-                        List.of(),
-                        applied,
-                        run,
-                        stateFile);
+                throw unscheduledBeforeAnySet(
+                        "no kernel thread " + target.name() + " to set to " + wanted, applied, run, stateFile);
             }
             ThreadScheduling now;
             try {
                 now = scheduler.get(pid.getAsInt());
             } catch (IOException e) {
-                throw unscheduled(
+                throw unscheduledBeforeAnySet(
                         "reading the scheduling class of " + target.name() + " (pid " + pid.getAsInt() + ") failed: "
                                 + Errno.describe(e),
-                        Map.of(),
-                        Map.of(),
-                        List.of(),
-                        List.of(),
                         applied,
                         run,
                         stateFile);
@@ -703,6 +692,12 @@ public final class AffinityTransaction {
                     : new NapiFeatureFailure(
                             kind, NapiFeatureFailure.Feature.POLL_SCHEDULING, failed.getMessage(), failed);
         }
+    }
+
+    /** {@link #unscheduled} when no thread's class has been read or set yet. */
+    private NumaspreadException unscheduledBeforeAnySet(
+            String failure, List<Applied> applied, Run run, Path stateFile) {
+        return unscheduled(failure, Map.of(), Map.of(), List.of(), List.of(), applied, run, stateFile);
     }
 
     /**
