@@ -14,6 +14,7 @@ import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.Nic;
+import io.numaspread.plan.PollFlags;
 import io.numaspread.plan.PollPlan;
 import java.io.PrintWriter;
 import java.util.List;
@@ -105,8 +106,9 @@ final class ApplyCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         NicOptions.NicPlan planned = nicOptions.planToWrite();
         Nic nic = planned.nic();
-        Optional<PollPlan> poll =
+        Optional<PollFlags.Around> polled =
                 polling.plan(planned.topology(), planned.plan().request());
+        Optional<PollPlan> poll = polled.map(PollFlags.Around::poll);
         if (irqSuspend && poll.isPresent()) {
             // Two ways to poll one queue: a kernel thread spinning on it, or the server's epoll_wait with its IRQ
             // suspended. A polled queue's NAPI has no IRQ to suspend, and mixing them on one NIC is not a recipe.
@@ -115,15 +117,9 @@ final class ApplyCommand implements Runnable {
                     + " nothing was changed");
         }
         // The IRQs stay off the poll cores (and their siblings when those are kept free).
-        NicOptions.NicPlan nicPlan = poll.isEmpty()
-                ? planned
-                : new NicOptions.NicPlan(
-                        planned.paths(),
-                        planned.topology(),
-                        nic,
-                        PlanOptions.plan(
-                                planned.topology(),
-                                poll.get().avoidedBy(planned.plan().request())));
+        NicOptions.NicPlan nicPlan = polled.map(
+                        around -> new NicOptions.NicPlan(planned.paths(), planned.topology(), nic, around.irqs()))
+                .orElse(planned);
         nicPlan.report().printHeader(out);
         out.println();
         if (poll.isPresent()) {
