@@ -65,6 +65,9 @@ class WatcherBusyPollTest extends StandInNicTest {
     /** The kernel's per-NAPI threaded, by NAPI ID; the NAPI of queue q is {@code firstNapi + q}. */
     private final Map<Integer, Integer> kernel = new ConcurrentSkipListMap<>();
 
+    /** The thread PID napi-get gives each threaded NAPI. */
+    private final Map<Integer, Integer> pids = new ConcurrentSkipListMap<>();
+
     private volatile int firstNapi = 8193;
     private final List<String> napiSets = Collections.synchronizedList(new ArrayList<>());
     /** Every sched_setaffinity, PID=CPUs, the privilege probes (a thread set to its own CPUs) too. */
@@ -86,6 +89,7 @@ class WatcherBusyPollTest extends StandInNicTest {
             napiSets.add(napiId + "=" + value);
             if (value > 0 && kernel.get(napiId) == 0) {
                 // The kernel starts the NAPI's thread as it takes the call, allowed anywhere.
+                pids.put(napiId, nextPid);
                 NicFixture.task(proc, nextPid++, "napi/eth0-" + napiId, true, "0-7");
             }
             kernel.put(napiId, value);
@@ -118,7 +122,7 @@ class WatcherBusyPollTest extends StandInNicTest {
                 napiId,
                 OptionalInt.of(napiId - firstNapi),
                 OptionalInt.of(50 + napiId - firstNapi),
-                OptionalInt.empty(),
+                pids.containsKey(napiId) ? OptionalInt.of(pids.get(napiId)) : OptionalInt.empty(),
                 OptionalInt.of(threaded))));
         return new NapiMap(ETH0, instances, NapiSource.NETLINK, "netdev netlink queue-get and napi-get");
     }
@@ -225,7 +229,9 @@ class WatcherBusyPollTest extends StandInNicTest {
                     throw new java.io.UncheckedIOException(e);
                 }
             }
-            NicFixture.task(proc, 900, "napi/eth0-8193", true, "0-7");
+            // Linux 7.3's igb starts it before the NAPI has its ID back: only napi-get's PID names it.
+            NicFixture.task(proc, 900, "napi/eth0-0", true, "0-7");
+            pids.put(8193, 900);
         });
         WatchEvent.BusyPoll again = (WatchEvent.BusyPoll) WatchHarness.awaitEvent(
                 events,
