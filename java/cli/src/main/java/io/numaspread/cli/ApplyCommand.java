@@ -16,6 +16,7 @@ import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.Nic;
+import io.numaspread.plan.PollFlags;
 import io.numaspread.plan.PollPlan;
 import java.io.PrintWriter;
 import java.util.List;
@@ -117,8 +118,9 @@ final class ApplyCommand implements Runnable {
         PrintWriter out = spec.commandLine().getOut();
         NicOptions.NicPlan planned = nicOptions.planToWrite();
         Nic nic = planned.nic();
-        Optional<PollPlan> poll =
+        Optional<PollFlags.Around> polled =
                 polling.plan(planned.topology(), planned.plan().request());
+        Optional<PollPlan> poll = polled.map(PollFlags.Around::poll);
         Optional<ThreadScheduling> pollScheduling =
                 Optional.ofNullable(pollSched).map(ApplyCommand::parseSchedule);
         if (pollScheduling.isPresent() && poll.isEmpty()) {
@@ -133,15 +135,9 @@ final class ApplyCommand implements Runnable {
                     + " nothing was changed");
         }
         // The IRQs stay off the poll cores (and their siblings when those are kept free).
-        NicOptions.NicPlan nicPlan = poll.isEmpty()
-                ? planned
-                : new NicOptions.NicPlan(
-                        planned.paths(),
-                        planned.topology(),
-                        nic,
-                        PlanOptions.plan(
-                                planned.topology(),
-                                poll.get().avoidedBy(planned.plan().request())));
+        NicOptions.NicPlan nicPlan = polled.map(
+                        around -> new NicOptions.NicPlan(planned.paths(), planned.topology(), nic, around.irqs()))
+                .orElse(planned);
         nicPlan.report().printHeader(out);
         out.println();
         if (poll.isPresent()) {

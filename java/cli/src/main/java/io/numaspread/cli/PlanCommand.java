@@ -8,6 +8,7 @@ import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.PollCore;
+import io.numaspread.plan.PollFlags;
 import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.PollSibling;
 import io.numaspread.plan.Priorities;
@@ -18,6 +19,7 @@ import io.numaspread.topology.Topology;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -86,10 +88,11 @@ final class PlanCommand implements Runnable {
         } else {
             plan = PlanOptions.plan(topology, planning.planOptions.request(nodes, count, Purpose.IRQS));
         }
-        PollPlan poll = polling.plan(topology, plan.request()).orElse(null);
+        Optional<PollFlags.Around> polled = polling.plan(topology, plan.request());
+        PollPlan poll = polled.map(PollFlags.Around::poll).orElse(null);
         SpreadPlan loops = null;
         if (poll != null) {
-            plan = PlanOptions.plan(topology, poll.avoidedBy(plan.request()));
+            plan = polled.get().irqs();
             loops = PlanOptions.plan(
                     topology,
                     poll.avoidedBy(plan.request().withPurpose(Purpose.THREADS).withSkipFirst(false)));

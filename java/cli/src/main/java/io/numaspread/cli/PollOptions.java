@@ -3,15 +3,13 @@ package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.plan.PlanRequest;
-import io.numaspread.plan.Planner;
-import io.numaspread.plan.PollPlan;
-import io.numaspread.plan.PollRequest;
+import io.numaspread.plan.PollFlags;
 import io.numaspread.plan.PollSibling;
 import io.numaspread.topology.Topology;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
-/** The busy-poll flags of {@code plan} and {@code apply}: one declaration of each, planned the same way. */
+/** The busy-poll flags of {@code plan}, {@code apply} and {@code watch}: one declaration of each, planned the same way. */
 final class PollOptions {
     @Option(
             names = "--poll-queues",
@@ -28,12 +26,11 @@ final class PollOptions {
     String pollSibling;
 
     /**
-     * The busy-poll cores for the IRQ request's origin, among the CPUs it plans over; empty without
-     * {@code --poll-queues}.
+     * The flags as a value, for planning later ({@code watch}, at every check); empty without {@code --poll-queues}.
      *
      * @throws NumaspreadException (bad input) naming the flag
      */
-    Optional<PollPlan> plan(Topology topology, PlanRequest irqs) {
+    Optional<PollFlags> flags() {
         if (pollQueues == null) {
             if (pollSibling != null) {
                 throw NumaspreadException.badInput("--poll-sibling goes with --poll-queues N");
@@ -43,16 +40,21 @@ final class PollOptions {
         if (pollQueues < 1) {
             throw NumaspreadException.badInput("--poll-queues must be at least 1, not " + pollQueues);
         }
-        if (irqs.origins().size() > 1) {
-            throw NumaspreadException.badInput("--poll-queues plans for one NIC: give one --node, not "
-                    + irqs.origins().size());
-        }
         try {
-            PollSibling sibling = pollSibling == null ? PollSibling.IDLE : PollSibling.of(pollSibling);
-            int origin = irqs.origins().isEmpty() ? -1 : irqs.origins().get(0);
-            return Optional.of(Planner.poll(topology, new PollRequest(origin, pollQueues, sibling), irqs));
+            return Optional.of(
+                    new PollFlags(pollQueues, pollSibling == null ? PollSibling.IDLE : PollSibling.of(pollSibling)));
         } catch (IllegalArgumentException e) {
             throw NumaspreadException.badInput("--poll-queues: " + e.getMessage());
         }
+    }
+
+    /**
+     * The busy-poll cores for the IRQ request's origin, among the CPUs it plans over, and the IRQs planned around
+     * them; empty without {@code --poll-queues}.
+     *
+     * @throws NumaspreadException (bad input) naming the flag
+     */
+    Optional<PollFlags.Around> plan(Topology topology, PlanRequest irqs) {
+        return flags().map(poll -> poll.plan(topology, irqs));
     }
 }

@@ -13,6 +13,7 @@ import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.plan.PollFlags;
 import io.numaspread.watch.Backoff;
 import io.numaspread.watch.KubeletCpuState;
 import io.numaspread.watch.NetlinkEvents;
@@ -48,13 +49,16 @@ import picocli.CommandLine.Spec;
                     + " online) and compare every queue IRQ with the plan each --interval. When the CPUs, the queues"
                     + " or the IRQ numbers change it plans again and applies; when another writer moves an IRQ it puts"
                     + " it back, and when that writer keeps at it, backs off (doubling, up to 30 intervals) and names"
-                    + " it. One line per event. SIGTERM stops it; --restore-on-exit first puts back what was there"
-                    + " before."
+                    + " it. One line per event. With --poll-queues every plan is made around the busy-poll cores,"
+                    + " as apply's, and after a reset the polled queues' NAPIs are set to busy-poll again and their"
+                    + " threads pinned to their poll CPUs. SIGTERM stops it; --restore-on-exit first puts back what"
+                    + " was there before."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "2:bad input (interface, flag, file); nothing was changed",
-            "3:refused for safety (no privilege, irqbalance running); nothing was changed",
+            "3:refused for safety (no privilege, irqbalance running, --poll-queues on a kernel without threaded busy"
+                    + " polling); nothing was changed",
             "4:the first apply failed part way; every change was rolled back",
             "143:stopped by SIGTERM (after --restore-on-exit, when given)"
         })
@@ -82,6 +86,9 @@ final class WatchCommand implements Runnable {
 
     @Mixin
     HostRootOption host = new HostRootOption();
+
+    @Mixin
+    PollOptions polling = new PollOptions();
 
     @Option(
             names = "--interval",
@@ -151,7 +158,9 @@ final class WatchCommand implements Runnable {
         if (kubeletCpuState != null) {
             KubeletCpuState.exclusiveCpus(kubeletCpuState); // a bad file stops watch at start
         }
-        Watcher.Planning planning = new Watcher.Planning(planOptions.flags(), Optional.ofNullable(kubeletCpuState));
+        Optional<PollFlags> poll = polling.flags();
+        Watcher.Planning planning =
+                new Watcher.Planning(planOptions.flags(), Optional.ofNullable(kubeletCpuState), poll);
 
         String source = events.kind().id();
         Clock clock = Clock.systemUTC();
@@ -179,7 +188,7 @@ final class WatchCommand implements Runnable {
                         Backoff.forInterval(every),
                         placement,
                         stateDirectory,
-                        napiAccess(placement, ifaces, paths)),
+                        napiAccess(placement.napiThreads() || poll.isPresent(), ifaces, paths)),
                 event -> {
                     metrics.heard(event);
                     WatchPrinter.line(event).ifPresent(print);
@@ -272,10 +281,13 @@ final class WatchCommand implements Runnable {
         }
     }
 
-    /** With --napi-threads, each NIC's access to its NAPI threads, every NIC checked for threaded NAPI first. */
+    /**
+     * With --napi-threads or --poll-queues ({@code needed}), each NIC's access to its NAPI threads, every NIC checked
+     * for threaded NAPI first.
+     */
     private Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napiAccess(
-            PlacementOptions placement, List<InterfaceName> ifaces, KernelPaths paths) {
-        if (!placement.napiThreads()) {
+            boolean needed, List<InterfaceName> ifaces, KernelPaths paths) {
+        if (!needed) {
             return Optional.empty();
         }
         Map<InterfaceName, NicPlacement.NapiAccess> access = new HashMap<>();

@@ -89,6 +89,11 @@ final class WatchPrinter {
             return Optional.of("threaded " + nic + ": " + threaded.threadedFile() + " was 0" + after(threaded.after())
                     + "; set to 1 and " + threaded.pinned() + " NAPI threads pinned");
         }
+        if (event instanceof WatchEvent.BusyPoll poll) {
+            return Optional.of("busy poll " + nic + ": "
+                    + poll.napis().stream().map(napi -> polled(nic, napi)).collect(Collectors.joining("; "))
+                    + after(poll.after()));
+        }
         if (event instanceof WatchEvent.NapiThreadsLeft left) {
             return Optional.of("NAPI threads of " + nic + " left as they are: " + left.cause() + after(left.after())
                     + "; the IRQs are kept, the threads pinned again once they can be told apart");
@@ -111,6 +116,21 @@ final class WatchPrinter {
         return Optional.empty();
     }
 
+    /** One busy-poll NAPI and what the check did to it. */
+    private static String polled(InterfaceName nic, WatchEvent.PolledNapi napi) {
+        String thread = "napi/" + nic + "-" + napi.napiId();
+        return switch (napi.action()) {
+            case SET ->
+                "NAPI " + napi.napiId() + " set to threaded 2 (busy-poll), " + thread + " pinned to CPU " + napi.cpu();
+            case PINNED ->
+                "NAPI " + napi.napiId() + " still threaded 2, " + thread + " pinned again to CPU " + napi.cpu()
+                        + " (a new thread)";
+            case KEPT ->
+                "NAPI " + napi.napiId() + " kept: threaded 2, " + thread + " on CPU " + napi.cpu()
+                        + ", nothing written";
+        };
+    }
+
     /** What changed since {@code before}, one phrase each ("CPUs online 0-7 -> 0-4,6-7"). */
     static List<String> changes(NicSnapshot before, NicSnapshot now) {
         List<String> changes = new ArrayList<>();
@@ -128,6 +148,9 @@ final class WatchPrinter {
                     now.queueVectors().keySet().equals(before.queueVectors().keySet())
                             ? "queue vectors renamed"
                             : "queue IRQs " + irqs(before.queueVectors()) + " -> " + irqs(now.queueVectors()));
+        }
+        if (changes.isEmpty() && !now.pollCpus().equals(before.pollCpus())) {
+            changes.add("poll CPUs " + before.pollCpus() + " -> " + now.pollCpus());
         }
         if (changes.isEmpty() && !now.plan().equals(before.plan())) {
             changes.add("plan " + before.plan() + " -> " + now.plan());

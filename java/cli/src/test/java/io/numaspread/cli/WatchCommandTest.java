@@ -284,7 +284,9 @@ class WatchCommandTest extends StandInCliTest {
                 List.of("--interval", "0.01"),
                 List.of("--nic", "eth0"),
                 List.of("--metrics-port", "70000"),
-                List.of("--policy", "nearest"))) {
+                List.of("--policy", "nearest"),
+                List.of("--poll-sibling", "idle"),
+                List.of("--poll-queues", "0"))) {
             List<String> command = new ArrayList<>(List.of(args(
                     "watch",
                     "--nic",
@@ -315,6 +317,16 @@ class WatchCommandTest extends StandInCliTest {
                 badKubelet.err().startsWith("numaspread: " + kubelet + " is not the kubelet's CPU state (JSON): "),
                 badKubelet.err());
         assertEquals(before, NicFixture.snapshot(proc, sys));
+
+        // The stand-in tree's PIDs are no threads of this machine: busy polling is refused before the first apply.
+        NicFixture.file(sys.resolve("class/net/eth0/threaded"), "0");
+        Map<Path, String> withThreaded = NicFixture.snapshot(proc, sys);
+        CliRun poll = CliRun.of(
+                args("watch", "--nic", "eth0", "--state-dir", state.getParent().toString(), "--poll-queues", "1"));
+        assertEquals(Failures.BAD_INPUT, poll.exitCode(), poll.err());
+        assertTrue(poll.err().contains("--poll-queues work on the live kernel's NAPI threads"), poll.err());
+        assertEquals(withThreaded, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
     }
 
     /**

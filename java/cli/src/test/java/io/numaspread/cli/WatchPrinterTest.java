@@ -37,7 +37,12 @@ class WatchPrinterTest {
     private static final Map<Integer, String> VECTORS =
             Map.of(38, "virtio0-input.0", 39, "virtio0-output.0", 40, "virtio0-input.1", 41, "virtio0-output.1");
     private static final NicSnapshot BEFORE = new NicSnapshot(
-            CpuSet.parse("0-7"), CpuSet.EMPTY, VECTORS, 2, List.of(CpuSet.parse("4-5"), CpuSet.parse("6-7")));
+            CpuSet.parse("0-7"),
+            CpuSet.EMPTY,
+            VECTORS,
+            2,
+            List.of(CpuSet.parse("4-5"), CpuSet.parse("6-7")),
+            List.of());
     private static final Map<Status, Integer> COUNTS = Map.of(Status.UNCHANGED, 2, Status.CHANGED, 6);
     private static final Instant UNTIL = Instant.parse("2026-12-01T12:00:00Z");
 
@@ -69,7 +74,8 @@ class WatchPrinterTest {
                 CpuSet.parse("2-3"),
                 Map.of(50, "virtio0-input.0", 51, "virtio0-output.0", 52, "virtio0-input.1", 60, "virtio0-output.1"),
                 1,
-                List.of(CpuSet.parse("4"), CpuSet.parse("6-7")));
+                List.of(CpuSet.parse("4"), CpuSet.parse("6-7")),
+                List.of());
         assertEquals(
                 "changed eth0: CPUs online 0-7 -> 0-4,6-7, exclusive CPUs none -> 2-3, active queues 2 -> 1,"
                         + " queue IRQs 38-41 -> 50-52,60 after uevent cpu5 online; planned again: 6 changed, 2 unchanged",
@@ -92,18 +98,50 @@ class WatchPrinterTest {
         assertEquals("1 IRQ", WatchPrinter.held(List.of(IRQ_51)));
     }
 
+    /** After ethtool -L: one busy-poll NAPI set again (a new one), one pinned again, one the kernel kept. */
+    @Test
+    void eachBusyPollNapiSaysWhatTheCheckDidToIt() {
+        KernelEvent channels = new KernelEvent("uevent", "eth0 queues changed", Optional.of("eth0"));
+        assertEquals(
+                "busy poll eth0: NAPI 8201 set to threaded 2 (busy-poll), napi/eth0-8201 pinned to CPU 6;"
+                        + " NAPI 8194 still threaded 2, napi/eth0-8194 pinned again to CPU 4 (a new thread);"
+                        + " NAPI 8195 kept: threaded 2, napi/eth0-8195 on CPU 2, nothing written after uevent eth0"
+                        + " queues changed",
+                line(new WatchEvent.BusyPoll(
+                        ETH0,
+                        List.of(
+                                new WatchEvent.PolledNapi(8201, 6, WatchEvent.PollAction.SET),
+                                new WatchEvent.PolledNapi(8194, 4, WatchEvent.PollAction.PINNED),
+                                new WatchEvent.PolledNapi(8195, 2, WatchEvent.PollAction.KEPT)),
+                        List.of(channels))));
+    }
+
     @Test
     void aPlanThatChangedAloneOrRenamedVectorsAreNamed() {
         NicSnapshot replanned = new NicSnapshot(
-                BEFORE.online(), BEFORE.keptFree(), VECTORS, 2, List.of(CpuSet.parse("4"), CpuSet.parse("6")));
+                BEFORE.online(),
+                BEFORE.keptFree(),
+                VECTORS,
+                2,
+                List.of(CpuSet.parse("4"), CpuSet.parse("6")),
+                List.of());
         assertEquals(List.of("plan [4-5, 6-7] -> [4, 6]"), WatchPrinter.changes(BEFORE, replanned));
         NicSnapshot renamed = new NicSnapshot(
                 BEFORE.online(),
                 BEFORE.keptFree(),
                 Map.of(38, "virtio1-input.0", 39, "virtio1-output.0", 40, "virtio1-input.1", 41, "virtio1-output.1"),
                 2,
-                BEFORE.plan());
+                BEFORE.plan(),
+                List.of());
         assertEquals(List.of("queue vectors renamed"), WatchPrinter.changes(BEFORE, renamed));
+        NicSnapshot pollMoved = new NicSnapshot(
+                BEFORE.online(),
+                BEFORE.keptFree(),
+                VECTORS,
+                2,
+                List.of(CpuSet.parse("4"), CpuSet.parse("5")),
+                List.of(6));
+        assertEquals(List.of("poll CPUs [] -> [6]"), WatchPrinter.changes(BEFORE, pollMoved));
         assertEquals(List.of(), WatchPrinter.changes(BEFORE, BEFORE));
         assertEquals("none", WatchPrinter.irqs(Map.of()));
         assertEquals("7", WatchPrinter.irqs(Map.of(7, "a")));

@@ -19,7 +19,8 @@ import java.util.OptionalInt;
  * kernel gives them (a PID from netdev netlink is used when its {@code /proc/PID/comm} confirms it), their
  * affinity read back from {@code Cpus_allowed_list} in {@code /proc/PID/status}, and set with
  * {@code sched_setaffinity} on the thread's PID through the native backend. A re-created thread (threaded
- * toggled, {@code ethtool -L}, a reset) has a new PID but the same name, so it is found again.
+ * toggled, {@code ethtool -L}, a reset) has a new PID but the same name, so it is found again; or, re-created
+ * before its NAPI had its ID back, the name {@code napi/IFACE-0}, and then only through napi-get's PID.
  */
 public final class NapiThreads {
     /** {@code sched_setaffinity(pid, ...)}: the native backend's, with the call's errno in the exception. */
@@ -142,7 +143,7 @@ public final class NapiThreads {
             return OptionalInt.empty(); // NONE: no thread can be reached
         }
         Integer hinted = netlinkPids.get(target.number());
-        if (hinted != null && names(hinted, target.name())) {
+        if (hinted != null && (names(hinted, target.name()) || names(hinted, beforeItsId(target)))) {
             return OptionalInt.of(hinted);
         }
         Integer known = byName.get(target.name());
@@ -155,6 +156,17 @@ public final class NapiThreads {
             found = byName.get(target.name().substring(0, COMM_CHARACTERS));
         }
         return found == null || found == AMBIGUOUS ? OptionalInt.empty() : OptionalInt.of(found);
+    }
+
+    /**
+     * The name the kernel gives {@code target}'s thread when it starts the thread before the NAPI has its ID back:
+     * {@code napi/IFACE-0}. Linux 7.3's igb (persistent NAPI config) re-creates a threaded NAPI's thread at {@code
+     * netif_napi_add}, so after {@code ethtool -L} napi-get gives NAPI 8193 the thread {@code napi/eth0-0}; only
+     * that PID, from napi-get, tells such threads apart.
+     */
+    private static String beforeItsId(Target target) {
+        String name = target.name();
+        return name.substring(0, name.lastIndexOf('-') + 1) + "0";
     }
 
     /** {@code Cpus_allowed_list} of {@code pid}, as the kernel prints it. */

@@ -560,9 +560,12 @@ public final class NicPlacement {
 
     /**
      * Refuses, before any change, a kernel whose {@code napi-set} cannot set busy polling: its policy bounds
-     * {@code threaded} below 2 (before Linux 6.19), or it has no {@code napi-set} at all.
+     * {@code threaded} below 2 (before Linux 6.19), or it has no {@code napi-set} at all. Every apply with poll
+     * cores calls it; {@code watch} also before it writes its state file.
+     *
+     * @throws NumaspreadException (refused) naming the kernel release
      */
-    private void refuseWithoutBusyPoll(PerNapiThreaded perNapi) {
+    public void refuseWithoutBusyPoll(PerNapiThreaded perNapi) {
         String release = KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease"))
                 .orElse("(unknown release)");
         long max;

@@ -179,6 +179,30 @@ public sealed interface WatchEvent {
         }
     }
 
+    /** What a check did to a busy-poll NAPI ({@link BusyPoll}). */
+    enum PollAction {
+        /** Its {@code threaded} was not 2 (a new NAPI after a reset, or set back): set to 2, its thread pinned. */
+        SET,
+        /** It still busy-polled, but its thread had left its poll CPU (a new thread after a reset): pinned again. */
+        PINNED,
+        /** It still busy-polled, its thread on its poll CPU: the kernel kept both, nothing was written. */
+        KEPT
+    }
+
+    /** A polled queue's NAPI, the CPU its thread spins on, and what the check did to it. */
+    record PolledNapi(int napiId, int cpu, PollAction action) {}
+
+    /**
+     * The busy-poll NAPIs as an apply left them: at the start, when the plan was made again (a reset, {@code
+     * ethtool -L}, a NIC back after an unbind), or when one had stopped busy-polling; in the polled queues' order.
+     */
+    record BusyPoll(InterfaceName nic, List<PolledNapi> napis, List<KernelEvent> after) implements WatchEvent {
+        public BusyPoll {
+            napis = List.copyOf(napis);
+            after = List.copyOf(after);
+        }
+    }
+
     /** The NAPI threads cannot be planned for now ({@code cause}); the IRQs are kept. Said once while it lasts. */
     record NapiThreadsLeft(InterfaceName nic, String cause, List<KernelEvent> after) implements WatchEvent {
         public NapiThreadsLeft {

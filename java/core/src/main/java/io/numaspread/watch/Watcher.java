@@ -23,9 +23,12 @@ import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.PlanFlags;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
+import io.numaspread.plan.PollFlags;
+import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
@@ -43,6 +46,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -62,23 +66,34 @@ import java.util.function.Function;
 public final class Watcher {
     /**
      * What each check plans with, besides the machine and the NIC it reads: the plan flags, parsed once by the
-     * command, and the kubelet's CPU state file, whose exclusive CPUs are kept free of queues beyond the flags' own
-     * (they change while watch runs: the file is read at every check, {@link KubeletCpuState}).
+     * command, the kubelet's CPU state file, whose exclusive CPUs are kept free of queues beyond the flags' own
+     * (they change while watch runs: the file is read at every check, {@link KubeletCpuState}), and the busy-poll
+     * cores asked for, around which every plan is made as {@code apply --poll-queues} makes it.
      */
-    public record Planning(PlanFlags flags, Optional<Path> kubeletCpuState) {
-        /** {@code nic}'s queue IRQs planned on {@code topology}, off {@code keptFree}. */
-        SpreadPlan plan(Topology topology, Nic nic, CpuSet keptFree) {
+    public record Planning(PlanFlags flags, Optional<Path> kubeletCpuState, Optional<PollFlags> poll) {
+        /**
+         * {@code nic}'s queue IRQs planned on {@code topology}, off {@code keptFree}, with the poll cores when asked
+         * for (chosen off {@code keptFree} too), the IRQs off the CPUs those reserve.
+         */
+        Planned plan(Topology topology, Nic nic, CpuSet keptFree) {
             PlanRequest request = flags.applyTo(nic.planRequest(topology, Purpose.IRQS));
             if (!keptFree.isEmpty()) {
                 request = request.withExclude(request.exclude().union(keptFree));
             }
+            if (poll.isPresent()) {
+                PollFlags.Around around = poll.get().plan(topology, request);
+                return new Planned(around.irqs(), Optional.of(around.poll()));
+            }
             try {
-                return Planner.plan(topology, request);
+                return new Planned(Planner.plan(topology, request), Optional.empty());
             } catch (IllegalArgumentException e) {
                 throw NumaspreadException.badInput(e.getMessage());
             }
         }
     }
+
+    /** One check's plan: the queue IRQs', and the busy-poll cores when asked for. */
+    record Planned(SpreadPlan irqs, Optional<PollPlan> poll) {}
 
     /** Hears what the watcher does, as {@link WatchEvent}s, on the watcher's thread. */
     public interface Listener {
@@ -92,7 +107,7 @@ public final class Watcher {
      *     irqbalance runs), XPS (also keep each transmit queue's {@code xps_cpus}), NAPI threads
      * @param stateDirectory where each NIC's state file {@code IFACE.json} is ({@code /run/numaspread})
      * @param napi how each NIC's NAPI threads are found and pinned, which keeps them on their queues' CPUs and
-     *     threaded NAPI on; present exactly when {@code placement} pins NAPI threads
+     *     threaded NAPI on; present when {@code placement} pins NAPI threads or busy-poll cores are planned
      */
     public record Settings(
             Duration interval,
@@ -102,9 +117,9 @@ public final class Watcher {
             Path stateDirectory,
             Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi) {
         public Settings {
-            if (napi.isPresent() != placement.napiThreads()) {
-                throw new IllegalArgumentException("NAPI thread access must be given exactly when NAPI threads are"
-                        + " pinned (" + placement + ")");
+            if (napi.isEmpty() && placement.napiThreads()) {
+                throw new IllegalArgumentException(
+                        "NAPI thread access must be given when NAPI threads are pinned (" + placement + ")");
             }
         }
 
@@ -155,6 +170,15 @@ public final class Watcher {
         Optional<NapiThreads> threads = Optional.empty();
         /** Why the NAPI threads could not be planned at the last check, said once. */
         Optional<String> napiProblem = Optional.empty();
+        /** This check's busy-poll threads, each on its poll CPU; none without poll cores. */
+        List<Setting> busyPoll = List.of();
+        /** Whether this check has said what it did to the busy-poll NAPIs. */
+        boolean busyPollSaid;
+        /**
+         * The settings this check already changed while setting threaded NAPI or busy polling again (that apply
+         * writes the whole plan): nothing of the check is then said as kept by the kernel.
+         */
+        List<Target> changedFirst = List.of();
         /**
          * Events after which a check found the plan held, with nothing to write: said as kept at the recheck after
          * them, if it still holds then (a driver finishes some changes after their events).
@@ -170,6 +194,9 @@ public final class Watcher {
             Settings settings,
             Listener listener,
             Clock clock) {
+        if (planning.poll().isPresent() && settings.napi().isEmpty()) {
+            throw new IllegalArgumentException("busy-poll cores need NAPI thread access");
+        }
         this.nics = List.copyOf(nics);
         this.paths = paths;
         this.files = files;
@@ -270,7 +297,7 @@ public final class Watcher {
     }
 
     /** What one check read: the NIC, the plan made for it, and what that plan depends on. */
-    private record Reading(Nic nic, SpreadPlan plan, NicSnapshot snapshot) {}
+    private record Reading(Nic nic, SpreadPlan plan, Optional<PollPlan> poll, NicSnapshot snapshot) {}
 
     private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {
         check(iface, trigger, events, true);
@@ -279,6 +306,9 @@ public final class Watcher {
     /** {@code mayCheckAgain}: a check that failed because the NIC changed under it checks once more. */
     private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events, boolean mayCheckAgain) {
         Placed state = placed.get(iface);
+        state.busyPoll = List.of();
+        state.busyPollSaid = false;
+        state.changedFirst = List.of();
         Instant now = clock.instant();
         Optional<Reading> first = read(iface, state, trigger, events, now);
         if (first.isEmpty()) {
@@ -289,11 +319,12 @@ public final class Watcher {
             List<Setting> wanted = wanted(iface, state, reading, trigger, events);
             if (trigger == Trigger.START) {
                 NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
-                listener.heard(new WatchEvent.Applied(iface, outcome.counts(), outcome.stateFile()));
+                listener.heard(new WatchEvent.Applied(iface, counts(state, outcome), outcome.stateFile()));
+                sayBusyPoll(iface, state, List.of(), outcome.results(), List.of());
             } else if (changedSince(state, reading)) {
                 List<AffinityTransaction.Result> found =
                         cameBackAsItWent(state, reading) ? readBack(iface, state, reading.nic(), wanted) : List.of();
-                if (!found.isEmpty() && found.stream().noneMatch(Watcher::moved)) {
+                if (!found.isEmpty() && found.stream().noneMatch(Watcher::moved) && state.changedFirst.isEmpty()) {
                     // The NIC is back as it went, its files as planned: igb frees its vectors while its link is
                     // down (no handler in /proc/interrupts, so it went) and requests the same ones at up, their
                     // affinity kept by the kernel. Kept, not planned again; said at the recheck after the events,
@@ -411,8 +442,12 @@ public final class Watcher {
         }
         try {
             Nic nic = NicDiscovery.discover(iface, paths);
-            SpreadPlan plan = planning.plan(topology, nic, keptFree);
-            return Optional.of(new Reading(nic, plan, NicSnapshot.of(topology.online(), keptFree, nic, plan)));
+            Planned plan = planning.plan(topology, nic, keptFree);
+            return Optional.of(new Reading(
+                    nic,
+                    plan.irqs(),
+                    plan.poll(),
+                    NicSnapshot.of(topology.online(), keptFree, nic, plan.irqs(), plan.poll())));
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;
@@ -430,9 +465,15 @@ public final class Watcher {
             InterfaceName iface, Placed state, Reading reading, Trigger trigger, List<KernelEvent> events) {
         List<Setting> irqSettings = IrqPlan.settings(reading.nic(), reading.plan(), settings.xps());
         if (trigger == Trigger.START) {
+            if (reading.poll().isPresent()) {
+                // As apply's refusal, before the state file is written.
+                placement()
+                        .refuseWithoutBusyPoll(
+                                settings.napi().orElseThrow().apply(iface).perNapi());
+            }
             recordOriginals(iface, irqSettings);
         }
-        return withNapiThreads(state, reading.nic(), reading.plan(), irqSettings, trigger, events);
+        return withNapiThreads(state, reading, irqSettings, trigger, events);
     }
 
     /** Whether what the plan depends on changed since the last check (or the NIC came back). */
@@ -468,8 +509,9 @@ public final class Watcher {
         state.fights.clear();
         NicPlacement.Outcome outcome = apply(state, reading.nic(), wanted);
         countNapiThreads(iface, outcome.results());
-        listener.heard(
-                new WatchEvent.Changed(iface, before, reading.snapshot(), after(iface, events), outcome.counts()));
+        listener.heard(new WatchEvent.Changed(
+                iface, before, reading.snapshot(), after(iface, events), counts(state, outcome)));
+        sayBusyPoll(iface, state, List.of(), outcome.results(), after(iface, events));
     }
 
     /** What each file of the plan holds now, as a dry run of the apply reads it. */
@@ -580,7 +622,11 @@ public final class Watcher {
             }
         }
         if (moved.isEmpty()) {
-            heldAcross(iface, state, reading, trigger, events);
+            if (state.changedFirst.isEmpty()) {
+                heldAcross(iface, state, reading, trigger, events);
+            } else {
+                state.heldAfter.clear();
+            }
             return;
         }
         state.heldAfter.clear();
@@ -671,24 +717,33 @@ public final class Watcher {
     }
 
     /**
-     * With {@code --napi-threads}, the plan's settings plus one per NAPI thread, as the kernel names them now.
-     * When threaded NAPI is off (someone turned it off, or at the start), it is turned on again and its threads
-     * pinned in one apply, which records threaded's previous value; that says one line.
+     * With {@code --napi-threads}, the plan's settings plus one per NAPI thread, as the kernel names them now; with
+     * busy-poll cores, plus each polled queue's thread on its poll CPU. When threaded NAPI is off (someone turned it
+     * off, or at the start), or a polled queue's NAPI does not busy-poll (a reset gave the queue a new NAPI, or the
+     * kernel forgot its {@code threaded}), it is set again and the threads pinned in one apply, which records
+     * {@code threaded}'s previous value; that says one line.
      */
     private List<Setting> withNapiThreads(
-            Placed state, Nic nic, SpreadPlan plan, List<Setting> wanted, Trigger trigger, List<KernelEvent> events) {
-        if (settings.napi().isEmpty()) {
+            Placed state, Reading reading, List<Setting> wanted, Trigger trigger, List<KernelEvent> events) {
+        boolean pinAll = settings.placement().napiThreads();
+        Optional<PollPlan> poll = reading.poll();
+        if (!pinAll && poll.isEmpty()) {
             return wanted;
         }
-        NicPlacement.NapiAccess napi = settings.napi().get().apply(nic.name());
+        Nic nic = reading.nic();
+        SpreadPlan plan = reading.plan();
+        NicPlacement.NapiAccess napi = settings.napi().orElseThrow().apply(nic.name());
         Path threadedFile = NicPlacement.threadedFile(paths, nic.name());
         NapiMap map = napi.discover().get();
         List<Setting> threadSettings;
+        List<Setting> busyPoll;
         try {
-            threadSettings = NapiThreadPlan.settings(nic, plan, map);
+            threadSettings = pinAll ? NapiThreadPlan.settings(nic, plan, map) : List.of();
+            busyPoll = poll.map(p -> NapiThreadPlan.busyPoll(nic, p, map)).orElse(List.of());
         } catch (NumaspreadException e) {
-            // While the kernel's map cannot tell the threads apart (virtio_net with fewer channels than NAPIs),
-            // the IRQs are still kept; the threads are pinned again once it can.
+            // While the kernel's map cannot tell the threads apart (virtio_net with fewer channels than NAPIs, or
+            // no NAPI listed while the link is down), the IRQs are still kept; the threads are pinned again once
+            // it can.
             if (trigger == Trigger.START || e.kind() != NumaspreadException.Kind.REFUSED) {
                 throw e;
             }
@@ -699,26 +754,102 @@ public final class Watcher {
             return wanted;
         }
         state.napiProblem = Optional.empty();
-        if (threadedOff(threadedFile, threadSettings, map)) {
-            NicPlacement.Outcome outcome =
-                    placement().apply(nic, NicPlacement.Wanted.plan(plan), settings.placement(false));
+        state.busyPoll = busyPoll;
+        boolean threadedOff = pinAll && threadedOff(threadedFile, threadSettings, map);
+        List<Integer> notPolling = notPolling(busyPoll, map);
+        if (threadedOff || !notPolling.isEmpty()) {
+            NicPlacement.Outcome outcome = placement()
+                    .apply(
+                            nic,
+                            poll.map(p -> NicPlacement.Wanted.polled(plan, p))
+                                    .orElseGet(() -> NicPlacement.Wanted.plan(plan)),
+                            settings.placement(false));
+            state.changedFirst = outcome.results().stream()
+                    .filter(r -> r.status() == AffinityTransaction.Status.CHANGED)
+                    .map(AffinityTransaction.Result::target)
+                    .toList();
             long pinned = countNapiThreads(nic.name(), outcome.results());
-            listener.heard(new WatchEvent.ThreadedTurnedOn(
-                    nic.name(),
-                    threadedFile,
-                    outcome.threading()
-                            .filter(way -> way.way() == NicPlacement.ThreadingWay.PER_NAPI)
-                            .map(NicPlacement.Threading::turnedOn)
-                            .orElse(List.of()),
-                    pinned,
-                    trigger == Trigger.START ? List.of() : after(nic.name(), events)));
+            List<KernelEvent> after = trigger == Trigger.START ? List.of() : after(nic.name(), events);
+            if (threadedOff) {
+                listener.heard(new WatchEvent.ThreadedTurnedOn(
+                        nic.name(),
+                        threadedFile,
+                        outcome.threading()
+                                .filter(way -> way.way() == NicPlacement.ThreadingWay.PER_NAPI)
+                                .map(threading -> threading.turnedOn().stream()
+                                        .filter(id -> !threading.busyPolled().containsKey(id))
+                                        .toList())
+                                .orElse(List.of()),
+                        pinned,
+                        after));
+            }
+            sayBusyPoll(nic.name(), state, notPolling, outcome.results(), after);
         }
         NapiThreads threads = state.threads.orElseGet(() -> napi.threads(paths, files));
         threads.useNetlinkPids(map);
         state.threads = Optional.of(threads);
         List<Setting> all = new ArrayList<>(wanted);
-        all.addAll(threadSettings);
+        all.addAll(NapiThreadPlan.withBusyPoll(threadSettings, busyPoll));
         return all;
+    }
+
+    /**
+     * How many settings of {@code outcome} ended in each status, those the check changed first ({@link
+     * Placed#changedFirst}) counted as changed: the apply that follows found them as that one left them.
+     */
+    private static Map<AffinityTransaction.Status, Integer> counts(Placed state, NicPlacement.Outcome outcome) {
+        Map<AffinityTransaction.Status, Integer> counts = new TreeMap<>();
+        for (AffinityTransaction.Result result : outcome.results()) {
+            AffinityTransaction.Status status = result.status() == AffinityTransaction.Status.UNCHANGED
+                            && state.changedFirst.contains(result.target())
+                    ? AffinityTransaction.Status.CHANGED
+                    : result.status();
+            counts.merge(status, 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    /** The polled queues' NAPIs that do not busy-poll now, as napi-get reports their {@code threaded}. */
+    private static List<Integer> notPolling(List<Setting> busyPoll, NapiMap map) {
+        return busyPoll.stream()
+                .map(setting -> setting.target().number())
+                .filter(napiId -> map.byId(napiId)
+                        .map(NapiInstance::threaded)
+                        .filter(OptionalInt::isPresent)
+                        .map(OptionalInt::getAsInt)
+                        .map(threaded -> threaded != PerNapiThreaded.BUSY_POLL)
+                        .orElse(true))
+                .toList();
+    }
+
+    /**
+     * Says, once per check, what an apply did to the busy-poll NAPIs: {@code switched} were set to busy-poll, the
+     * others' threads pinned ({@code results} changed them) or found on their poll CPU, kept.
+     */
+    private void sayBusyPoll(
+            InterfaceName iface,
+            Placed state,
+            List<Integer> switched,
+            List<AffinityTransaction.Result> results,
+            List<KernelEvent> after) {
+        if (state.busyPoll.isEmpty() || state.busyPollSaid) {
+            return;
+        }
+        state.busyPollSaid = true;
+        List<WatchEvent.PolledNapi> napis = new ArrayList<>();
+        for (Setting setting : state.busyPoll) {
+            int napiId = setting.target().number();
+            boolean pinned = results.stream()
+                    .anyMatch(r ->
+                            r.target().equals(setting.target()) && r.status() == AffinityTransaction.Status.CHANGED);
+            napis.add(new WatchEvent.PolledNapi(
+                    napiId,
+                    setting.cpus().first(),
+                    switched.contains(napiId)
+                            ? WatchEvent.PollAction.SET
+                            : pinned ? WatchEvent.PollAction.PINNED : WatchEvent.PollAction.KEPT));
+        }
+        listener.heard(new WatchEvent.BusyPoll(iface, napis, after));
     }
 
     /**

@@ -173,6 +173,22 @@ class NapiThreadsApplyTest extends StandInNicTest {
         assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), threadAffinities());
     }
 
+    /**
+     * Linux 7.3's igb re-creates a threaded NAPI's thread at {@code ethtool -L} before the NAPI has its ID back, so
+     * it is named napi/eth0-0: napi-get's PID finds it; the name alone does not.
+     */
+    @Test
+    void aNetlinkPidOfAThreadStartedBeforeItsNapiHadItsIdIsUsed() throws IOException {
+        deleteTask(FIRST_PID + 1);
+        NicFixture.task(proc, 901, "napi/eth0-0", true, "0-7");
+        NicFixture.task(proc, 902, "napi/eth0-0", true, "0-7");
+        netlinkPids = Map.of(8194, 901);
+        NicFixture.file(threaded, "1");
+        apply(false);
+        assertEquals("2-3", threadAffinity(901));
+        assertEquals("0-7", threadAffinity(902), "napi-get gives no NAPI this thread");
+    }
+
     @Test
     void aFailedPinRollsBackTheThreadsTheIrqsAndThreaded() throws IOException {
         Map<Path, String> before = NicFixture.snapshot(proc, sys);

@@ -29,6 +29,7 @@ final class WatchHarness {
     static Watcher.Planning asWritten() {
         return new Watcher.Planning(
                 new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
+                Optional.empty(),
                 Optional.empty());
     }
 

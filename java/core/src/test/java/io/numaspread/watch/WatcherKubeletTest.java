@@ -43,7 +43,7 @@ class WatcherKubeletTest extends StandInNicTest {
                 List.of(ETH0),
                 paths,
                 KernelFiles.DIRECT,
-                new Watcher.Planning(WatchHarness.asWritten().flags(), Optional.of(kubelet)),
+                new Watcher.Planning(WatchHarness.asWritten().flags(), Optional.of(kubelet), Optional.empty()),
                 new Watcher.Settings(
                         Duration.ofMillis(100),
                         Duration.ofMillis(20),
