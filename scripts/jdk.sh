@@ -147,14 +147,17 @@ class_archive_is_fresh() {
   [ -f "$1" ] && [ "$1" -nt "$NUMASPREAD_CLI_JAR" ] && [ "$1" -nt "$2/lib/modules" ]
 }
 
-# The JVM options of a CLI run on the JDK at $1. C1 alone and the serial collector: a CLI run is short and
-# single-threaded, and watch is long-lived but idle between events, so C2's compilations and G1's threads never
-# pay back. Then the class archive when it is fresh, and last NUMASPREAD_JAVA_OPTIONS, so that the caller's own
-# options win.
+# C1 alone and the serial collector, for a CLI run and for the training run that makes its class archive: a CLI
+# run is short and single-threaded, and watch is long-lived but idle between events, so C2's compilations and
+# G1's threads never pay back.
+cli_jit_and_gc="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+# The JVM options of a CLI run on the JDK at $1: the above, then the class archive when it is fresh, and last
+# NUMASPREAD_JAVA_OPTIONS, so that the caller's own options win.
 cli_java_options() {
   local archive
   java_options "$1"
-  echo "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+  echo "$cli_jit_and_gc"
   archive=$(cli_class_archive "$1")
   if [ -n "$archive" ] && class_archive_is_fresh "$archive" "$1"; then
     if [[ $archive == *.aot ]]; then
@@ -180,8 +183,8 @@ ensure_cli_class_archive() {
   rm -f "$partial"
   local make_archive=-XX:ArchiveClassesAtExit=$partial
   [[ $archive != *.aot ]] || make_archive=-XX:AOTCacheOutput=$partial
-  # shellcheck disable=SC2046 # one option per word
-  "$runtime/bin/java" $(java_options "$runtime") -XX:TieredStopAtLevel=1 -XX:+UseSerialGC "$make_archive" \
+  # shellcheck disable=SC2046,SC2086 # one option per word
+  "$runtime/bin/java" $(java_options "$runtime") $cli_jit_and_gc "$make_archive" \
     -jar "$NUMASPREAD_CLI_JAR" topology --json >/dev/null 2>&1 || true
   if [ -s "$partial" ]; then mv -f "$partial" "$archive"; else rm -f "$partial"; fi
   rm -f "$partial.config"

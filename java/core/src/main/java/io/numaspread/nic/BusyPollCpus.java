@@ -84,13 +84,9 @@ public record BusyPollCpus(InterfaceName iface, Map<Integer, CpuSet> byNapi, Opt
      * --poll-sibling} has by default) their SMT siblings too.
      */
     public CpuSet reserved(Topology topology, PollSibling sibling) {
-        CpuSet cpus = cpus();
-        if (sibling == PollSibling.SHARED) {
-            return cpus;
-        }
-        CpuSet.Builder withSiblings = CpuSet.builder();
-        cpus.forEachCpu(cpu -> withSiblings.addAll(topology.siblings(cpu).with(cpu)));
-        return withSiblings.build();
+        CpuSet.Builder reserved = CpuSet.builder();
+        cpus().forEachCpu(cpu -> reserved.addAll(sibling.keptFree(topology, cpu)));
+        return reserved.build();
     }
 
     /**

@@ -85,7 +85,6 @@ public final class Planner {
         }
         Layout layout = new Layout(topology, candidates);
         Layout.View view = layout.view(origin);
-        boolean idle = poll.sibling() == PollSibling.IDLE;
         List<PollCore> cores = new ArrayList<>();
         CpuSet.Builder reserved = CpuSet.builder();
         CpuSet taken = CpuSet.EMPTY;
@@ -102,7 +101,7 @@ public final class Planner {
                 if (core.intersects(taken)) {
                     continue;
                 }
-                CpuSet kept = idle ? core : CpuSet.of(cpu);
+                CpuSet kept = poll.sibling().keptFree(topology, cpu);
                 int cost = kept.intersect(candidates).size();
                 if (left - cost < 1) {
                     continue;

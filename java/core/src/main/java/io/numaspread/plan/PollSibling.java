@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.plan;
 
+import io.numaspread.CpuSet;
+import io.numaspread.topology.Topology;
 import java.util.Locale;
 
 /**
@@ -22,6 +24,11 @@ public enum PollSibling {
     /** The one spelling of this choice wherever it is shown or given. */
     public String id() {
         return id;
+    }
+
+    /** What a poll thread on {@code cpu} keeps free: its CPU, and with {@link #IDLE} its whole core. */
+    public CpuSet keptFree(Topology topology, int cpu) {
+        return this == IDLE ? topology.siblings(cpu).with(cpu) : CpuSet.of(cpu);
     }
 
     /**
