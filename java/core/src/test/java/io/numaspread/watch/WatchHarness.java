@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.watch;
 
+import io.numaspread.kernel.KernelPaths;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanFlags;
 import io.numaspread.plan.Policy;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /** What the watcher tests share: the mana machine read from a fake tree, and waiting for a reported event. */
 final class WatchHarness {
+    /** eth0's link going down and coming up, as rtnetlink reports them. */
+    static final KernelEvent LINK_DOWN = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (down)", Optional.of("eth0"));
+
+    static final KernelEvent LINK_UP = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0"));
+
     private WatchHarness() {}
 
     /**
@@ -47,5 +56,31 @@ final class WatchHarness {
             Thread.sleep(20);
         }
         throw new AssertionError("no such event in " + events);
+    }
+
+    /**
+     * The mana NIC's vectors (49-53) leave {@code paths}' /proc/interrupts with a link-down event, until {@code
+     * watcher} says it went; then {@code meanwhile} runs and they come back with a link-up event.
+     */
+    static void linkDownAndUp(KernelPaths paths, Watcher watcher, List<WatchEvent> events, Runnable meanwhile)
+            throws Exception {
+        String interrupts = Files.readString(paths.interrupts());
+        Files.writeString(
+                paths.interrupts(),
+                Arrays.stream(interrupts.split("\n", -1))
+                        .filter(line -> !line.matches(" *(49|5[0-3]):.*"))
+                        .collect(Collectors.joining("\n")));
+        watcher.post(LINK_DOWN);
+        awaitEvent(events, WatchEvent.Gone.class::isInstance);
+        meanwhile.run();
+        Files.writeString(paths.interrupts(), interrupts);
+        watcher.post(LINK_UP);
+    }
+
+    /** The {@code kind} events of {@code events} (a synchronized list), in order. */
+    static <T extends WatchEvent> List<T> reported(List<WatchEvent> events, Class<T> kind) {
+        synchronized (events) {
+            return events.stream().filter(kind::isInstance).map(kind::cast).toList();
+        }
     }
 }

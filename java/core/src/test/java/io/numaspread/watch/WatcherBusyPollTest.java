@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +34,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,9 +51,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WatcherBusyPollTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
-    private static final KernelEvent DOWN =
-            new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (down)", Optional.of("eth0"));
-    private static final KernelEvent UP = new KernelEvent("rtnetlink", "eth0 RTM_NEWLINK (up)", Optional.of("eth0"));
     /** mana's node 0 is CPUs 0-3, two cores; the planner gives queue 0's poll thread the second core's CPU 2. */
     private static final int POLL_CPU = 2;
     /** The poll CPU and its sibling, kept idle: no IRQ may land there. */
@@ -173,12 +168,12 @@ class WatcherBusyPollTest extends StandInNicTest {
                         ETH0,
                         List.of(new WatchEvent.PolledNapi(8193, POLL_CPU, WatchEvent.PollAction.SET)),
                         List.of())),
-                reported(WatchEvent.BusyPoll.class));
+                WatchHarness.reported(events, WatchEvent.BusyPoll.class));
         assertEquals(String.valueOf(POLL_CPU), threadAffinity(700));
         assertIrqsOffThePollCore();
 
         // An unbind and bind: the vectors come back spread anew, and the queues have new NAPIs, none threaded.
-        linkDownAndUp(() -> {
+        WatchHarness.linkDownAndUp(paths, watcher, events, () -> {
             IntStream.rangeClosed(50, 53).forEach(irq -> write(irq, "0-7"));
             newNapis(8301);
         });
@@ -187,13 +182,13 @@ class WatcherBusyPollTest extends StandInNicTest {
                 e -> e instanceof WatchEvent.BusyPoll poll && !poll.after().isEmpty());
         assertEquals(List.of(new WatchEvent.PolledNapi(8301, POLL_CPU, WatchEvent.PollAction.SET)), again.napis());
         // A drift check may find the NIC gone before the link-down event is read: then both come in one burst.
-        assertTrue(again.after().contains(UP), again.toString());
+        assertTrue(again.after().contains(WatchHarness.LINK_UP), again.toString());
         assertEquals(Map.of(8301, 2, 8302, 0, 8303, 0, 8304, 0), kernel);
         assertEquals(String.valueOf(POLL_CPU), threadAffinity(701));
         assertIrqsOffThePollCore();
         WatchHarness.awaitEvent(events, WatchEvent.Changed.class::isInstance);
         Thread.sleep(2000); // past the recheck after the events
-        assertEquals(List.of(), reported(WatchEvent.Kept.class), "written, not kept: " + events);
+        assertEquals(List.of(), WatchHarness.reported(events, WatchEvent.Kept.class), "written, not kept: " + events);
 
         stop();
         assertEquals(Map.of(8301, 0, 8302, 0, 8303, 0, 8304, 0), kernel, events.toString());
@@ -207,13 +202,13 @@ class WatcherBusyPollTest extends StandInNicTest {
         List<String> setsBefore = List.copyOf(napiSets);
         List<String> pinsBefore = List.copyOf(pins);
         // A link down and up on a driver with persistent NAPI config: the same vectors, NAPIs, threaded and thread.
-        linkDownAndUp(() -> {});
+        WatchHarness.linkDownAndUp(paths, watcher, events, () -> {});
         WatchEvent.Kept kept = (WatchEvent.Kept) WatchHarness.awaitEvent(events, WatchEvent.Kept.class::isInstance);
         assertTrue(kept.held().contains(Target.napiThread(ETH0, 8193)), kept.toString());
         assertEquals(setsBefore, napiSets);
         assertEquals(pinsBefore, pins);
-        assertEquals(1, reported(WatchEvent.BusyPoll.class).size(), events.toString());
-        assertEquals(List.of(), reported(WatchEvent.Changed.class), events.toString());
+        assertEquals(1, WatchHarness.reported(events, WatchEvent.BusyPoll.class).size(), events.toString());
+        assertEquals(List.of(), WatchHarness.reported(events, WatchEvent.Changed.class), events.toString());
         stop();
     }
 
@@ -221,7 +216,7 @@ class WatcherBusyPollTest extends StandInNicTest {
     void aThreadTheKernelRecreatedIsPinnedAgainAndTheNapiLeftBusyPolling() throws Exception {
         start();
         List<String> setsBefore = List.copyOf(napiSets);
-        linkDownAndUp(() -> {
+        WatchHarness.linkDownAndUp(paths, watcher, events, () -> {
             for (String file : List.of("comm", "stat", "status")) {
                 try {
                     Files.delete(proc.resolve("700/" + file));
@@ -272,35 +267,11 @@ class WatcherBusyPollTest extends StandInNicTest {
         throw new AssertionError("no Cpus_allowed_list for " + pid);
     }
 
-    /**
-     * The NIC's vectors (49-53) leave /proc/interrupts with a link-down event, until watch says it went; then
-     * {@code meanwhile} runs and they come back with a link-up event.
-     */
-    private void linkDownAndUp(Runnable meanwhile) throws Exception {
-        String interrupts = Files.readString(paths.interrupts());
-        Files.writeString(
-                paths.interrupts(),
-                Arrays.stream(interrupts.split("\n", -1))
-                        .filter(line -> !line.matches(" *(49|5[0-3]):.*"))
-                        .collect(Collectors.joining("\n")));
-        watcher.post(DOWN);
-        WatchHarness.awaitEvent(events, WatchEvent.Gone.class::isInstance);
-        meanwhile.run();
-        Files.writeString(paths.interrupts(), interrupts);
-        watcher.post(UP);
-    }
-
     private void write(int irq, String cpus) {
         try {
             Files.writeString(paths.smpAffinityList(irq), cpus + "\n");
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private <T extends WatchEvent> List<T> reported(Class<T> kind) {
-        synchronized (events) {
-            return events.stream().filter(kind::isInstance).map(kind::cast).toList();
         }
     }
 }
