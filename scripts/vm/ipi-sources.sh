@@ -8,7 +8,11 @@
 # membarrier's smp_call_function_many, ...).
 # Sourced by scripts/vm-measure-ipis and scripts/vm-checks-ipis: ipi_trace_start before a phase, ipi_trace_stop
 # FILE after it, then ipi_sources FILE REQUESTS, csd_functions FILE.csd REQUESTS and remote_wakeups FILE.wakeups
-# REQUESTS print the sources, most first; ipi_counters reads /proc/interrupts' RES and CAL totals.
+# REQUESTS print the sources, most first, and ipi_senders who sent them; ipi_directions splits them by whether
+# they reach or leave the CPUs that serve the NIC.
+# Also what it takes to measure a server alone on the NIC's node: files_snapshot reads counters inside the traced
+# window by bash alone, channels_to_node gives the NIC one queue per CPU of its node, and partition_open puts
+# those CPUs in an isolated cpuset partition for the server.
 
 readonly ipi_tracefs=/sys/kernel/tracing
 
@@ -108,8 +112,144 @@ remote_wakeups() {
       END { for (p in count) printf "%s %d %.3f\n", p, count[p], count[p] / n }' | sort -k2,2nr
 }
 
-# ipi_counters: "RES CAL", each summed over the CPUs, from /proc/interrupts.
-ipi_counters() {
-  awk '$1 == "RES:" || $1 == "CAL:" { s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; printf "%d ", s }' \
-    /proc/interrupts
+# ipi_senders FILE: "COUNT callsite=CALLSITE TASK" for each call site and sending task (its comm, the PID cut off),
+# most first: who sent the IPIs of each source.
+ipi_senders() {
+  awk '{ task = $1; for (i = 1; i <= NF; i++) if ($i ~ /^callsite=/) site = $i; sub(/\+0x.*/, "", site); print site, task }' "$1" |
+    sed 's/-[0-9]*$//' | sort | uniq -c | sort -nr
+}
+
+# ipi_directions FILE CPULIST REQUESTS: the traced IPIs by where they go with respect to CPULIST (the CPUs that
+# serve the NIC's queues), per request: "within W into I out O elsewhere E". The sender is the CPU the event was
+# traced on; a cpumask event counts once per target. "elsewhere" is neither end on CPULIST: the rest of the
+# machine, which a server confined to CPULIST neither sends nor takes.
+ipi_directions() {
+  awk -v cpus=" $(expand_cpulist "$2") " -v n="$3" '
+    function on(cpu) { return index(cpus, " " cpu " ") > 0 }
+    function count(from, to) {
+      if (on(from) && on(to)) within++; else if (on(to)) into++; else if (on(from)) out++; else elsewhere++ }
+    {
+      from = -1
+      for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { from = substr($i, 2, length($i) - 2) + 0; break }
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^cpu=[0-9]+$/) count(from, substr($i, 5) + 0)
+        else if ($i ~ /^cpumask=/) {
+          mask = $i; sub(/^cpumask=/, "", mask); gsub(/,/, "", mask)
+          for (d = length(mask); d >= 1; d--) {
+            digit = index("0123456789abcdef", tolower(substr(mask, d, 1))) - 1
+            for (b = 0; b < 4; b++) { if (digit % 2) count(from, (length(mask) - d) * 4 + b); digit = int(digit / 2) }
+          }
+        }
+      }
+    }
+    END { printf "within %.3f into %.3f out %.3f elsewhere %.3f\n", within / n, into / n, out / n, elsewhere / n }' "$1"
+}
+
+# files_snapshot NAME FILE...: each FILE's text into the variable NAME ("== FILE" before each), by bash's read
+# alone: a process started inside the traced window would add IPIs of its own (its start and exit).
+files_snapshot() {
+  local -n into=$1
+  local file text
+  shift
+  into=
+  for file in "$@"; do
+    text=
+    IFS= read -r -d '' text 2>/dev/null <"$file"
+    into+="== $file"$'\n'"$text"
+  done
+}
+
+# ipi_taken SNAPSHOT CPULIST: "RES CAL TAKEN" from a snapshot holding /proc/interrupts: RES and CAL summed over
+# every CPU, and TAKEN the RES and CAL interrupts of the CPUs on CPULIST (the kernel's per-CPU columns).
+ipi_taken() {
+  awk -v cpus=" $(expand_cpulist "$2") " '
+    /^== / { file = $2; next }
+    file == "/proc/interrupts" && $1 ~ /^CPU[0-9]+$/ { for (i = 1; i <= NF; i++) column[i + 1] = substr($i, 4) }
+    file == "/proc/interrupts" && ($1 == "RES:" || $1 == "CAL:") {
+      for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) { total[$1] += $i; if (index(cpus, " " column[i] " ")) taken += $i } }
+    END { printf "%d %d %d\n", total["RES:"], total["CAL:"], taken }' <<<"$1"
+}
+
+# channels_to_node: gives $VM_NIC as many combined channels as its node ($VM_NIC_NODE) has CPUs (ethtool -L), so
+# that apply places every queue on that node and leaves the other CPUs to everything else; prints the channels it
+# had, for channels_back. The driver resets the device to change them; this waits for the link to come back.
+channels_to_node() {
+  local had node_cpus
+  had=$(ethtool -l "$VM_NIC" | awk '/^Combined:/ { n = $2 } END { print n }')
+  node_cpus=$(expand_cpulist "$(</sys/devices/system/node/node"$VM_NIC_NODE"/cpulist)")
+  ethtool -L "$VM_NIC" combined "$(wc -w <<<"$node_cpus")" >&2 || return 1
+  link_up_again
+  echo "$had"
+}
+
+# channels_back CHANNELS: the channels channels_to_node printed, and the link up again.
+channels_back() {
+  ethtool -L "$VM_NIC" combined "$1" >&2 || return 1
+  link_up_again
+}
+
+link_up_again() {
+  local waited
+  for ((waited = 0; waited < 60; waited++)); do
+    [[ $(<"/sys/class/net/$VM_NIC/operstate") == up ]] && return 0
+    sleep 0.5
+  done
+  echo "$VM_NIC is not up 30 s after ethtool -L" >&2
+  return 1
+}
+
+# The idle load balancer's kicks (nohz_csd_func) come from busy CPUs' ticks, which placement cannot stop; CPUs in
+# an isolated cgroup v2 cpuset partition are in no scheduling domain, so they neither kick nor get kicked.
+readonly ipi_partition=/sys/fs/cgroup/numaspread-isolated
+
+# partition_open CPULIST: a cgroup v2 cpuset partition of CPULIST set to isolated (Linux 5.11+; mounting cgroup2
+# if needed). Fails, saying why, when the kernel refuses it: CPULIST is every CPU, or a CPU is not exclusive.
+partition_open() {
+  [[ -f /sys/fs/cgroup/cgroup.controllers ]] || mount -t cgroup2 none /sys/fs/cgroup
+  echo +cpuset >/sys/fs/cgroup/cgroup.subtree_control
+  mkdir -p "$ipi_partition"
+  if (($(expand_cpulist "$1" | wc -w) < $(nproc --all))); then
+    echo "$1" >"$ipi_partition/cpuset.cpus"
+    echo isolated >"$ipi_partition/cpuset.cpus.partition"
+  fi
+  [[ $(<"$ipi_partition/cpuset.cpus.partition") == isolated ]] || {
+    echo "no isolated partition of CPUs $1 (of $(nproc --all)): $(<"$ipi_partition/cpuset.cpus.partition")" >&2
+    return 1
+  }
+}
+
+# partition_enter, partition_leave: this shell into the partition, so that a process it starts runs there with
+# every thread (a child takes its parent's cgroup: loops, JIT, GC and the acceptor), and back to the root.
+partition_enter() {
+  echo $$ >"$ipi_partition/cgroup.procs"
+}
+
+partition_leave() {
+  echo $$ >/sys/fs/cgroup/cgroup.procs
+}
+
+# partition_close: the partition's CPUs back to the root; call it once its processes have stopped.
+partition_close() {
+  [[ -d $ipi_partition ]] || return 0
+  echo member >"$ipi_partition/cpuset.cpus.partition"
+  rmdir "$ipi_partition"
+}
+
+# queue_irq_cpus: the CPUs the NIC's receive vectors may go to (their smp_affinity_list, joined), as a cpulist.
+queue_irq_cpus() {
+  local irq
+  for irq in $(input_vectors | awk '{ print $2 }'); do expand_cpulist "$(<"/proc/irq/$irq/smp_affinity_list")"; done |
+    tr ' ' '\n' | grep . | sort -nu | paste -sd, -
+}
+
+# numa_balancing_work SNAPSHOT-BEFORE SNAPSHOT-AFTER: what NUMA balancing did between two snapshots holding
+# /proc/vmstat, as "PTES FAULTS MIGRATED": the page table entries its scanner made inaccessible (each pass over a
+# range is a TLB shootdown to every CPU the process runs on), the hinting faults they caused and the pages it moved.
+numa_balancing_work() {
+  awk '/^== / { file = $2; if (file == "/proc/vmstat") run++; next }
+    file == "/proc/vmstat" && ($1 == "numa_pte_updates" || $1 == "numa_hint_faults" || $1 == "numa_pages_migrated") {
+      value[run, $1] = $2 }
+    END { printf "%d %d %d\n", value[2, "numa_pte_updates"] - value[1, "numa_pte_updates"],
+      value[2, "numa_hint_faults"] - value[1, "numa_hint_faults"],
+      value[2, "numa_pages_migrated"] - value[1, "numa_pages_migrated"] }' <<<"$1"$'\n'"$2"
 }

@@ -35,11 +35,12 @@ napi_base=$(($(</sys/devices/system/cpu/kernel_max) + 2))
 readonly napi_base
 
 # "Q IRQ" for each input (receive) vector of the NIC, by queue: virtio_net's virtioN-input.Q, igb's eth0-TxRx-Q
-# and vmxnet3's eth0-rxtx-Q (the last two carry a queue pair's receive and transmit).
+# and vmxnet3's eth0-rxtx-Q (the last two carry a queue pair's receive and transmit), and igb's eth0-rx-Q where it
+# has a vector for each receive and each transmit queue (4 channels or fewer).
 input_vectors() {
   local function
   function=$(pci_function "/sys/class/net/$VM_NIC/device") || return 1
-  msi_vectors "$function" | sed -nE 's/^([0-9]+) .*-(input\.|TxRx-|rxtx-)([0-9]+)$/\3 \1/p' | sort -n
+  msi_vectors "$function" | sed -nE 's/^([0-9]+) .*-(input\.|TxRx-|rxtx-|rx-)([0-9]+)$/\3 \1/p' | sort -n
 }
 
 # "Q NAPI IRQ" for each receive queue of the NIC, as netdev netlink (Linux 6.8+) links them: queue-get's NAPI ID
@@ -230,14 +231,14 @@ warm_queues() {
   wait "$listener" 2>/dev/null
 }
 
-# start_server NAME [JVM OPTIONS (-javaagent:..., -XX:...)] SERVER ARGS...: starts the echo server with --report
+# start_server NAME [JVM OPTIONS (-javaagent:..., -XX:..., -Xlog:...)] SERVER ARGS...: starts the echo server with --report
 # and waits until it listens.
 server_pid=
 server_log=
 start_server() {
   local name=$1 jvm=() waited
   shift
-  while [[ ${1-} == -javaagent:* || ${1-} == -XX:* ]]; do
+  while [[ ${1-} == -javaagent:* || ${1-} == -XX:* || ${1-} == -Xlog:* ]]; do
     jvm+=("$1")
     shift
   done

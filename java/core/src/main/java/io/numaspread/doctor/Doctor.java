@@ -9,6 +9,7 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.netlink.NetdevNetlink;
 import io.numaspread.netlink.NetdevSession;
+import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,8 +43,8 @@ public final class Doctor {
         Path proc = paths.procRoot();
         KernelFile release = KernelFile.read(proc.resolve("sys/kernel/osrelease"));
         String releaseText = release.text().orElse("");
-        Optional<String> driver =
-                nic.map(name -> NicDiscovery.discover(name, paths).driver());
+        Optional<Nic> found = nic.map(name -> NicDiscovery.discover(name, paths));
+        Optional<String> driver = found.map(Nic::driver);
         List<Finding> findings = new ArrayList<>();
         NetdevReading reading = readNetdev(paths, nic, driver, selection);
         findings.addAll(KernelFeatures.findings(
@@ -58,6 +59,10 @@ public final class Doctor {
                 status,
                 irqFile.toString(),
                 Files.exists(irqFile) ? Optional.of(Files.isWritable(irqFile)) : Optional.empty()));
+        findings.add(Machine.isolation(
+                found.map(each -> new Machine.NicCpus(each.name().value(), each.numaNode(), each.localCpus())),
+                KernelFile.read(paths.sysfsRoot().resolve("fs/cgroup/cpuset.cpus.isolated")),
+                KernelFile.read(paths.sysfsRoot().resolve("devices/system/cpu/isolated"))));
         findings.add(Machine.cpuset(status));
         findings.add(irqbalance(proc));
         findings.add(linkPolicies(hostRoot, paths, nic));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.doctor;
 
+import io.numaspread.CpuSet;
 import io.numaspread.doctor.Finding.Area;
 import io.numaspread.irq.Irqbalance;
 import io.numaspread.irq.LinkIrqPolicy;
@@ -117,6 +118,82 @@ public final class Machine {
                         "cpuset",
                         unreadable(status, "Cpus_allowed_list:"),
                         "a readable " + status.path()));
+    }
+
+    /** A NIC's node and that node's CPUs ({@code local_cpulist}): where its queues' IRQs and loops belong. */
+    public record NicCpus(String nic, int node, CpuSet cpus) {}
+
+    /**
+     * The CPUs kept out of the scheduler's load balancing: those of isolated cpuset partitions ({@code
+     * cpuset.cpus.isolated} of the cgroup v2 root, Linux 6.8+) and of {@code isolcpus=domain} ({@code
+     * devices/system/cpu/isolated}). Such CPUs are in no scheduling domain, so a busy CPU's tick never kicks them
+     * to run the idle load balancer, nor do they kick others: the function-call IPI that stays once placement and
+     * steering have removed the rest. With a NIC, present when its node's CPUs are all isolated; what it needs is a
+     * partition, since apply keeps queue IRQs off {@code isolcpus=} CPUs.
+     */
+    public static Finding isolation(Optional<NicCpus> nic, KernelFile partitions, KernelFile isolcpus) {
+        String feature = "isolated_cpus";
+        List<String> read = new ArrayList<>();
+        List<String> unread = new ArrayList<>();
+        Optional<CpuSet> partitioned = cpulist(partitions, read, unread);
+        Optional<CpuSet> bootIsolated = cpulist(isolcpus, read, unread);
+        List<String> all = new ArrayList<>(read);
+        all.addAll(unread);
+        String evidence = String.join("; ", all);
+        if (read.isEmpty()) {
+            return Finding.unknown(
+                    Area.KERNEL,
+                    feature,
+                    evidence,
+                    "a readable cpuset.cpus.isolated (Linux 6.8+, cgroup v2 at /sys/fs/cgroup) or"
+                            + " devices/system/cpu/isolated");
+        }
+        CpuSet isolated = partitioned.orElse(CpuSet.EMPTY).union(bootIsolated.orElse(CpuSet.EMPTY));
+        if (nic.isEmpty() || nic.get().cpus().isEmpty()) {
+            return isolated.isEmpty()
+                    ? Finding.without(Area.KERNEL, feature, "no CPU is isolated from load balancing: " + evidence)
+                    : Finding.present(
+                            Area.KERNEL,
+                            feature,
+                            "CPUs " + isolated + " are isolated from load balancing: " + evidence);
+        }
+        NicCpus local = nic.get();
+        String whose = "node " + local.node() + "'s CPUs " + local.cpus() + " (" + local.nic() + "'s)";
+        // The planner keeps queue IRQs off isolcpus= CPUs, as the kernel keeps managed IRQs off them: a node
+        // isolated that way takes none of its NIC's IRQs, where a partition keeps them.
+        CpuSet withoutIrqs = local.cpus().intersect(bootIsolated.orElse(CpuSet.EMPTY));
+        String irqs = withoutIrqs.isEmpty() ? "" : "; isolcpus= CPUs " + withoutIrqs + " get no queue IRQ from apply";
+        CpuSet balanced = local.cpus().minus(isolated);
+        if (balanced.isEmpty()) {
+            return Finding.present(
+                    Area.KERNEL, feature, whose + " are isolated from load balancing: " + evidence + irqs);
+        }
+        return Finding.absent(
+                Area.KERNEL,
+                feature,
+                whose + ": " + (balanced.equals(local.cpus()) ? "none" : "CPUs " + balanced + " not")
+                        + " isolated from load balancing, so the idle load balancer's kicks reach them: " + evidence
+                        + irqs,
+                "an isolated cpuset partition of CPUs " + local.cpus() + " (cpuset.cpus.partition isolated) for the"
+                        + " server, with one queue per CPU of it");
+    }
+
+    /** The file's cpulist into {@code read}, or why there is none into {@code unread}. */
+    private static Optional<CpuSet> cpulist(KernelFile file, List<String> read, List<String> unread) {
+        if (file.text().isEmpty()) {
+            unread.add(file.error()
+                    .map(error -> "cannot read " + file.path() + ": " + error)
+                    .orElse(file.path() + " does not exist"));
+            return Optional.empty();
+        }
+        try {
+            CpuSet cpus = CpuSet.parse(file.text().get());
+            read.add(file.path() + " " + (cpus.isEmpty() ? "(empty)" : cpus));
+            return Optional.of(cpus);
+        } catch (IllegalArgumentException e) {
+            unread.add(file.path() + " is no cpulist: " + e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /**

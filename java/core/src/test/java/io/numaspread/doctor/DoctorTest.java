@@ -62,6 +62,7 @@ class DoctorTest {
         NicFixture.file(proc.resolve("irq/default_smp_affinity"), "ff");
         NicFixture.process(proc, 700, "irqbalance", "/usr/sbin/irqbalance", "--foreground", "--banirq=50");
         NicFixture.file(host.resolve("etc/tuned/active_profile"), "network-latency");
+        NicFixture.file(sys.resolve("fs/cgroup/cpuset.cpus.isolated"), "0-3");
         NicFixture.file(host.resolve("etc/sysconfig/orig_irq_banned_cpus"), "0");
         NicFixture.file(host.resolve("etc/sysconfig/irqbalance"), "IRQBALANCE_BANNED_CPUS=0000000c");
         NicFixture.file(
@@ -88,6 +89,11 @@ class DoctorTest {
                 "running: pid 700 (comm irqbalance, bans IRQs [50])",
                 found.get("irqbalance").evidence());
         assertEquals(State.PRESENT, found.get("tuned").state());
+        assertEquals(
+                "node 0's CPUs 0-3 (eth0's) are isolated from load balancing: "
+                        + sys.resolve("fs/cgroup/cpuset.cpus.isolated") + " 0-3; "
+                        + sys.resolve("devices/system/cpu/isolated") + " (empty)",
+                found.get("isolated_cpus").evidence());
         assertEquals(State.PRESENT, found.get("crio_irqbalance").state());
         assertEquals(State.PRESENT, found.get("link_irq_policy").state());
         assertEquals(

@@ -133,4 +133,66 @@ class MachineTest {
                 Machine.crio(KernelFile.missing(restore), KernelFile.missing(config))
                         .state());
     }
+
+    private static final Path PARTITIONS = Path.of("/sys/fs/cgroup/cpuset.cpus.isolated");
+    private static final Path ISOLCPUS = Path.of("/sys/devices/system/cpu/isolated");
+    private static final Optional<Machine.NicCpus> NODE_1 =
+            Optional.of(new Machine.NicCpus("eth0", 1, CpuSet.parse("4-7")));
+
+    @Test
+    void theNicsNodeIsIsolatedWhenAPartitionOrIsolcpusHoldsEveryCpuOfIt() {
+        Finding partition = Machine.isolation(NODE_1, KernelFile.of(PARTITIONS, "4-7"), KernelFile.of(ISOLCPUS, ""));
+        assertEquals(State.PRESENT, partition.state());
+        assertEquals(
+                "node 1's CPUs 4-7 (eth0's) are isolated from load balancing: " + PARTITIONS + " 4-7; " + ISOLCPUS
+                        + " (empty)",
+                partition.evidence());
+        assertEquals(Optional.empty(), partition.need());
+        // the two sources together: a partition of 4-5 and isolcpus 6-7, on a kernel without cpuset.cpus.isolated
+        Finding both = Machine.isolation(NODE_1, KernelFile.of(PARTITIONS, "4-5"), KernelFile.of(ISOLCPUS, "6-7"));
+        assertEquals(State.PRESENT, both.state());
+        assertTrue(both.evidence().endsWith("; isolcpus= CPUs 6-7 get no queue IRQ from apply"), both.evidence());
+        Finding isolcpusAlone =
+                Machine.isolation(NODE_1, KernelFile.missing(PARTITIONS), KernelFile.of(ISOLCPUS, "4-7"));
+        assertEquals(State.PRESENT, isolcpusAlone.state());
+        assertTrue(
+                isolcpusAlone
+                        .evidence()
+                        .endsWith(PARTITIONS + " does not exist; isolcpus= CPUs 4-7 get no queue IRQ from apply"),
+                isolcpusAlone.evidence());
+    }
+
+    @Test
+    void aNodeLeftToLoadBalancingNamesTheCpusThatAreAndWhatWouldIsolateThem() {
+        Finding none = Machine.isolation(NODE_1, KernelFile.of(PARTITIONS, ""), KernelFile.of(ISOLCPUS, ""));
+        assertEquals(State.ABSENT, none.state());
+        assertTrue(
+                none.evidence().startsWith("node 1's CPUs 4-7 (eth0's): none isolated from load balancing"),
+                none.evidence());
+        assertEquals(
+                Optional.of("an isolated cpuset partition of CPUs 4-7 (cpuset.cpus.partition isolated) for the server,"
+                        + " with one queue per CPU of it"),
+                none.need());
+        Finding part = Machine.isolation(NODE_1, KernelFile.of(PARTITIONS, "0-1,4-5"), KernelFile.of(ISOLCPUS, ""));
+        assertEquals(State.ABSENT, part.state());
+        assertTrue(part.evidence().startsWith("node 1's CPUs 4-7 (eth0's): CPUs 6-7 not isolated"), part.evidence());
+    }
+
+    @Test
+    void withoutANicTheIsolatedCpusAreListedAndUnreadableFilesMakeItUnknown() {
+        assertEquals(
+                State.PRESENT,
+                Machine.isolation(Optional.empty(), KernelFile.of(PARTITIONS, "2-3"), KernelFile.missing(ISOLCPUS))
+                        .state());
+        Finding nothing =
+                Machine.isolation(Optional.empty(), KernelFile.of(PARTITIONS, ""), KernelFile.of(ISOLCPUS, ""));
+        assertEquals(State.ABSENT, nothing.state());
+        assertEquals(Optional.empty(), nothing.need());
+        Finding unknown =
+                Machine.isolation(NODE_1, KernelFile.unreadable(PARTITIONS, "EACCES"), KernelFile.of(ISOLCPUS, "four"));
+        assertEquals(State.UNKNOWN, unknown.state());
+        assertTrue(
+                unknown.evidence().startsWith("cannot read " + PARTITIONS + ": EACCES; " + ISOLCPUS + " is no cpulist"),
+                unknown.evidence());
+    }
 }
