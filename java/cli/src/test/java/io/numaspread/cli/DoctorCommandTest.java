@@ -79,7 +79,8 @@ class DoctorCommandTest {
         Map<String, JsonNode> byFeature = new HashMap<>();
         root.get("findings")
                 .forEach(finding -> byFeature.put(finding.get("feature").asText(), finding));
-        assertEquals(24, byFeature.size(), byFeature.keySet().toString());
+        assertEquals(25, byFeature.size(), byFeature.keySet().toString());
+        assertEquals("kernel", byFeature.get("isolated_cpus").get("area").asText());
         JsonNode napiSet = byFeature.get("napi_set");
         assertEquals("kernel", napiSet.get("area").asText());
         assertEquals("unknown", napiSet.get("state").asText(), "a stand-in tree is not asked over netlink");
