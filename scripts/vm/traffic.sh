@@ -231,8 +231,8 @@ warm_queues() {
   wait "$listener" 2>/dev/null
 }
 
-# start_server NAME [JVM OPTIONS (-javaagent:..., -XX:..., -Xlog:...)] SERVER ARGS...: starts the echo server with --report
-# and waits until it listens.
+# start_server NAME [JVM OPTIONS (-javaagent:..., -XX:..., -Xlog:...)] SERVER ARGS...: starts the echo server
+# with --report and waits until it listens.
 server_pid=
 server_log=
 start_server() {
