@@ -17,12 +17,12 @@ fail() {
   echo "FAIL $1"
 }
 
-# check_equal WHAT EXPECTED ACTUAL: compares the words of the first line of each (read -a), so a multi-line value
-# is passed joined (tr '\n' ' ') for all of its lines to count.
+# check_equal WHAT EXPECTED ACTUAL: compares the words of each, every line of them (read -d '' reads to the end,
+# and a newline separates words as a space does), so a value's second line counts as much as its first.
 check_equal() {
   local -a expected_words actual_words
-  read -ra expected_words <<<"$2"
-  read -ra actual_words <<<"$3"
+  read -ra expected_words -d '' <<<"$2" || true
+  read -ra actual_words -d '' <<<"$3" || true
   local expected=${expected_words[*]} actual=${actual_words[*]}
   if [[ $expected == "$actual" ]]; then pass "$1: $actual"; else fail "$1: expected '$expected', got '$actual'"; fi
 }
