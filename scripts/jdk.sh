@@ -3,6 +3,8 @@
 # shellcheck shell=bash
 
 NUMASPREAD_HOME=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=lib/apt.sh
+source "$NUMASPREAD_HOME/scripts/lib/apt.sh"
 NUMASPREAD_CLI_JAR=$NUMASPREAD_HOME/java/cli/target/numaspread-cli.jar
 
 die() {
@@ -50,10 +52,7 @@ build_jdk() {
 ensure_maven() {
   command -v mvn >/dev/null && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "numaspread: installing maven" >&2
-    if ! { apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y maven >/dev/null; }; then
-      die "could not install maven with apt-get"
-    fi
+    apt_install maven || die "could not install maven with apt-get"
   else
     die "building needs Apache Maven (mvn) on PATH; install it (Debian: apt-get install maven)"
   fi
@@ -70,16 +69,8 @@ aarch64_toolchain_ready() {
 # toolchain is complete, and says at load time which one it lacks.
 native_archs() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    local missing=() package
-    for package in gcc make libc6-dev gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross; do
-      dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-      echo "numaspread: installing ${missing[*]} for the agent's native libraries" >&2
-      { apt-get -qq update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y \
-        --no-install-recommends "${missing[@]}" >/dev/null; } ||
-        echo "numaspread: could not install ${missing[*]}; building the libraries whose toolchain is here" >&2
-    fi
+    apt_install gcc make libc6-dev gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross ||
+      echo "numaspread: building the agent's libraries whose toolchain is here" >&2
   fi
   local archs=()
   command -v x86_64-linux-gnu-gcc >/dev/null && command -v make >/dev/null && archs+=(x86_64)

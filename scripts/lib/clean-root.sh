@@ -4,7 +4,7 @@
 # scripts/deb-check): an mmdebstrap --variant=minbase root of Debian 12 that holds nothing but Debian's essential
 # packages and this machine's apt sources. The root is cached as a tarball under
 # ${NUMASPREAD_CACHE:-/var/cache/numaspread}/clean-root, one per set of apt sources; every run unpacks a fresh
-# copy. Needs die (scripts/jdk.sh) and root.
+# copy. Needs die and apt_install (scripts/jdk.sh) and root.
 
 CLEAN_ROOT_CACHE=${NUMASPREAD_CACHE:-/var/cache/numaspread}/clean-root
 CLEAN_ROOT_SUITE=bookworm
@@ -18,9 +18,7 @@ clean_root_tarball() {
   done
   [ ${#sources[@]} -gt 0 ] || die "no apt sources in /etc/apt/sources.list or /etc/apt/sources.list.d"
   if ! command -v mmdebstrap >/dev/null; then
-    echo "$name: installing mmdebstrap" >&2
-    { apt-get -qq update && DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends \
-      mmdebstrap; } >/dev/null || die "apt-get install mmdebstrap failed"
+    apt_install mmdebstrap || die "$name: apt-get install mmdebstrap failed"
   fi
   key=$(cat "${sources[@]}" | sha256sum | cut -c1-16)
   tarball=$CLEAN_ROOT_CACHE/$CLEAN_ROOT_SUITE-minbase-$key.tar

@@ -17,6 +17,8 @@
 
 # shellcheck source=topology.sh
 source "$here/vm/topology.sh"
+# shellcheck source=../lib/apt.sh
+source "$here/lib/apt.sh"
 
 readonly memory_mb=2048
 # shellcheck disable=SC2034 # the front ends' QEMU options and VM_BLK_QUEUES
@@ -102,25 +104,20 @@ check_options() {
   [[ -c /dev/net/tun ]] || die "/dev/net/tun is missing (load the tun module: modprobe tun)"
 }
 
-# apt-get, waiting for the dpkg lock rather than failing when another apt-get holds it.
+# apt-get with the machine's apt one at a time (scripts/lib/apt.sh): its own lists' update takes the machine's
+# lists lock, and a private configuration's (vm-test's kernels) costs nothing to serialize.
 apt_get() {
-  apt-get -q -o DPkg::Lock::Timeout=300 "$@"
+  apt_get_serialized "$@"
 }
 
 # Installs the Debian packages whose commands are missing ($@: COMMAND:PACKAGE pairs) and busybox-static,
-# whose busybox goes into the initramfs and runs the peer's services, running apt-get update once if needed.
+# whose busybox goes into the initramfs and runs the peer's services.
 ensure_packages() {
   local missing=() pair
   for pair in "$@"; do
     command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
   done
-  dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
-  ((${#missing[@]})) || return 0
-  say "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt_get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
-    { apt_get update >/dev/null && apt_get install -y --no-install-recommends "${missing[@]}" >/dev/null; } ||
-    die "cannot install ${missing[*]}"
+  apt_install "${missing[@]}" busybox-static || die "cannot install ${missing[*]} busybox-static"
 }
 
 # Runs started together (one per topology) share the cache: one prepares it while the others wait.
