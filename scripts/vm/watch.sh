@@ -6,9 +6,37 @@
 # log (watch's output). Needs scripts/vm/checks.sh.
 # shellcheck disable=SC2154 # log, port and t0 are the caller's; watch_pid and port are set by start_watch
 
+# Times are seconds with a decimal part ($EPOCHREALTIME's form); a limit may be whole seconds. They are compared in
+# bash's own arithmetic, in microseconds: under TCG on a loaded host each program a sampling loop starts (awk for a
+# comparison, once) costs tens of milliseconds, which the loop then measures as the kernel's.
 now() { echo "$EPOCHREALTIME"; }
-elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-within() { awk -v e="$1" -v l="$2" 'BEGIN { exit !(e <= l) }'; }
+# micros VAR SECONDS: VAR set to SECONDS in whole microseconds.
+micros() {
+  local whole=${2%%.*} fraction=0000000
+  [[ $2 != *.* ]] || fraction=${2#*.}0000000
+  printf -v "$1" '%d' $((10#${whole:-0} * 1000000 + 10#${fraction:0:6}))
+}
+# elapsed FROM [TO]: the seconds from FROM to TO (now), to the hundredth.
+elapsed() {
+  local from to
+  micros from "$1"
+  micros to "${2:-$EPOCHREALTIME}"
+  printf '%d.%02d' $(((to - from) / 1000000)) $(((to - from) % 1000000 / 10000))
+}
+# within A B: true when A <= B.
+within() {
+  local a b
+  micros a "$1"
+  micros b "$2"
+  ((a <= b))
+}
+# later SECONDS BY: SECONDS plus BY, printed in the same form.
+later() {
+  local from by
+  micros from "$1"
+  micros by "$2"
+  printf '%d.%06d' $(((from + by) / 1000000)) $(((from + by) % 1000000))
+}
 
 # start_watch ARGS...: starts `numaspread watch ARGS` in the background (its output to $log) and waits for its
 # "watching" line; sets watch_pid, and port when it serves metrics. A daemon runs with the JIT, as users run it:
@@ -38,6 +66,14 @@ new_lines() { tail -n +"$(($1 + 1))" "$log"; }
 lines_now() { wc -l <"$log"; }
 event_lines() { new_lines "$1" | grep -E '^(applied|changed|kept|reset|drift|gone|FIGHT|fight over|FAILED) '; }
 change_lines() { event_lines "$1" | grep -v '^kept '; }
+# said FROM PATTERN: true when a line since line FROM of watch's log matches PATTERN (an extended regular
+# expression), in bash alone: a sampling loop asks it every 0.1 s.
+said() {
+  local lines line
+  mapfile -t -s "$1" lines <"$log"
+  for line in "${lines[@]}"; do [[ ! $line =~ $2 ]] || return 0; done
+  return 1
+}
 
 # The CPUs watch's current plan gives QUEUE, as its metrics ($metrics) say.
 planned() {
@@ -58,48 +94,70 @@ expected() {
 # returning, a second plan, another writer) within it fails the check.
 readonly plan_hold=3
 
+# track: samples the queue vectors once; $state is what they read, $since when they began to read it.
+track() {
+  local now_state
+  now_state=$(sample)
+  [[ $now_state == "${state-}" ]] && return
+  state=$now_state
+  since=$(now)
+}
+
 # wait_plan LIMIT WHAT FROM [SIGNAL]: judges a change made at t0 by the kernel's end state: the queue vectors must
 # read back as watch's plan within LIMIT seconds of t0 and keep it for plan_hold seconds. With SIGNAL (an extended
 # regular expression), watch must act first: an event line since line FROM of its log matching it, within the
 # limit too; the plan is then read from the metrics after it, so that a re-plan is judged against the new plan.
-# Without it the kernel alone must bring the plan back (watch writes nothing), judged against the plan now. It
-# waits up to 60 s past t0, so that a late result says how late it was, and leaves the plan in $metrics.
+# Without it the kernel alone must bring the plan back (watch writes nothing), judged against the plan now. The
+# vectors are sampled every 0.1 s throughout, the slow scrape included, so that the time they reached the plan is
+# the kernel's, not the scrape's. It waits up to 60 s past t0, so that a late result says how late it was, and
+# leaves the plan in $metrics.
 wait_plan() {
-  local limit=$1 what=$2 from=$3 signal=${4-} deadline took="" signalled="" want
-  deadline=$(awk -v t="$t0" 'BEGIN { printf "%.2f", t + 60 }')
+  local limit=$1 what=$2 from=$3 signal=${4-} deadline signalled="" want scraped scraper took held_until
+  local state="" since=""
+  deadline=$(later "$t0" 60)
   if [[ -n $signal ]]; then
-    until event_lines "$from" | grep -qE "$signal"; do
+    until said "$from" "$signal"; do
+      track
       within "$(now)" "$deadline" || break
       sleep 0.1
     done
     signalled=$(elapsed "$t0")
-    if ! event_lines "$from" | grep -qE "$signal"; then
+    if ! said "$from" "$signal"; then
       fail "$what: watch said nothing matching '$signal' within 60 s; it said: $(event_lines "$from" | tr '\n' ' ')"
       metrics=$(scrape)
       return
     fi
   fi
-  metrics=$(scrape)
-  want=$(expected)
-  while within "$(now)" "$deadline"; do
-    if [[ -n $want && $(sample) == "$want" ]]; then
-      took=$(elapsed "$t0")
-      break
-    fi
+  scraped=$(mktemp)
+  scrape >"$scraped" &
+  scraper=$!
+  while kill -0 "$scraper" 2>/dev/null; do
+    track
     sleep 0.1
   done
-  if [[ -z $took ]]; then
-    fail "$what: the vectors are not the plan '$want' 60 s after the change${signalled:+ (watch said so after $signalled s)}: '$(sample)'"
+  wait "$scraper"
+  metrics=$(<"$scraped")
+  rm -f "$scraped"
+  want=$(expected)
+  track
+  while [[ -z $want || $state != "$want" ]] && within "$(now)" "$deadline"; do
+    sleep 0.1
+    track
+  done
+  if [[ -z $want || $state != "$want" ]]; then
+    fail "$what: the vectors are not the plan '$want' 60 s after the change${signalled:+ (watch said so after $signalled s)}: '$state'"
     return
   fi
-  local held_until
-  held_until=$(awk -v t="$(now)" -v h="$plan_hold" 'BEGIN { printf "%.2f", t + h }')
+  took=0.00
+  within "$since" "$t0" || took=$(elapsed "$t0" "$since")
+  held_until=$(later "$(now)" "$plan_hold")
   while within "$(now)" "$held_until"; do
-    if [[ $(sample) != "$want" ]]; then
-      fail "$what: the vectors reached the plan after $took s, then left it: '$(sample)'; the plan is '$want'"
+    sleep 0.1
+    track
+    if [[ $state != "$want" ]]; then
+      fail "$what: the vectors read back as the plan after $took s, then left it: '$state'; the plan is '$want'"
       return
     fi
-    sleep 0.1
   done
   if within "$took" "$limit" && { [[ -z $signalled ]] || within "$signalled" "$limit"; }; then
     pass "$what: the vectors read back as the plan after $took s${signalled:+ (watch said so after $signalled s)} and kept it $plan_hold s"
