@@ -69,9 +69,9 @@ change_lines() { event_lines "$1" | grep -v '^kept '; }
 # said FROM PATTERN: true when a line since line FROM of watch's log matches PATTERN (an extended regular
 # expression), in bash alone: a sampling loop asks it every 0.1 s.
 said() {
-  local lines line
-  mapfile -t -s "$1" lines <"$log"
-  for line in "${lines[@]}"; do [[ ! $line =~ $2 ]] || return 0; done
+  local said_lines line
+  mapfile -t -s "$1" said_lines <"$log"
+  for line in "${said_lines[@]}"; do [[ ! $line =~ $2 ]] || return 0; done
   return 1
 }
 
