@@ -27,7 +27,7 @@ int nsa_open_kernel_file(const char *path, int flags) {
         error = errno;
     }
     if (error != 0) {
-        (void) close(fd);  /* the failure reported is the first; a read-only fd loses nothing on close */
+        (void) close(fd);  /* the failure reported is the first; nothing was read or written through fd */
         errno = error;
         return -1;
     }

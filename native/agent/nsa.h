@@ -80,7 +80,8 @@ char *nsa_utf(JNIEnv *env, jstring text);
 
 /* open(2) of a kernel file: flags plus O_NOFOLLOW and O_CLOEXEC, a regular file only; the fd, or -1 with errno. */
 int nsa_open_kernel_file(const char *path, int flags);
-/* A kernel file's bytes as KernelText.meaning reads them, NUL-terminated in place; NULL when a NUL is left inside. */
+/* A kernel file's length bytes (bytes holds one more) as KernelText.meaning reads them, NUL-terminated in place;
+ * NULL when a NUL is left inside. */
 char *nsa_kernel_text(char *bytes, size_t length);
 
 /* ---- cpulists and CPU masks (cpulist.c) --------------------------------------------------------------- */
@@ -123,8 +124,8 @@ void nsa_topology_free(struct nsa_topology *t);
 
 /*
  * PlanRequest.MAX_QUEUES, which AgentOptions enforces on count= before the library is asked: the most
- * assignments a plan may hold, so that a typo in a count fails at once instead of exhausting memory. The agent's
- * PlanBoundProbe checks that the library plans exactly up to PlanRequest.MAX_QUEUES.
+ * assignments a plan may hold, so that a typo in a count fails at once instead of exhausting memory.
+ * PlanDifferentialTest checks that the library plans exactly up to PlanRequest.MAX_QUEUES.
  */
 #define NSA_MAX_QUEUES (1L << 20)
 
