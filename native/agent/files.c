@@ -2,11 +2,27 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jni.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "nsa.h"
+
+/* fstat(2) by its system call: glibc 2.33 made fstat a symbol of its own, and the library needs glibc 2.14 at
+ * most (NativeLibraryTest). On x86_64 and aarch64 glibc's struct stat is the kernel's (asm/stat.h), as the
+ * assertions below hold where it matters: st_mode's place and the size. */
+#if defined(__x86_64__)
+_Static_assert(offsetof(struct stat, st_mode) == 24 && sizeof(struct stat) == 144, "struct stat is not the kernel's");
+#elif defined(__aarch64__)
+_Static_assert(offsetof(struct stat, st_mode) == 16 && sizeof(struct stat) == 128, "struct stat is not the kernel's");
+#else
+#error "the library is built for x86_64 and aarch64 only"
+#endif
+static int nsa_fstat(int fd, struct stat *status) {
+    return syscall(SYS_fstat, fd, status) == 0 ? 0 : -1;
+}
 
 /*
  * Every kernel file this library opens (irqs=apply's control files, the sysfs topology) is opened so that a
@@ -21,7 +37,7 @@ int nsa_open_kernel_file(const char *path, int flags) {
         return -1;
     }
     struct stat status;
-    int error = fstat(fd, &status) != 0 ? errno : S_ISREG(status.st_mode) ? 0 : EINVAL;
+    int error = nsa_fstat(fd, &status) != 0 ? errno : S_ISREG(status.st_mode) ? 0 : EINVAL;
     int file_flags = error == 0 ? fcntl(fd, F_GETFL) : 0;
     if (error == 0 && (file_flags < 0 || fcntl(fd, F_SETFL, file_flags & ~O_NONBLOCK) != 0)) {
         error = errno;

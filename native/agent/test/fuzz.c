@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

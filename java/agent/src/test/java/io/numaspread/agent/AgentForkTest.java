@@ -255,25 +255,27 @@ class AgentForkTest {
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
         Path exact = Files.writeString(dir.resolve("exact"), "x".repeat(1 << 20));
         Path huge = Files.writeString(dir.resolve("huge"), "x".repeat((1 << 20) + 1));
-        ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.command(
-                ForkedJvm.JDK_25,
-                "threads=none-*,node=0,count=1",
-                List.of(),
-                KernelFilesProbe.class,
-                "write",
-                link.toString(),
-                "0-1",
-                "read",
-                link.toString(),
-                "write",
-                fifo.toString(),
-                "0-1",
-                "read",
-                fifo.toString(),
-                "read",
-                exact.toString(),
-                "read",
-                huge.toString()));
+        ForkedJvm.Result result = ForkedJvm.runWithin(
+                ForkedJvm.command(
+                        ForkedJvm.JDK_25,
+                        "threads=none-*,node=0,count=1",
+                        List.of(),
+                        KernelFilesProbe.class,
+                        "write",
+                        link.toString(),
+                        "0-1",
+                        "read",
+                        link.toString(),
+                        "write",
+                        fifo.toString(),
+                        "0-1",
+                        "read",
+                        fifo.toString(),
+                        "read",
+                        exact.toString(),
+                        "read",
+                        huge.toString()),
+                60);
         assertEquals(
                 List.of(
                         "ErrnoException errno 40",
@@ -317,7 +319,7 @@ class AgentForkTest {
                     "-XX:ReservedCodeCacheSize=32m"));
             bounded.addAll(java.command().subList(1, java.command().size()));
             long start = System.nanoTime();
-            ForkedJvm.Result result = ForkedJvm.run(new ProcessBuilder(bounded));
+            ForkedJvm.Result result = ForkedJvm.runWithin(new ProcessBuilder(bounded), 60);
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertEquals(1, result.exitCode(), result.describe());
             assertEquals(

@@ -91,17 +91,19 @@ class PlanDifferentialTest {
         SysfsFixture.writeBytes(
                 huge.resolve(ONLINE),
                 (shape.online() + " ".repeat(1 << 20) + "\n").getBytes(StandardCharsets.US_ASCII));
-        ForkedJvm.Result result = ForkedJvm.run(ForkedJvm.command(
-                ForkedJvm.JDK_25,
-                "threads=none-*,node=0,count=1",
-                List.of(),
-                LibraryPlanProbe.class,
-                "1",
-                whole.toString(),
-                nul.toString(),
-                symlink.toString(),
-                fifo.toString(),
-                huge.toString()));
+        ForkedJvm.Result result = ForkedJvm.runWithin(
+                ForkedJvm.command(
+                        ForkedJvm.JDK_25,
+                        "threads=none-*,node=0,count=1",
+                        List.of(),
+                        LibraryPlanProbe.class,
+                        "1",
+                        whole.toString(),
+                        nul.toString(),
+                        symlink.toString(),
+                        fifo.toString(),
+                        huge.toString()),
+                60);
         assertEquals(
                 List.of(
                         whole + " 1: planned",
