@@ -27,16 +27,26 @@ const char *nsa_number(const char *p, long limit, long *value) {
     return p;
 }
 
-/* A cpulist as CpuSet.parse reads it (ranges, strides, blanks around elements) into set, every CPU below bits;
- * 0, or -1 when it is malformed or names a CPU at or beyond bits. */
+/* What CpuSet.parse strips around the list and each element: String.strip's Character.isWhitespace, which over
+ * the ISO-8859-1 characters that KernelText decodes a file's bytes into is exactly these. */
+static const char *nsa_skip_whitespace(const char *p) {
+    while ((*p >= '\t' && *p <= '\r') || (*p >= 0x1c && *p <= ' ')) {
+        p++;
+    }
+    return p;
+}
+
+/* A cpulist as CpuSet.parse reads it (ranges, strides, whitespace around elements) into set, every CPU below
+ * bits; 0, or -1 when it is malformed or names a CPU at or beyond bits. The cpulist corpus that CpuListCorpusTest
+ * runs against CpuSet.parse, the agent's fuzz driver runs against this. */
 int nsa_parse_cpulist(const char *text, unsigned long *set, size_t bits) {
-    const char *p = nsa_skip_blanks(text);
+    const char *p = nsa_skip_whitespace(text);
     if (*p == '\0') {
         return 0;
     }
     for (;;) {
         long from, to, used = 1, group = 1;
-        p = nsa_number(nsa_skip_blanks(p), (long) bits, &from);
+        p = nsa_number(nsa_skip_whitespace(p), (long) bits, &from);
         if (p == NULL) {
             return -1;
         }
@@ -57,7 +67,7 @@ int nsa_parse_cpulist(const char *text, unsigned long *set, size_t bits) {
                 nsa_set_bit(set, (size_t) cpu);
             }
         }
-        p = nsa_skip_blanks(p);
+        p = nsa_skip_whitespace(p);
         if (*p == '\0') {
             return 0;
         }

@@ -73,6 +73,17 @@ int nsa_hook_enable(JavaVM *vm, JNIEnv *env);
 void nsa_throw(JNIEnv *env, const char *class_name, const char *message);
 char *nsa_utf(JNIEnv *env, jstring text);
 
+/* ---- the kernel's files (files.c) --------------------------------------------------------------------- */
+
+/* KernelText.MAX_ATTRIBUTE_BYTES: sysfs prints at most a page, the longest procfs cpulist is under 40 KiB. */
+#define NSA_MAX_FILE_BYTES (1L << 20)
+
+/* open(2) of a kernel file: flags plus O_NOFOLLOW and O_CLOEXEC, a regular file only; the fd, or -1 with errno. */
+int nsa_open_kernel_file(const char *path, int flags);
+/* A kernel file's length bytes (bytes holds one more) as KernelText.meaning reads them, NUL-terminated in place;
+ * NULL when a NUL is left inside. */
+char *nsa_kernel_text(char *bytes, size_t length);
+
 /* ---- cpulists and CPU masks (cpulist.c) --------------------------------------------------------------- */
 
 #define NSA_NODE_BITS 65536  /* CpuSet.MAX_CPUS, which also bounds node ids in Java */
@@ -108,6 +119,23 @@ struct nsa_topology {
 /* What TopologyDiscovery reads for a thread plan, from the tree under root; 0, or -1 (nothing to free). */
 int nsa_topology_read(const char *root, struct nsa_topology *t);
 void nsa_topology_free(struct nsa_topology *t);
+
+/* ---- the thread plan (plan.c) ------------------------------------------------------------------------- */
+
+/*
+ * PlanRequest.MAX_QUEUES, which AgentOptions enforces on count= before the library is asked: the most
+ * assignments a plan may hold, so that a typo in a count fails at once instead of exhausting memory.
+ * PlanDifferentialTest checks that the library plans exactly up to PlanRequest.MAX_QUEUES.
+ */
+#define NSA_MAX_QUEUES (1L << 20)
+
+/*
+ * premain's plan for node=origin,count=count from the tree under root, allowed a cpulist or NULL (see
+ * NativeAgent.planThreads): *masks, count masks of *words words, to free; 0, or -1 when Java must plan instead
+ * (count outside 1..NSA_MAX_QUEUES, refused before any allocation, or anything unusual in the tree).
+ */
+int nsa_plan_threads(const char *root, const char *allowed_list, int origin, long count, int one_cpu,
+        unsigned long **masks, size_t *words);
 
 /* ---- the natives of io.numaspread.agent.NativeAgent, registered by JNI_OnLoad (agent.c) ------------------- */
 

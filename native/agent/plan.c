@@ -187,34 +187,20 @@ done:
     return result;
 }
 
-/*
- * NativeAgent.planThreads(String sysfsRoot, String allowed, int node, int count, boolean oneCpu): the masks of
- * the plan (count masks of (cpu/possible's last CPU + 64) / 64 words), or null when Java must plan instead.
- * allowed is a cpulist, or null for this process's affinity on the live tree and every online CPU elsewhere.
- */
-jlongArray JNICALL nsa_jni_plan_threads(JNIEnv *env, jclass type, jstring sysfs_root, jstring allowed_text,
-        jint origin, jint count, jboolean one_cpu) {
-    (void) type;
-    if (count < 1) {
-        return NULL;
+int nsa_plan_threads(const char *root, const char *allowed_list, int origin, long count, int one_cpu,
+        unsigned long **masks, size_t *words) {
+    if (count < 1 || count > NSA_MAX_QUEUES) {
+        return -1;
     }
-    char *root = nsa_utf(env, sysfs_root);
-    if (root == NULL) {
-        return NULL;
-    }
-    char *allowed_list = allowed_text == NULL ? NULL : nsa_utf(env, allowed_text);
     struct nsa_topology t;
-    if ((allowed_text != NULL && allowed_list == NULL) || nsa_topology_read(root, &t) != 0) {
-        free(root);
-        free(allowed_list);
-        return NULL;
+    if (nsa_topology_read(root, &t) != 0) {
+        return -1;
     }
-    jlongArray result = NULL;
     unsigned long *allowed = calloc(t.words, sizeof(unsigned long));
     /* More words than a Java array holds: Java's plan then fails as it always did. */
-    unsigned long *masks = (size_t) count * t.words <= INT32_MAX
+    unsigned long *out = (size_t) count * t.words <= INT32_MAX
             ? calloc((size_t) count * t.words, sizeof(unsigned long)) : NULL;
-    int ok = allowed != NULL && masks != NULL;
+    int ok = allowed != NULL && out != NULL;
     if (ok && allowed_list != NULL) {
         ok = nsa_parse_cpulist(allowed_list, allowed, t.bits) == 0;
     } else if (ok && strcmp(root, "/sys") == 0) {
@@ -223,16 +209,46 @@ jlongArray JNICALL nsa_jni_plan_threads(JNIEnv *env, jclass type, jstring sysfs_
     } else if (ok) {
         memcpy(allowed, t.online, t.words * sizeof(unsigned long));
     }
-    if (ok && nsa_plan(&t, allowed, origin, (size_t) count, one_cpu, masks) == 0) {
-        jsize length = (jsize) ((size_t) count * t.words);
+    ok = ok && nsa_plan(&t, allowed, origin, (size_t) count, one_cpu, out) == 0;
+    free(allowed);
+    *words = t.words;
+    nsa_topology_free(&t);
+    if (!ok) {
+        free(out);
+        return -1;
+    }
+    *masks = out;
+    return 0;
+}
+
+/*
+ * NativeAgent.planThreads(String sysfsRoot, String allowed, int node, int count, boolean oneCpu): the masks of
+ * the plan (count masks of (cpu/possible's last CPU + 64) / 64 words), or null when Java must plan instead.
+ * allowed is a cpulist, or null for this process's affinity on the live tree and every online CPU elsewhere.
+ */
+jlongArray JNICALL nsa_jni_plan_threads(JNIEnv *env, jclass type, jstring sysfs_root, jstring allowed_text,
+        jint origin, jint count, jboolean one_cpu) {
+    (void) type;
+    if (count < 1 || count > NSA_MAX_QUEUES) {
+        return NULL;
+    }
+    char *root = nsa_utf(env, sysfs_root);
+    if (root == NULL) {
+        return NULL;
+    }
+    char *allowed_list = allowed_text == NULL ? NULL : nsa_utf(env, allowed_text);
+    unsigned long *masks;
+    size_t words;
+    jlongArray result = NULL;
+    if ((allowed_text == NULL || allowed_list != NULL)
+            && nsa_plan_threads(root, allowed_list, origin, count, one_cpu, &masks, &words) == 0) {
+        jsize length = (jsize) ((size_t) count * words);
         result = (*env)->NewLongArray(env, length);
         if (result != NULL) {
             (*env)->SetLongArrayRegion(env, result, 0, length, (const jlong *) masks);
         }
+        free(masks);
     }
-    free(allowed);
-    free(masks);
-    nsa_topology_free(&t);
     free(root);
     free(allowed_list);
     return result;

@@ -9,14 +9,18 @@
 
 #include "nsa.h"
 
-/* A whole small file from under root, its trailing whitespace stripped; NULL when it cannot be read. */
+/*
+ * A whole kernel file from under root as KernelText.read reads it (nsa_kernel_text), opened as every kernel file
+ * is (nsa_open_kernel_file); malloc'd. NULL when it cannot be read, holds more than NSA_MAX_FILE_BYTES (Java
+ * refuses it too) or has a NUL inside.
+ */
 static char *nsa_read_text(const char *root, const char *relative) {
     char path[4096];
     int length = snprintf(path, sizeof path, "%s/%s", root, relative);
     if (length < 0 || (size_t) length >= sizeof path) {
         return NULL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = nsa_open_kernel_file(path, O_RDONLY);
     if (fd < 0) {
         return NULL;
     }
@@ -24,7 +28,7 @@ static char *nsa_read_text(const char *root, const char *relative) {
     char *text = malloc(capacity);
     while (text != NULL) {
         if (used + 1 == capacity) {
-            char *bigger = realloc(text, capacity * 2);
+            char *bigger = capacity > NSA_MAX_FILE_BYTES ? NULL : realloc(text, capacity * 2);
             if (bigger == NULL) {
                 free(text);
                 text = NULL;
@@ -43,16 +47,16 @@ static char *nsa_read_text(const char *root, const char *relative) {
             used += (size_t) got;
         }
     }
-    if (close(fd) != 0 && text != NULL) {
+    if ((close(fd) != 0 || used > NSA_MAX_FILE_BYTES) && text != NULL) {
         free(text);
         return NULL;
     }
-    if (text != NULL) {
-        while (used > 0 && (text[used - 1] == '\n' || text[used - 1] == ' ' || text[used - 1] == '\t')) {
-            used--;
-        }
-        text[used] = '\0';
+    char *meaning = text == NULL ? NULL : nsa_kernel_text(text, used);
+    if (meaning == NULL) {
+        free(text);
+        return NULL;
     }
+    memmove(text, meaning, strlen(meaning) + 1);
     return text;
 }
 

@@ -138,8 +138,12 @@ public final class CpuSet implements Iterable<Integer> {
                 throw malformed(cpulist, "\"" + number + "\" is not a CPU number");
             }
         }
-        // Digits only, so a long holds any 18 of them; beyond that it is past MAX_CPUS anyway.
-        long cpu = number.length() > 18 ? Long.MAX_VALUE : Long.parseLong(number);
+        // Digits only, so a long holds any 18 of them past the leading zeros; more are past MAX_CPUS anyway.
+        int significant = 0;
+        while (significant < number.length() - 1 && number.charAt(significant) == '0') {
+            significant++;
+        }
+        long cpu = number.length() - significant > 18 ? Long.MAX_VALUE : Long.parseLong(number.substring(significant));
         if (cpu >= MAX_CPUS) {
             throw malformed(
                     cpulist,

@@ -30,6 +30,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,6 +40,7 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -209,7 +211,13 @@ class AgentForkTest {
     @MethodSource("jdks")
     void theAgentsKernelFilesCarryTheKernelsErrno(Path jdk) throws Exception {
         ProcessBuilder probe = ForkedJvm.command(
-                jdk, "threads=none-*,node=0,count=1", List.of(), KernelFilesProbe.class, "/proc/self/mem", "0");
+                jdk,
+                "threads=none-*,node=0,count=1",
+                List.of(),
+                KernelFilesProbe.class,
+                "write",
+                "/proc/self/mem",
+                "0");
         probe.environment().put("LC_ALL", "de_DE.UTF-8");
         ForkedJvm.Result eio = ForkedJvm.run(probe);
         assertEquals(0, eio.exitCode(), eio.describe());
@@ -217,11 +225,109 @@ class AgentForkTest {
         Path file = Files.createTempFile("numaspread-agent", ".txt");
         try {
             ForkedJvm.Result written = ForkedJvm.run(ForkedJvm.command(
-                    jdk, "threads=none-*,node=0,count=1", List.of(), KernelFilesProbe.class, file.toString(), "0-1"));
+                    jdk,
+                    "threads=none-*,node=0,count=1",
+                    List.of(),
+                    KernelFilesProbe.class,
+                    "write",
+                    file.toString(),
+                    "0-1"));
             assertEquals(List.of("written"), written.stdout(), written.describe());
             assertEquals("0-1\n", Files.readString(file));
         } finally {
             Files.delete(file);
+        }
+    }
+
+    /**
+     * What a tree that another user prepared may hold in a kernel file's place is refused by the agent's kernel
+     * files at once, and the file a symlink points at is left whole: a symlink (ELOOP, 40), a FIFO for writing
+     * (ENXIO, 6: the open does not wait for a reader) and for reading (EINVAL, 22: no regular file), a file past
+     * 1 MiB (EFBIG, 27, while a file of exactly 1 MiB is read). Before, the write through the symlink truncated
+     * and overwrote its target, and the FIFO's open waited forever.
+     */
+    @Test
+    @Timeout(120)
+    void theAgentsKernelFilesRefuseSymlinksFifosAndHugeFiles(@TempDir Path dir) throws Exception {
+        Path target = Files.writeString(dir.resolve("owned-by-root"), "keep\n");
+        Path link = Files.createSymbolicLink(dir.resolve("smp_affinity"), target);
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Path exact = Files.writeString(dir.resolve("exact"), "x".repeat(1 << 20));
+        Path huge = Files.writeString(dir.resolve("huge"), "x".repeat((1 << 20) + 1));
+        ForkedJvm.Result result = ForkedJvm.runWithin(
+                ForkedJvm.command(
+                        ForkedJvm.JDK_25,
+                        "threads=none-*,node=0,count=1",
+                        List.of(),
+                        KernelFilesProbe.class,
+                        "write",
+                        link.toString(),
+                        "0-1",
+                        "read",
+                        link.toString(),
+                        "write",
+                        fifo.toString(),
+                        "0-1",
+                        "read",
+                        fifo.toString(),
+                        "read",
+                        exact.toString(),
+                        "read",
+                        huge.toString()),
+                60);
+        assertEquals(
+                List.of(
+                        "ErrnoException errno 40",
+                        "ErrnoException errno 40",
+                        "ErrnoException errno 6",
+                        "ErrnoException errno 22",
+                        "read 1048576 characters",
+                        "ErrnoException errno 27"),
+                result.stdout(),
+                result.describe());
+        assertEquals("keep\n", Files.readString(target));
+    }
+
+    /**
+     * count= is bounded where the options are parsed, by the planner's bound, before the library or the planner
+     * allocates anything: a typo in a count stops the JVM at once, with one line naming count= and the bound, in 1
+     * GiB of address space and a 32 MiB heap. Before, count=4194304 was planned (32 MiB of masks, twice) and
+     * count=2147483647 asked the library for 16 GiB.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    @Timeout(120)
+    void aCountBeyondThePlannersBoundStopsTheJvmAtOnce(Path jdk) throws Exception {
+        for (String count : List.of("4194304", "2147483647")) {
+            ProcessBuilder java = ForkedJvm.command(
+                    jdk,
+                    "threads=io-*,node=0,count=" + count + ",strict=true",
+                    List.of(),
+                    PinProbe.class,
+                    "sequential",
+                    "io:2");
+            List<String> bounded = new ArrayList<>(List.of(
+                    "sh",
+                    "-c",
+                    "ulimit -v 1048576 && exec \"$@\"",
+                    "sh",
+                    java.command().get(0),
+                    "-Xmx32m",
+                    "-XX:+UseSerialGC",
+                    "-XX:CompressedClassSpaceSize=64m",
+                    "-XX:ReservedCodeCacheSize=32m"));
+            bounded.addAll(java.command().subList(1, java.command().size()));
+            long start = System.nanoTime();
+            ForkedJvm.Result result = ForkedJvm.runWithin(new ProcessBuilder(bounded), 60);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(1, result.exitCode(), result.describe());
+            assertEquals(
+                    List.of("numaspread agent: count=\"" + count
+                            + "\" is not a whole number from 1 to 1048576, the most queues a plan may hold"),
+                    result.stderr(),
+                    result.describe());
+            assertTrue(millis < 30_000, "count=" + count + " took " + millis + " ms");
         }
     }
 

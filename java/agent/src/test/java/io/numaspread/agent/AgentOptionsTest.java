@@ -10,6 +10,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.pin.AgentOptions;
 import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanRequest;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -52,7 +53,13 @@ class AgentOptionsTest {
                 List.of("threads=a,count=1", "nic=IFACE or node=N,count=K is missing"),
                 List.of("threads=a,node=0", "node=0 needs count=K"),
                 List.of("threads=a,node=0,nic=eth0", "give nic= or node=, not both"),
-                List.of("threads=a,node=0,count=0", "count=\"0\" is not a whole number of at least 1"),
+                List.of("threads=a,node=0,count=0", "count=\"0\" is not a whole number from 1 to 1048576"),
+                List.of(
+                        "threads=a,node=0,count=1048577",
+                        "count=\"1048577\" is not a whole number from 1 to 1048576, the most queues a plan may hold"),
+                List.of("threads=a,node=0,count=2147483647", "count=\"2147483647\" is not a whole number from 1 to"),
+                List.of("threads=a,node=0,count=99999999999", "count=\"99999999999\" is not a whole number from 1 to"),
+                List.of("threads=a,nic=eth0,count=4194304", "count=\"4194304\" is not a whole number from 1 to"),
                 List.of("threads=a,node=x,count=1", "node=\"x\" is not a whole number of at least 0"),
                 List.of("threads=a,node=0,count=1,mode=smt", "mode=\"smt\" must be one of [siblings, cpu]"),
                 List.of("threads=a,node=0,count=1,irqs=apply", "irqs=apply needs nic=IFACE"),
@@ -67,6 +74,19 @@ class AgentOptionsTest {
             assertTrue(e.getMessage().startsWith(c.get(1)), c.get(0) + " -> " + e.getMessage());
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind(), c.get(0));
         }
+    }
+
+    /** count= is bounded here, by the planner's own bound, before the library or the planner allocates a mask. */
+    @Test
+    void countIsBoundedByThePlannersBound() {
+        assertEquals(
+                OptionalInt.of(PlanRequest.MAX_QUEUES),
+                AgentOptions.parse("threads=a,node=0,count=" + PlanRequest.MAX_QUEUES)
+                        .count());
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class,
+                () -> AgentOptions.parse("threads=a,node=0,count=" + (PlanRequest.MAX_QUEUES + 1)));
+        assertTrue(e.getMessage().contains("from 1 to " + PlanRequest.MAX_QUEUES), e.getMessage());
     }
 
     @Test

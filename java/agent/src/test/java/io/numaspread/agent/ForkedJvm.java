@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** A JVM running {@link PinProbe}, forked from a given JDK, with the agent from the built jar. */
 final class ForkedJvm implements AutoCloseable {
@@ -90,6 +92,24 @@ final class ForkedJvm implements AutoCloseable {
     /** Runs {@code command} to its end. */
     static Result run(ProcessBuilder command) {
         try (ForkedJvm jvm = start(command)) {
+            return jvm.finish();
+        }
+    }
+
+    /**
+     * Runs {@code command} to its end, which must come within {@code seconds}: else the JVM is killed and the test
+     * fails at once, for a probe that may block where stdout stays open (an open(2) waiting on a FIFO). The probe
+     * must print less than a pipe holds, as it is read only once it has ended.
+     */
+    static Result runWithin(ProcessBuilder command, long seconds) {
+        try (ForkedJvm jvm = start(command)) {
+            try {
+                jvm.process.onExit().get(seconds, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionError("the probe did not end within " + seconds + " s: " + command.command(), e);
+            } catch (InterruptedException | ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
             return jvm.finish();
         }
     }

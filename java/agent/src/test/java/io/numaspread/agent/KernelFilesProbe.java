@@ -6,9 +6,10 @@ import java.lang.reflect.Method;
 import java.nio.file.Path;
 
 /**
- * Run with the agent loaded: writes {@code value} to {@code file} through the agent's own kernel files (its
- * library's libc calls) and prints "written" or the failure's class name and errno. Reflection, because the
- * agent jar relocates core's classes, so the test classes cannot name their types.
+ * Run with the agent loaded: performs each operation of {@code args}, {@code write FILE VALUE} or {@code read
+ * FILE}, through the agent's own kernel files (its library's libc calls), and prints for each "written", "read N
+ * characters", or the failure's class name and errno. Reflection, because the agent jar relocates core's classes,
+ * so the test classes cannot name their types.
  */
 public final class KernelFilesProbe {
     private KernelFilesProbe() {}
@@ -17,14 +18,26 @@ public final class KernelFilesProbe {
         Method kernelFiles = Class.forName("io.numaspread.agent.NativeAgent").getDeclaredMethod("kernelFiles");
         kernelFiles.setAccessible(true);
         Object files = kernelFiles.invoke(null);
-        Method write = files.getClass().getMethod("write", Path.class, String.class);
-        try {
-            write.invoke(files, Path.of(args[0]), args[1]);
-            System.out.println("written");
-        } catch (InvocationTargetException e) {
-            Throwable failure = e.getCause();
-            System.out.println(failure.getClass().getSimpleName() + " errno "
-                    + failure.getClass().getMethod("number").invoke(failure));
+        for (int i = 0; i < args.length; i++) {
+            boolean write = args[i].equals("write");
+            Path file = Path.of(args[i + 1]);
+            String value = write ? args[i + 2] : null;
+            i += write ? 2 : 1;
+            try {
+                if (write) {
+                    files.getClass()
+                            .getMethod("write", Path.class, String.class)
+                            .invoke(files, file, value);
+                    System.out.println("written");
+                } else {
+                    Object text = files.getClass().getMethod("read", Path.class).invoke(files, file);
+                    System.out.println("read " + ((String) text).length() + " characters");
+                }
+            } catch (InvocationTargetException e) {
+                Throwable failure = e.getCause();
+                System.out.println(failure.getClass().getSimpleName() + " errno "
+                        + failure.getClass().getMethod("number").invoke(failure));
+            }
         }
     }
 }

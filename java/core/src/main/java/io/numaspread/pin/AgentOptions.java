@@ -4,6 +4,7 @@ package io.numaspread.pin;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.plan.Mode;
+import io.numaspread.plan.PlanRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -20,7 +21,8 @@ import java.util.OptionalInt;
  * @param globs thread-name globs; a thread matching any of them takes the next assignment of the one plan
  * @param nic the NIC whose node is the origin and whose queue count is the default count
  * @param node the origin node, when no NIC is given
- * @param count how many assignments the rotation has
+ * @param count how many assignments the rotation has, at most {@link PlanRequest#MAX_QUEUES} (checked here, before
+ *     the agent's library or planner allocates anything for them)
  * @param applyIrqs also apply the NIC's IRQ plan, as {@code numaspread apply} does
  * @param strict refuse to start the JVM (or fail the attach) when anything is wrong, instead of running without
  *     pinning
@@ -89,8 +91,14 @@ public record AgentOptions(
         if (values[THREADS] == null) {
             throw NumaspreadException.badInput("threads=GLOB is missing; use " + SYNTAX);
         }
-        OptionalInt node = number(values[NODE], "node", 0);
-        OptionalInt count = number(values[COUNT], "count", 1);
+        OptionalInt node = number(values[NODE], "node", 0, Integer.MAX_VALUE, "of at least 0");
+        // MAX_QUEUES is a constant that javac copies here: PlanRequest is not loaded before main.
+        OptionalInt count = number(
+                values[COUNT],
+                "count",
+                1,
+                PlanRequest.MAX_QUEUES,
+                "from 1 to " + PlanRequest.MAX_QUEUES + ", the most queues a plan may hold");
         if ((values[NIC] != null) == node.isPresent()) {
             throw NumaspreadException.badInput(
                     node.isPresent()
@@ -163,19 +171,20 @@ public record AgentOptions(
         return pieces;
     }
 
-    private static OptionalInt number(String value, String key, int minimum) {
+    /** {@code value} as a whole number from {@code minimum} to {@code maximum}, which {@code range} words. */
+    private static OptionalInt number(String value, String key, int minimum, int maximum, String range) {
         if (value == null) {
             return OptionalInt.empty();
         }
         try {
             int number = Integer.parseInt(value);
-            if (number >= minimum) {
+            if (number >= minimum && number <= maximum) {
                 return OptionalInt.of(number);
             }
         } catch (NumberFormatException e) {
             // reported below with the option's name
         }
-        throw NumaspreadException.badInput(key + "=\"" + value + "\" is not a whole number of at least " + minimum);
+        throw NumaspreadException.badInput(key + "=\"" + value + "\" is not a whole number " + range);
     }
 
     /** True for {@code yes}, false for {@code no} or no value; anything else is refused, naming {@code allowed}. */

@@ -59,8 +59,10 @@ class ErrnoTest {
         assertEquals(Errno.EACCES, Errno.ofNumber(13));
         assertEquals(Errno.EINVAL, Errno.ofNumber(22));
         assertEquals(Errno.ENOTTY, Errno.ofNumber(25));
+        assertEquals(Errno.EFBIG, Errno.ofNumber(27));
         assertEquals(Errno.ENOSPC, Errno.ofNumber(28));
         assertEquals(Errno.EROFS, Errno.ofNumber(30));
+        assertEquals(Errno.ELOOP, Errno.ofNumber(40));
         assertEquals(Errno.ENOBUFS, Errno.ofNumber(105));
         assertEquals(Errno.UNKNOWN, Errno.ofNumber(0));
     }
