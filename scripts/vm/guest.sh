@@ -104,12 +104,6 @@ check_options() {
   [[ -c /dev/net/tun ]] || die "/dev/net/tun is missing (load the tun module: modprobe tun)"
 }
 
-# apt-get with the machine's apt one at a time (scripts/lib/apt.sh): its own lists' update takes the machine's
-# lists lock, and a private configuration's (vm-test's kernels) costs nothing to serialize.
-apt_get() {
-  apt_get_serialized "$@"
-}
-
 # Installs the Debian packages whose commands are missing ($@: COMMAND:PACKAGE pairs) and busybox-static,
 # whose busybox goes into the initramfs and runs the peer's services.
 ensure_packages() {
