@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.irq.NicPlacement;
@@ -16,6 +17,7 @@ import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.plan.PollFlags;
 import io.numaspread.watch.Backoff;
 import io.numaspread.watch.KubeletCpuState;
+import io.numaspread.watch.KubeletCpuStateEvents;
 import io.numaspread.watch.NetlinkEvents;
 import io.numaspread.watch.Watcher;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
@@ -133,7 +135,8 @@ final class WatchCommand implements Runnable {
             names = "--kubelet-cpu-state",
             paramLabel = "FILE",
             description = "Keep queues off the CPUs the kubelet's static CPU manager gives Guaranteed pods, read"
-                    + " from FILE (usually /var/lib/kubelet/cpu_manager_state) at every check.")
+                    + " from FILE (usually /var/lib/kubelet/cpu_manager_state) when its directory says it changed"
+                    + " (inotify) and at every check.")
     Path kubeletCpuState;
 
     // Hidden: only here to say where the option belongs, rather than picocli's "unknown option".
@@ -155,9 +158,8 @@ final class WatchCommand implements Runnable {
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw NumaspreadException.badInput("--metrics-port must be 0 to 65535, not " + metricsPort);
         }
-        if (kubeletCpuState != null) {
-            KubeletCpuState.exclusiveCpus(kubeletCpuState); // a bad file stops watch at start
-        }
+        // A bad file stops watch at start.
+        Optional<CpuSet> podCpus = Optional.ofNullable(kubeletCpuState).map(KubeletCpuState::exclusiveCpus);
         Optional<PollFlags> poll = polling.flags();
         Watcher.Planning planning =
                 new Watcher.Planning(planOptions.flags(), Optional.ofNullable(kubeletCpuState), poll);
@@ -203,6 +205,8 @@ final class WatchCommand implements Runnable {
         }
         Optional<NetlinkEvents> netlink =
                 NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)), print);
+        Optional<KubeletCpuStateEvents> kubelet = podCpus.flatMap(cpus -> KubeletCpuStateEvents.start(
+                kubeletCpuState, cpus, event -> watcher.post(metrics.counted(event)), print));
         out.println("watching " + nics.joined() + ": "
                 + (netlink.isPresent()
                         ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
@@ -211,7 +215,10 @@ final class WatchCommand implements Runnable {
                 + server.map(s -> ", metrics on http://" + metricsAddress + ":" + s.getPort() + "/metrics")
                         .orElse("")
                 + (metricsFile == null ? "" : ", metrics file " + metricsFile)
-                + (kubeletCpuState == null ? "" : ", kubelet CPU state " + kubeletCpuState));
+                + (kubeletCpuState == null
+                        ? ""
+                        : ", kubelet CPU state " + kubeletCpuState
+                                + (kubelet.isPresent() ? " (inotify on its directory)" : " (read at each check)")));
         for (InterfaceName iface : ifaces) {
             if (Files.isDirectory(paths.netDevice(iface))) {
                 LinkPolicyWords.lines(iface, LinkIrqPolicy.find(host.hostRoot, paths, iface))
@@ -229,6 +236,7 @@ final class WatchCommand implements Runnable {
                                 Thread.currentThread().interrupt();
                             }
                             netlink.ifPresent(NetlinkEvents::close);
+                            kubelet.ifPresent(KubeletCpuStateEvents::close);
                             server.ifPresent(HTTPServer::close);
                             out.println("stopped");
                             out.flush();

@@ -82,7 +82,7 @@ final class WatchMetrics implements Watcher.Listener {
         info.labelValues(backend, eventSource).set(1);
         events = Counter.builder()
                 .name("numaspread_kernel_events_total")
-                .help("Kernel events that concern a watched NIC or the CPUs, by source (rtnetlink, uevent)")
+                .help("Events that concern a watched NIC or the CPUs, by source (rtnetlink, uevent, kubelet)")
                 .labelNames("source")
                 .register(registry);
         // Known from the start, so that a dashboard shows 0 rather than no data.

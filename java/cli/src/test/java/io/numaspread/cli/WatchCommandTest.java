@@ -57,6 +57,11 @@ class WatchCommandTest extends StandInCliTest {
     }
 
     private void start(String... more) throws IOException {
+        startEvery("0.2", more);
+    }
+
+    /** watch with a drift check every {@code interval} seconds. */
+    private void startEvery(String interval, String... more) throws IOException {
         List<String> args = new ArrayList<>(List.of(args(
                 "watch",
                 "--nic",
@@ -65,7 +70,7 @@ class WatchCommandTest extends StandInCliTest {
                 "--state-dir",
                 state.getParent().toString(),
                 "--interval",
-                "0.2")));
+                interval)));
         args.addAll(List.of(more));
         watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
         watch.getOutputStream().close();
@@ -263,6 +268,41 @@ class WatchCommandTest extends StandInCliTest {
                         .filter(l -> l.startsWith("gone") || l.startsWith("FAILED"))
                         .toList());
         assertEquals(1, seen.stream().filter(l -> l.startsWith("waiting")).count(), "said once: " + seen);
+    }
+
+    @Test
+    void aPodGivenCpusIsPlannedAroundAtOnceNotAtTheNextDriftCheck() throws Exception {
+        Path kubelet = run.resolve("kubelet");
+        Files.createDirectories(kubelet);
+        Path checkpoint = kubelet.resolve("cpu_manager_state");
+        writeCheckpoint(checkpoint, "");
+        // The drift check comes after the test's timeout: only the checkpoint's event can make the change in time.
+        startEvery("3600", "--kubelet-cpu-state", checkpoint.toString());
+        assertTrue(awaitLine("watching").endsWith(", kubelet CPU state " + checkpoint + " (inotify on its directory)"));
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
+        writeCheckpoint(checkpoint, "0-1");
+        String changed = awaitLine("changed");
+        assertTrue(
+                changed.startsWith("changed eth0: exclusive CPUs none -> 0-1 after kubelet checkpoint cpu_manager_state"
+                        + " changed; planned again: "),
+                changed);
+        assertTrue(
+                queueAffinities().stream().noneMatch(cpus -> cpus.contains("0") || cpus.contains("1")),
+                queueAffinities().toString());
+        writeCheckpoint(checkpoint, "");
+        String free = awaitLine("changed");
+        assertTrue(free.startsWith("changed eth0: exclusive CPUs 0-1 -> none after kubelet checkpoint"), free);
+        assertEquals(List.of("0-1", "2-3", "0-1", "2-3"), queueAffinities());
+    }
+
+    /** The static CPU manager's checkpoint with one pod holding {@code cpus} (none when empty), renamed over the old. */
+    private static void writeCheckpoint(Path file, String cpus) throws IOException {
+        String entries = cpus.isEmpty() ? "{}" : "{\"6f1c2b0e-pod\": {\"app\": \"" + cpus + "\"}}";
+        Path next = Files.writeString(
+                file.resolveSibling(file.getFileName() + ".tmp"),
+                "{\"policyName\": \"static\", \"defaultCpuSet\": \"0-7\", \"entries\": " + entries
+                        + ", \"checksum\": 1}");
+        Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     @Test
