@@ -169,6 +169,7 @@ final class WatchCommand implements Runnable {
             out.flush();
         };
         WatchMetrics metrics = new WatchMetrics(
+                ifaces,
                 print,
                 paths,
                 Optional.ofNullable(metricsFile),
