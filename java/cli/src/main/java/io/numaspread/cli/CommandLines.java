@@ -64,12 +64,18 @@ final class CommandLines {
         return "numaspread restore --state " + shellWord(stateFile.toString()) + rootOptions(paths);
     }
 
-    /** {@code " --sysfs-root S --proc-root P"}, or nothing for the live kernel. */
+    /**
+     * {@code " --sysfs-root S --proc-root P"}, or nothing for the live kernel; {@code " --proc-irq D"} when its
+     * /proc/irq is mounted elsewhere.
+     */
     static String rootOptions(KernelPaths paths) {
+        if (!paths.isLive()) {
+            return " --sysfs-root " + shellWord(paths.sysfsRoot().toString()) + " --proc-root "
+                    + shellWord(paths.procRoot().toString());
+        }
         return paths.equals(KernelPaths.LIVE)
                 ? ""
-                : " --sysfs-root " + shellWord(paths.sysfsRoot().toString()) + " --proc-root "
-                        + shellWord(paths.procRoot().toString());
+                : " --proc-irq " + shellWord(paths.irqRoot().toString());
     }
 
     /** {@code word} as one shell word: as it is when it is plain, else in single quotes. */

@@ -63,7 +63,7 @@ final class MachineOptions {
      * thread of this machine, and the live thread with that PID must not be touched.
      */
     NapiThreads.AffinitySetter threadAffinity(KernelPaths paths) {
-        if (!paths.equals(KernelPaths.LIVE)) {
+        if (!paths.isLive()) {
             return (pid, cpus) -> {
                 throw new IOException("NAPI threads are pinned only on the live kernel, not for task " + pid
                         + " of the stand-in tree " + paths.procRoot());
@@ -87,7 +87,7 @@ final class MachineOptions {
      * live kernel, with the call's errno. As for affinity, a stand-in tree's PIDs name no thread of this machine.
      */
     NapiThreads.Scheduler threadScheduler(KernelPaths paths) {
-        if (!paths.equals(KernelPaths.LIVE)) {
+        if (!paths.isLive()) {
             return NapiThreads.NO_SCHEDULER;
         }
         NativeBackend backend = backend();
@@ -124,7 +124,7 @@ final class MachineOptions {
      */
     NicPlacement.NapiAccess napiAccess(InterfaceName iface, KernelPaths paths) {
         NicPlacement.threadedFile(paths, iface);
-        if (!paths.equals(KernelPaths.LIVE)) {
+        if (!paths.isLive()) {
             throw NumaspreadException.badInput(
                     "--napi-threads and --poll-queues work on the live kernel's NAPI threads, which the"
                             + " stand-in trees --sysfs-root " + paths.sysfsRoot() + " --proc-root " + paths.procRoot()
@@ -145,7 +145,7 @@ final class MachineOptions {
      * @throws NumaspreadException BAD_INPUT for stand-in trees: NAPI settings are the running kernel's
      */
     NicPlacement.NapiSettingsAccess napiSettingsAccess(InterfaceName iface, KernelPaths paths) {
-        if (!paths.equals(KernelPaths.LIVE)) {
+        if (!paths.isLive()) {
             throw NumaspreadException.badInput("--irq-suspend sets the live kernel's NAPI settings, which the"
                     + " stand-in trees --sysfs-root " + paths.sysfsRoot() + " --proc-root " + paths.procRoot()
                     + " do not hold; nothing was changed");

@@ -3,6 +3,8 @@ package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.KernelPaths;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -13,6 +15,14 @@ final class ProcRootOptions {
             paramLabel = "DIR",
             description = "Read and write this tree instead of /proc (for tests; it changes nothing else).")
     Path procRoot;
+
+    @Option(
+            names = "--proc-irq",
+            paramLabel = "DIR",
+            description = "Where the live kernel's /proc/irq is mounted, for a container whose own /proc/irq is"
+                    + " read-only: the runtime mounts it so and refuses any mount below /proc, so the host's is"
+                    + " mounted elsewhere (e.g. a hostPath at /host/proc/irq). Not with --proc-root.")
+    Path procIrq;
 
     /**
      * The paths for a command that writes: a copied tree on one side and the live kernel on the other would
@@ -27,8 +37,20 @@ final class ProcRootOptions {
     }
 
     KernelPaths paths(MachineOptions machine) {
-        return new KernelPaths(
+        KernelPaths paths = new KernelPaths(
                 procRoot == null ? KernelPaths.LIVE.procRoot() : procRoot,
                 machine.sysfsRoot == null ? KernelPaths.LIVE.sysfsRoot() : machine.sysfsRoot);
+        if (procIrq == null) {
+            return paths;
+        }
+        if (!paths.isLive()) {
+            throw NumaspreadException.badInput("--proc-irq " + procIrq + " names where the live kernel's /proc/irq"
+                    + " is mounted; stand-in trees (--proc-root, --sysfs-root) have their own irq directory");
+        }
+        if (!Files.isRegularFile(procIrq.resolve("default_smp_affinity"), LinkOption.NOFOLLOW_LINKS)) {
+            throw NumaspreadException.badInput(
+                    "--proc-irq " + procIrq + " is not a /proc/irq: it has no default_smp_affinity file");
+        }
+        return paths.withIrqRoot(procIrq);
     }
 }

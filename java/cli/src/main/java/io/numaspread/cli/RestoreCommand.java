@@ -78,7 +78,7 @@ final class RestoreCommand implements Runnable {
         // NAPI threads are found again by name: a re-created thread has a new PID.
         // Each NAPI's own threaded is the running kernel's (netdev netlink), never a stand-in tree's.
         PerNapiThreaded perNapi =
-                paths.equals(KernelPaths.LIVE) ? PerNapiThreaded.live(paths, machine.backend()) : PerNapiThreaded.NONE;
+                paths.isLive() ? PerNapiThreaded.live(paths, machine.backend()) : PerNapiThreaded.NONE;
         NapiThreads threads = new NapiThreads(
                 paths,
                 machine.kernelFiles(),
@@ -89,7 +89,7 @@ final class RestoreCommand implements Runnable {
         // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
         // tree a state file recording them is refused.
         int maskBits = SysfsTree.at(paths.sysfsRoot()).maskBits();
-        AffinityTransaction applier = paths.equals(KernelPaths.LIVE)
+        AffinityTransaction applier = paths.isLive()
                 ? new AffinityTransaction(
                         paths,
                         machine.kernelFiles(),

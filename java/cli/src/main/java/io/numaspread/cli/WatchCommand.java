@@ -171,6 +171,7 @@ final class WatchCommand implements Runnable {
             out.flush();
         };
         WatchMetrics metrics = new WatchMetrics(
+                ifaces,
                 print,
                 paths,
                 Optional.ofNullable(metricsFile),

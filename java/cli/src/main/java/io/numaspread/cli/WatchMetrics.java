@@ -35,6 +35,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * watch's metrics, in a Prometheus registry: counted from the events the watcher reports, and read from the
@@ -49,6 +50,7 @@ final class WatchMetrics implements Watcher.Listener {
     private final Map<InterfaceName, Nic> nics = new ConcurrentHashMap<>();
     private final Map<InterfaceName, SpreadPlan> plans = new ConcurrentHashMap<>();
     private final Counter events;
+    private final String nicsLabel;
     private final Counter drifts;
     private final Counter reapplies;
     private final Counter fights;
@@ -61,7 +63,13 @@ final class WatchMetrics implements Watcher.Listener {
     private final Gauge present;
     private final NativeBackend queueCounterBackend;
 
+    /**
+     * @param watched the NICs this watch places; their names, joined with commas, label the two series that are the
+     *     process's, not one NIC's, so that each instance's (one per NIC with the systemd unit) are its own in a
+     *     node-exporter textfile directory that holds them all
+     */
     WatchMetrics(
+            List<InterfaceName> watched,
             Consumer<String> lines,
             KernelPaths paths,
             Optional<Path> textfile,
@@ -77,17 +85,19 @@ final class WatchMetrics implements Watcher.Listener {
         Gauge info = Gauge.builder()
                 .name("numaspread_watch_info")
                 .help("1, with the backend and where events come from (netlink or polling)")
-                .labelNames("backend", "events")
+                .labelNames("nics", "backend", "events")
                 .register(registry);
-        info.labelValues(backend, eventSource).set(1);
+        String nicsLabel = watched.stream().map(InterfaceName::value).collect(Collectors.joining(","));
+        info.labelValues(nicsLabel, backend, eventSource).set(1);
         events = Counter.builder()
                 .name("numaspread_kernel_events_total")
                 .help("Events that concern a watched NIC or the CPUs, by source (rtnetlink, uevent, kubelet)")
-                .labelNames("source")
+                .labelNames("nics", "source")
                 .register(registry);
+        this.nicsLabel = nicsLabel;
         // Known from the start, so that a dashboard shows 0 rather than no data.
-        events.labelValues("rtnetlink").inc(0);
-        events.labelValues("uevent").inc(0);
+        events.labelValues(nicsLabel, "rtnetlink").inc(0);
+        events.labelValues(nicsLabel, "uevent").inc(0);
         drifts = Counter.builder()
                 .name("numaspread_drift_events_total")
                 .help("IRQ or XPS files found changed by another writer at a drift check")
@@ -201,7 +211,7 @@ final class WatchMetrics implements Watcher.Listener {
 
     /** Counts a kernel event the watcher is about to receive. */
     KernelEvent counted(KernelEvent event) {
-        events.labelValues(event.source()).inc();
+        events.labelValues(nicsLabel, event.source()).inc();
         return event;
     }
 

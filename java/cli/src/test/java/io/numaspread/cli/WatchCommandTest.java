@@ -200,7 +200,9 @@ class WatchCommandTest extends StandInCliTest {
         assertTrue(metrics.contains("numaspread_fights_total{irq=\"51\",nic=\"eth0\"}"), metrics);
         // The plan is back, so the last round's back-off is over.
         assertTrue(metrics.contains("numaspread_fight_backoff_seconds{irq=\"51\",nic=\"eth0\"} 0.0\n"), metrics);
-        assertTrue(metrics.contains("numaspread_watch_info{backend=\"sysfs\",events=\"polling\"} 1.0"), metrics);
+        assertTrue(
+                metrics.contains("numaspread_watch_info{backend=\"sysfs\",events=\"polling\",nics=\"eth0\"} 1.0"),
+                metrics);
         assertDashboardQueriesNameExportedMetrics(metrics);
         Matcher lastCheck = Pattern.compile("numaspread_last_check_timestamp_seconds\\{nic=\"eth0\"} (\\S+)")
                 .matcher(metrics);

@@ -39,7 +39,14 @@ class WatchMetricsBackoffTest {
     private final List<String> lines = new ArrayList<>();
     private final MovableClock clock = new MovableClock(Instant.parse("2026-12-01T12:00:00Z"));
     private final WatchMetrics metrics = new WatchMetrics(
-            lines::add, KernelPaths.LIVE, Optional.empty(), "sysfs", "polling", SysfsBackend.live(), clock);
+            List.of(new InterfaceName("eth0")),
+            lines::add,
+            KernelPaths.LIVE,
+            Optional.empty(),
+            "sysfs",
+            "polling",
+            SysfsBackend.live(),
+            clock);
 
     @Test
     void fallsToZeroWhenTheRoundsBackoffIsOver() throws IOException {

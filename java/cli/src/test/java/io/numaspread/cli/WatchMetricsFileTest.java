@@ -17,6 +17,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -48,7 +50,13 @@ class WatchMetricsFileTest extends StandInCliTest {
 
     /** The metrics after one check that found eth0 gone, which writes the textfile. */
     private void writeOnce(Path file) {
+        writeOnce(file, ETH0);
+    }
+
+    /** The metrics of a watch of {@code nic} after one check that found it gone. */
+    private void writeOnce(Path file, InterfaceName nic) {
         WatchMetrics metrics = new WatchMetrics(
+                List.of(nic),
                 lines::add,
                 paths,
                 Optional.of(file),
@@ -56,7 +64,35 @@ class WatchMetricsFileTest extends StandInCliTest {
                 "polling",
                 new SysfsBackend(SysfsTree.at(sys), proc),
                 Clock.systemUTC());
-        metrics.heard(new WatchEvent.Gone(ETH0, Instant.now(), true, "no such interface", List.of()));
+        metrics.heard(new WatchEvent.Gone(nic, Instant.now(), true, "no such interface", List.of()));
+    }
+
+    /**
+     * Two instances of the unit, one per NIC, each with its own file in one textfile directory: node-exporter
+     * refuses a series that two files both hold (same name, same labels), so no series may be in both. Before the
+     * nics label, numaspread_watch_info and numaspread_kernel_events_total were.
+     */
+    @Test
+    void twoInstancesFilesInOneDirectoryShareNoSeries() throws IOException {
+        Path eth0 = textfiles.resolve("numaspread-eth0.prom");
+        Path eth1 = textfiles.resolve("numaspread-eth1.prom");
+        writeOnce(eth0, ETH0);
+        writeOnce(eth1, new InterfaceName("eth1"));
+        Set<String> shared = new TreeSet<>(series(eth0));
+        shared.retainAll(series(eth1));
+        assertEquals(Set.of(), shared);
+        assertTrue(series(eth1).contains("numaspread_watch_info{backend=\"sysfs\",events=\"polling\",nics=\"eth1\"}"));
+    }
+
+    /** A textfile's series: each sample line without its value. */
+    private static Set<String> series(Path file) throws IOException {
+        Set<String> series = new TreeSet<>();
+        for (String line : Files.readAllLines(file)) {
+            if (!line.isEmpty() && !line.startsWith("#")) {
+                series.add(line.substring(0, line.lastIndexOf(' ')));
+            }
+        }
+        return series;
     }
 
     private List<String> names() throws IOException {

@@ -45,6 +45,7 @@ class WatchQueueMetricsTest {
         NativeBackend backend = Backends.live().backend();
         List<String> lines = new ArrayList<>();
         WatchMetrics metrics = new WatchMetrics(
+                List.of(ETH0),
                 lines::add,
                 KernelPaths.LIVE,
                 Optional.empty(),

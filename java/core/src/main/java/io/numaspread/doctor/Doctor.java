@@ -54,7 +54,7 @@ public final class Doctor {
                 KernelFile.read(proc.resolve("sys/net/core/txq_reselection_ms"))));
         findings.addAll(Machine.backends(selection.backend().kind(), selection.unavailable()));
         KernelFile status = KernelFile.read(proc.resolve("self/status"));
-        Path irqFile = proc.resolve("irq/default_smp_affinity");
+        Path irqFile = paths.irqRoot().resolve("default_smp_affinity");
         findings.addAll(Machine.privileges(
                 status,
                 irqFile.toString(),
@@ -77,7 +77,7 @@ public final class Doctor {
     private static NetdevReading readNetdev(
             KernelPaths paths, Optional<InterfaceName> nic, Optional<String> driver, Backends.Selection selection) {
         String backend = selection.backend().kind().name().toLowerCase(Locale.ROOT);
-        if (!paths.equals(KernelPaths.LIVE)) {
+        if (!paths.isLive()) {
             return notAsked(
                     "netdev netlink answers for the live kernel, not for the stand-in trees " + paths.procRoot()
                             + " and " + paths.sysfsRoot(),

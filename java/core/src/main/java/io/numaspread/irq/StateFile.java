@@ -279,9 +279,8 @@ public final class StateFile {
      * (and a restore never reads) the live machine's state.
      */
     public static Path defaultPath(KernelPaths paths, InterfaceName iface) {
-        Path dir = paths.equals(KernelPaths.LIVE)
-                ? Path.of("/run/numaspread")
-                : paths.procRoot().resolve("numaspread");
+        Path dir =
+                paths.isLive() ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread");
         return dir.resolve(iface.value() + ".json");
     }
 

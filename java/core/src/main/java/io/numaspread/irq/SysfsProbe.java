@@ -28,8 +28,9 @@ final class SysfsProbe {
                         "cannot write " + file + ": EROFS ("
                                 + errno.text() + "): " + file.getParent()
                                 + " is mounted read-only, as in an unprivileged"
-                                + " container; run on the host or in a privileged container (--privileged, or CAP_SYS_ADMIN"
-                                + " with /proc/irq writable); nothing was changed");
+                                + " container; run on the host or in a privileged container (--privileged), or mount"
+                                + " the host's /proc/irq read-write outside /proc and name it with --proc-irq; nothing"
+                                + " was changed");
             }
             if (errno == Errno.EACCES || errno == Errno.EPERM) {
                 throw new NumaspreadException(

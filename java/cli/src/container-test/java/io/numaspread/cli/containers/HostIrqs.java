@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli.containers;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import io.numaspread.CpuSet;
+import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nativeaccess.Backends;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
+import io.numaspread.plan.SpreadPlan;
+import io.numaspread.topology.Topology;
+import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -86,6 +96,36 @@ final class HostIrqs {
             affinities.put(vector.irq(), CpuSet.parse(read(affinityFile(vector.irq()))));
         }
         return affinities;
+    }
+
+    /**
+     * The affinity of each queue vector under numaspread's plan for the NIC (its node, one queue per queue
+     * pair), computed here from the host's topology.
+     */
+    Map<Integer, CpuSet> plannedQueueAffinities() throws Exception {
+        Topology topology = TopologyDiscovery.discover(Backends.live().backend(), SysfsTree.live());
+        SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(node(), queueCount()));
+        Map<Integer, CpuSet> planned = new TreeMap<>();
+        for (HostIrqs.Vector vector : queueVectors()) {
+            planned.put(vector.irq(), plan.get(vector.queue().getAsInt()).cpus());
+        }
+        return planned;
+    }
+
+    /**
+     * Moves every queue vector to CPUs outside the plan, so that an apply that changes nothing cannot pass, and
+     * returns the host's affinities then.
+     */
+    Map<Integer, CpuSet> startAwayFromThePlan(Map<Integer, CpuSet> planned) {
+        CpuSet online = SysfsTree.live().readCpuList("devices/system/cpu/online");
+        CpuSet elsewhere = planned.values().stream().reduce(online, CpuSet::minus);
+        assertFalse(elsewhere.isEmpty(), "the plan " + planned + " leaves no online CPU to start from");
+        Map<Integer, CpuSet> start = new TreeMap<>();
+        planned.keySet().forEach(irq -> start.put(irq, elsewhere));
+        set(start);
+        Map<Integer, CpuSet> before = affinities();
+        start.forEach((irq, cpus) -> assertEquals(cpus, before.get(irq), "IRQ " + irq + " took the starting value"));
+        return before;
     }
 
     /** Writes smp_affinity_list of each IRQ given; every write is attempted, the first failure is thrown. */

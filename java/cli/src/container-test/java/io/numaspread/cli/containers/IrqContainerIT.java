@@ -7,14 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.dockerjava.api.model.HostConfig;
 import io.numaspread.CpuSet;
-import io.numaspread.kernel.SysfsTree;
-import io.numaspread.nativeaccess.Backends;
-import io.numaspread.plan.PlanRequest;
-import io.numaspread.plan.Planner;
-import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.NeedsContainerEngine;
-import io.numaspread.topology.Topology;
-import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -85,7 +78,7 @@ class IrqContainerIT {
 
     @Test
     void unprivilegedApplyIsRefusedWithExitCode3AndChangesNothing() throws Exception {
-        Map<Integer, CpuSet> before = startAwayFromThePlan(plannedQueueAffinities());
+        Map<Integer, CpuSet> before = irqs.startAwayFromThePlan(irqs.plannedQueueAffinities());
         NumaspreadContainer.Run run;
         try (NumaspreadContainer container = startOnTheHostsNetwork(host -> {})) {
             run = container.numaspread("apply", "--nic", NIC);
@@ -102,8 +95,8 @@ class IrqContainerIT {
     }
 
     private void applyThenRestoreInAnotherContainer(Consumer<HostConfig> privilege) throws Exception {
-        Map<Integer, CpuSet> planned = plannedQueueAffinities();
-        Map<Integer, CpuSet> before = startAwayFromThePlan(planned);
+        Map<Integer, CpuSet> planned = irqs.plannedQueueAffinities();
+        Map<Integer, CpuSet> before = irqs.startAwayFromThePlan(planned);
         Path stateFile = stateDirectory.resolve(NIC + ".json");
 
         try (NumaspreadContainer container = startOnTheHostsNetwork(privilege)) {
@@ -126,35 +119,5 @@ class IrqContainerIT {
         return NumaspreadContainer.start(
                 host -> privilege.accept(host.withNetworkMode("host")),
                 List.of(new NumaspreadContainer.Mount(stateDirectory, "/run/numaspread")));
-    }
-
-    /**
-     * The affinity of each queue vector under numaspread's plan for the NIC (its node, one queue per queue
-     * pair), computed here from the host's topology.
-     */
-    private Map<Integer, CpuSet> plannedQueueAffinities() throws Exception {
-        Topology topology = TopologyDiscovery.discover(Backends.live().backend(), SysfsTree.live());
-        SpreadPlan plan = Planner.plan(topology, PlanRequest.irqs(irqs.node(), irqs.queueCount()));
-        Map<Integer, CpuSet> planned = new TreeMap<>();
-        for (HostIrqs.Vector vector : irqs.queueVectors()) {
-            planned.put(vector.irq(), plan.get(vector.queue().getAsInt()).cpus());
-        }
-        return planned;
-    }
-
-    /**
-     * Moves every queue vector to CPUs outside the plan, so that an apply that changes nothing cannot pass, and
-     * returns the host's affinities then.
-     */
-    private Map<Integer, CpuSet> startAwayFromThePlan(Map<Integer, CpuSet> planned) {
-        CpuSet online = SysfsTree.live().readCpuList("devices/system/cpu/online");
-        CpuSet elsewhere = planned.values().stream().reduce(online, CpuSet::minus);
-        assertFalse(elsewhere.isEmpty(), "the plan " + planned + " leaves no online CPU to start from");
-        Map<Integer, CpuSet> start = new TreeMap<>();
-        planned.keySet().forEach(irq -> start.put(irq, elsewhere));
-        HostIrqs.set(start);
-        Map<Integer, CpuSet> before = irqs.affinities();
-        start.forEach((irq, cpus) -> assertEquals(cpus, before.get(irq), "IRQ " + irq + " took the starting value"));
-        return before;
     }
 }
