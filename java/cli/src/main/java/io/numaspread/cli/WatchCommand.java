@@ -7,7 +7,6 @@ import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
@@ -183,7 +182,9 @@ final class WatchCommand implements Runnable {
         Watcher watcher = new Watcher(
                 ifaces,
                 paths,
-                KernelFiles.DIRECT,
+                // Through the native backend, as apply: a failed read carries its errno (xps_cpus of a NIC with
+                // one transmit queue reads ENOENT, which the plan takes as no XPS; Java's API gives no errno).
+                machine.kernelFiles(),
                 planning,
                 new Watcher.Settings(
                         every,
