@@ -57,7 +57,13 @@ class WatchCommandTest extends StandInCliTest {
     }
 
     private void start(String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of(args(
+        startWith(Main.class, List.of(), more);
+    }
+
+    /** watch run by {@code main}, whose own arguments ({@code before}) come first. */
+    private void startWith(Class<?> main, List<String> before, String... more) throws IOException {
+        List<String> args = new ArrayList<>(before);
+        args.addAll(List.of(args(
                 "watch",
                 "--nic",
                 "eth0",
@@ -67,7 +73,8 @@ class WatchCommandTest extends StandInCliTest {
                 "--interval",
                 "0.2")));
         args.addAll(List.of(more));
-        watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
+        watch = ForkedCli.start(
+                main, List.of(), List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
         watch.getOutputStream().close();
         Thread reader = new Thread(() -> {
             try (BufferedReader out =
@@ -263,6 +270,43 @@ class WatchCommandTest extends StandInCliTest {
                         .filter(l -> l.startsWith("gone") || l.startsWith("FAILED"))
                         .toList());
         assertEquals(1, seen.stream().filter(l -> l.startsWith("waiting")).count(), "said once: " + seen);
+    }
+
+    /**
+     * An event reader that dies (its socket fails under it) stops watch: one line naming the reader and why, the
+     * restore --restore-on-exit asks for, and exit 5, which the unit restarts. Before, the reader said it stopped,
+     * and watch went on without events.
+     */
+    @Test
+    void aDeadEventReaderStopsWatchInOneLineWithExit5() throws Exception {
+        startWith(FaultyWatchEvents.class, List.of("ebadf"), "--restore-on-exit");
+        awaitLine("applied");
+        assertTrue(watch.waitFor(30, TimeUnit.SECONDS), "watch went on after its reader died: " + seen);
+        assertEquals(WatchCommand.READER_DIED, watch.exitValue(), stderr.toString());
+        assertTrue(awaitLine("restored").startsWith("restored eth0: 8 of 8 values put back from "), seen.toString());
+        Thread.sleep(200); // stderr's reader
+        assertEquals(
+                "numaspread: watch: the rtnetlink event reader died: poll failed: Bad file descriptor (errno 9): the"
+                        + " socket is gone; stopped (after --restore-on-exit) so that a restart opens new sockets\n",
+                stderr.toString());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    /**
+     * The audit's datagram (a message length near Integer.MAX_VALUE) is skipped in one line and watch goes on: it
+     * killed the reader thread before, with nothing on stdout.
+     */
+    @Test
+    void anOverflowingNetlinkLengthIsSkippedInOneLineAndWatchGoesOn() throws Exception {
+        startWith(FaultyWatchEvents.class, List.of("overflow"));
+        assertEquals(
+                "events: skipped a malformed rtnetlink message: rtnetlink: message at byte 16 claims 2147483639"
+                        + " bytes; the datagram has 32 left",
+                awaitLine("events:"));
+        write(51, "4-7");
+        awaitLine("drift");
+        assertTrue(watch.isAlive());
+        assertEquals("", stderr.toString());
     }
 
     @Test
