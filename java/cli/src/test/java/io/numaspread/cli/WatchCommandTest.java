@@ -273,6 +273,58 @@ class WatchCommandTest extends StandInCliTest {
     }
 
     /**
+     * A running watch holds its NIC: a second watch of it, an apply and a restore, each in a process of its own,
+     * are refused with exit 3 in one line naming the watch's PID, and change nothing; watch's own put-backs go on
+     * meanwhile, and once it stopped an apply goes through. Before, the second watch ran and fought the first,
+     * and the apply was undone at the next drift check.
+     */
+    @Test
+    void aRunningWatchHoldsItsNicAgainstAnotherWatchApplyAndRestore() throws Exception {
+        start();
+        awaitLine("watching");
+        Map<Path, String> applied = NicFixture.snapshot(proc, sys);
+        String refusal = "numaspread: another numaspread apply, restore or watch of " + state + " is running (pid "
+                + watch.pid() + " holds " + state.resolveSibling(".eth0.json.lock") + "); nothing was changed\n";
+        List<String[]> others = List.of(
+                args(
+                        "watch",
+                        "--nic",
+                        "eth0",
+                        "--per-cpu",
+                        "--state-dir",
+                        state.getParent().toString()),
+                withState("apply", "--nic", "eth0", "--per-cpu"),
+                withState("restore"));
+        for (String[] other : others) {
+            CliRun refused = runForked(other);
+            assertEquals(Failures.REFUSED, refused.exitCode(), other[0] + ": " + refused.err());
+            assertEquals(refusal, refused.err(), other[0]);
+            assertEquals(applied, NicFixture.snapshot(proc, sys), other[0] + " changed nothing");
+        }
+        write(51, "4-7");
+        assertTrue(awaitLine("drift").startsWith("drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3"));
+        assertEquals("2-3", affinity(51));
+        watch.toHandle().destroy();
+        assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
+        CliRun apply = runForked(withState("apply", "--nic", "eth0", "--per-cpu"));
+        assertEquals(0, apply.exitCode(), apply.err());
+    }
+
+    /** The CLI in a JVM of its own, given 30 s to end (a second watch that is not refused runs on: killed). */
+    private static CliRun runForked(String... args) throws IOException, InterruptedException {
+        Process process = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args);
+        process.getOutputStream().close();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(String.join(" ", args) + " ran on for 30 s: it was not refused");
+        }
+        return new CliRun(
+                process.exitValue(),
+                new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    /**
      * An event reader that dies (its socket fails under it) stops watch: one line naming the reader and why, the
      * restore --restore-on-exit asks for, and exit 5, which the unit restarts. Before, the reader said it stopped,
      * and watch went on without events.

@@ -151,6 +151,8 @@ public final class Watcher {
     private final BlockingQueue<KernelEvent> events = new LinkedBlockingQueue<>();
     private final Map<InterfaceName, Placed> placed = new LinkedHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** The NICs' state files, held from {@link #start} to the end of {@link #run}. */
+    private final List<StateFile.Lock> holds = new ArrayList<>();
     /** The kubelet's exclusive CPUs last read well: kept while the file cannot be read. */
     private CpuSet lastKeptFree = CpuSet.EMPTY;
     /** Why the kubelet's file could not be read, said when it turns bad and not again until it reads well. */
@@ -213,14 +215,31 @@ public final class Watcher {
     }
 
     /**
-     * Applies every NIC's plan, as {@code apply} would.
+     * Holds every NIC's state file ({@link StateFile#hold}) for as long as the watcher runs, until {@link #run}
+     * ends, so that another watch, apply or restore of the NIC is refused, naming this process, rather than fight
+     * this one or be undone at its next check; then applies every NIC's plan, as {@code apply} would.
      *
-     * @throws NumaspreadException as {@link NicPlacement#apply} does; nothing is left changed
+     * @throws NumaspreadException (refused) when another process holds a NIC's state file; as {@link
+     *     NicPlacement#apply} does; nothing is left changed or held
      */
     public void start() {
-        for (InterfaceName iface : nics) {
-            check(iface, Trigger.START, List.of());
+        try {
+            for (InterfaceName iface : nics) {
+                holds.add(StateFile.hold(stateFile(iface)));
+            }
+            for (InterfaceName iface : nics) {
+                check(iface, Trigger.START, List.of());
+            }
+        } catch (RuntimeException e) {
+            release();
+            throw e;
         }
+    }
+
+    /** Lets go of the NICs' state files, the last thing the watcher does. */
+    private void release() {
+        holds.forEach(StateFile.Lock::close);
+        holds.clear();
     }
 
     /** Watches until {@link #stop}; then, with {@code restoreOnExit}, puts back every value it changed. */
@@ -268,6 +287,7 @@ public final class Watcher {
                     nics.forEach(this::restore);
                 }
             } finally {
+                release();
                 finished.countDown();
             }
         }
