@@ -224,7 +224,14 @@ final class WatchCommand implements Callable<Integer> {
         Optional<NetlinkEvents> netlink = eventSockets
                 .apply(events)
                 .map(sockets -> NetlinkEvents.start(
-                        sockets, event -> watcher.post(metrics.counted(event)), new NetlinkEvents.Reports() {
+                        sockets,
+                        event -> {
+                            // Another interface's events are dropped by the watcher, and not counted either.
+                            if (watcher.post(event)) {
+                                metrics.count(event);
+                            }
+                        },
+                        new NetlinkEvents.Reports() {
                             @Override
                             public void skipped(String line) {
                                 print.accept(line);
