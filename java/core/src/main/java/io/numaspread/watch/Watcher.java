@@ -252,6 +252,11 @@ public final class Watcher {
         return true;
     }
 
+    /** How many events wait now: never more than {@link #EVENT_CAPACITY}, however fast they come. */
+    int waiting() {
+        return events.size();
+    }
+
     /**
      * Holds every NIC's state file ({@link StateFile#hold}) for as long as the watcher runs, until {@link #run}
      * ends, so that another watch, apply or restore of the NIC is refused, naming this process, rather than fight

@@ -21,9 +21,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,16 +43,24 @@ class WatcherFloodTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final KernelEvent ETH0_EVENT =
             new KernelEvent("uevent", "eth0 queue rx-0 change", Optional.of("eth0"));
+    private static final KernelEvent ETH1_EVENT =
+            new KernelEvent("uevent", "eth1 queue rx-0 change", Optional.of("eth1"));
 
     private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicBoolean flooding = new AtomicBoolean(true);
     private final List<Thread> floods = new ArrayList<>();
+    /** The first event heard that this wants holds the watcher's thread (a slow check) until {@link #released}. */
+    private volatile Predicate<WatchEvent> holdAt = event -> false;
+
+    private final CountDownLatch held = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
     private Watcher watcher;
     private Thread running;
 
     @AfterEach
     void stop() throws InterruptedException {
         flooding.set(false);
+        released.countDown();
         for (Thread flood : floods) {
             flood.join(TimeUnit.SECONDS.toMillis(10));
         }
@@ -64,7 +75,7 @@ class WatcherFloodTest extends StandInNicTest {
         start(Duration.ofMillis(100)); // at most 0.8 s of settling
         write(51, "4-7");
         long floodStart = System.nanoTime();
-        flood(() -> watcher.post(ETH0_EVENT), 6);
+        flood(Duration.ofMillis(2), () -> watcher.post(ETH0_EVENT), 6);
         WatchEvent.ResetPutBack reset =
                 (WatchEvent.ResetPutBack) WatchHarness.awaitEvent(events, WatchEvent.ResetPutBack.class::isInstance);
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - floodStart);
@@ -78,6 +89,52 @@ class WatcherFloodTest extends StandInNicTest {
         List<WatchEvent.Flood> said = WatchHarness.reported(events, WatchEvent.Flood.class);
         assertTrue(said.size() >= 2, said.toString());
         assertEquals(1, said.stream().filter(WatchEvent.Flood::begins).count(), said.toString());
+    }
+
+    /**
+     * A source of its own posts, every half settle interval, 128 events of eth0 and 128 of eth1: the stream never
+     * pauses for a settle interval, yet the first check begins within the bound, 8 settle intervals. While that
+     * check is held (as a slow sysfs would hold it), twice as many events as the queue holds come, and fill it to
+     * its cap and no further. Without the bound no check began while the stream lasted (12 s); without the cap the
+     * queue held every event.
+     */
+    @Test
+    void aSteadyStreamIsCheckedWithinTheBoundAndQueuedUpToTheCap() throws Exception {
+        Duration settle = Duration.ofMillis(100);
+        startOnly(settle);
+        Instant streamStart = Instant.now();
+        holdAt = event ->
+                event instanceof WatchEvent.Checked checked && !checked.at().isBefore(streamStart);
+        running = new Thread(() -> watcher.run(false));
+        running.start();
+        AtomicInteger postedWhileHeld = new AtomicInteger();
+        AtomicInteger mostWaiting = new AtomicInteger();
+        flood(
+                settle.dividedBy(2),
+                () -> {
+                    for (int i = 0; i < 128; i++) {
+                        watcher.post(ETH1_EVENT);
+                        watcher.post(ETH0_EVENT);
+                        mostWaiting.accumulateAndGet(watcher.waiting(), Math::max);
+                        if (held.getCount() == 0 && postedWhileHeld.incrementAndGet() == 2 * Watcher.EVENT_CAPACITY) {
+                            released.countDown();
+                        }
+                    }
+                },
+                12);
+
+        assertTrue(held.await(20, TimeUnit.SECONDS), "no check in 20 s of the stream: " + events);
+        WatchEvent.Checked first = (WatchEvent.Checked) WatchHarness.awaitEvent(events, holdAt);
+        Duration began = Duration.between(streamStart, first.at());
+        Duration bound = settle.multipliedBy(Watcher.MAX_SETTLE_INTERVALS);
+        assertTrue(
+                began.compareTo(bound.plusMillis(1200)) < 0,
+                "the first check began " + began.toMillis() + " ms into the stream, the bound is " + bound.toMillis());
+
+        assertTrue(
+                released.await(20, TimeUnit.SECONDS),
+                "events posted while the check was held: " + postedWhileHeld.get());
+        assertEquals(Watcher.EVENT_CAPACITY, mostWaiting.get(), "the most events waiting at once");
     }
 
     @Test
@@ -125,7 +182,7 @@ class WatcherFloodTest extends StandInNicTest {
                     }
                 })) {
             // A real flood of lo's uevents, one every 2 ms, which the readers hear.
-            flood(() -> writeQuietly(loUevent, "change"), 8);
+            flood(Duration.ofMillis(2), () -> writeQuietly(loUevent, "change"), 8);
             Thread.sleep(1000);
             Instant posted = Instant.now();
             long start = System.nanoTime();
@@ -162,19 +219,32 @@ class WatcherFloodTest extends StandInNicTest {
                         Backoff.forInterval(Duration.ofSeconds(60)),
                         new PlacementOptions(false, false, false),
                         run.resolve("state")),
-                events::add,
+                this::heard,
                 Clock.systemUTC());
         watcher.start();
     }
 
-    /** Runs {@code each} every 2 ms for {@code seconds} or until the test ends it, on a thread of its own. */
-    private void flood(Runnable each, int seconds) {
+    /** The watcher's listener: keeps every event, and holds the watcher's thread at {@link #holdAt}'s. */
+    private void heard(WatchEvent event) {
+        events.add(event);
+        if (held.getCount() > 0 && holdAt.test(event)) {
+            held.countDown();
+            try {
+                released.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Runs {@code each} every {@code period} for {@code seconds} or until the test ends it, on a thread of its own. */
+    private void flood(Duration period, Runnable each, int seconds) {
         Thread flood = new Thread(() -> {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             while (flooding.get() && System.nanoTime() < end) {
                 each.run();
                 try {
-                    Thread.sleep(2);
+                    Thread.sleep(period.toMillis());
                 } catch (InterruptedException e) {
                     return;
                 }
