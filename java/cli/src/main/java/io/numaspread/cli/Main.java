@@ -28,7 +28,8 @@ import picocli.CommandLine.Command;
             "1:internal error (a bug: please report it; NUMASPREAD_DEBUG=1 shows the stack trace)",
             "2:bad input (a flag, a file, an interface, a CPU)",
             "3:refused for safety (no privilege, irqbalance running)",
-            "4:partial failure: apply rolled every change back; restore kept the state file for another try"
+            "4:partial failure: apply rolled every change back; restore kept the state file for another try",
+            "5:watch stopped because an event reader died (the line says which and why)"
         })
 public final class Main implements Runnable {
     @CommandLine.Spec

@@ -8,6 +8,7 @@ import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
@@ -15,6 +16,7 @@ import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.plan.PollFlags;
 import io.numaspread.watch.Backoff;
+import io.numaspread.watch.KernelEvent;
 import io.numaspread.watch.KubeletCpuState;
 import io.numaspread.watch.KubeletCpuStateEvents;
 import io.numaspread.watch.NetlinkEvents;
@@ -33,6 +35,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
@@ -61,9 +65,14 @@ import picocli.CommandLine.Spec;
             "3:refused for safety (no privilege, irqbalance running, --poll-queues on a kernel without threaded busy"
                     + " polling); nothing was changed",
             "4:the first apply failed part way; every change was rolled back",
+            "5:an event reader died (the line says which and why); stopped as SIGTERM stops it, so that a restart"
+                    + " opens new sockets",
             "143:stopped by SIGTERM (after --restore-on-exit, when given)"
         })
-final class WatchCommand implements Runnable {
+final class WatchCommand implements Callable<Integer> {
+    /** The exit code when an event reader died. */
+    static final int READER_DIED = 5;
+
     private static final Duration SETTLE = Duration.ofMillis(250);
     private static final Duration STOP_WAIT = Duration.ofSeconds(30);
 
@@ -142,8 +151,19 @@ final class WatchCommand implements Runnable {
     @Option(names = "--irq-suspend", hidden = true)
     boolean irqSuspend;
 
+    /** How the event sockets are opened: {@link NetlinkEvents#open}, or a test's datagrams. */
+    private final Function<NativeBackend, Optional<NetlinkEvents.Sockets>> eventSockets;
+
+    WatchCommand() {
+        this(NetlinkEvents::open);
+    }
+
+    WatchCommand(Function<NativeBackend, Optional<NetlinkEvents.Sockets>> eventSockets) {
+        this.eventSockets = eventSockets;
+    }
+
     @Override
-    public void run() {
+    public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         if (irqSuspend) {
             throw NumaspreadException.badInput("--irq-suspend is apply's, not watch's: the NAPI settings stay in the"
@@ -205,10 +225,31 @@ final class WatchCommand implements Runnable {
             server.ifPresent(HTTPServer::close);
             throw e;
         }
-        Optional<NetlinkEvents> netlink =
-                NetlinkEvents.start(events, event -> watcher.post(metrics.counted(event)), print);
-        Optional<KubeletCpuStateEvents> kubelet = podCpus.flatMap(cpus -> KubeletCpuStateEvents.start(
-                kubeletCpuState, cpus, event -> watcher.post(metrics.counted(event)), print));
+        Consumer<KernelEvent> intake = event -> {
+            // Another interface's events are dropped by the watcher, and not counted either.
+            if (watcher.post(event)) {
+                metrics.count(event);
+            }
+        };
+        AtomicReference<String> readerDied = new AtomicReference<>();
+        Optional<NetlinkEvents> netlink = eventSockets
+                .apply(events)
+                .map(sockets -> NetlinkEvents.start(sockets, intake, new NetlinkEvents.Reports() {
+                    @Override
+                    public void skipped(String line) {
+                        print.accept(line);
+                    }
+
+                    @Override
+                    public void died(String line) {
+                        // The first death stops watch; the other reader's, if any, comes too late to say.
+                        if (readerDied.compareAndSet(null, line)) {
+                            stopWithoutWaiting(watcher);
+                        }
+                    }
+                }));
+        Optional<KubeletCpuStateEvents> kubelet =
+                podCpus.flatMap(cpus -> KubeletCpuStateEvents.start(kubeletCpuState, cpus, intake, print));
         out.println("watching " + nics.joined() + ": "
                 + (netlink.isPresent()
                         ? "events from rtnetlink and uevent netlink sockets (" + source + " backend)"
@@ -229,22 +270,50 @@ final class WatchCommand implements Runnable {
         }
         out.flush();
 
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> {
-                            try {
-                                watcher.stop(STOP_WAIT);
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                            netlink.ifPresent(NetlinkEvents::close);
-                            kubelet.ifPresent(KubeletCpuStateEvents::close);
-                            server.ifPresent(HTTPServer::close);
-                            out.println("stopped");
-                            out.flush();
-                        },
-                        "numaspread-watch-stop"));
+        Runnable release = () -> {
+            netlink.ifPresent(NetlinkEvents::close);
+            kubelet.ifPresent(KubeletCpuStateEvents::close);
+            server.ifPresent(HTTPServer::close);
+        };
+        Thread onSigterm = new Thread(
+                () -> {
+                    try {
+                        watcher.stop(STOP_WAIT);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    release.run();
+                    out.println("stopped");
+                    out.flush();
+                },
+                "numaspread-watch-stop");
+        Runtime.getRuntime().addShutdownHook(onSigterm);
         watcher.run(restoreOnExit);
+        String died = readerDied.get();
+        if (died == null) {
+            return 0; // SIGTERM stopped it: the JVM exits 143 once the hook has run
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(onSigterm);
+        } catch (IllegalStateException sigtermToo) {
+            // A SIGTERM came as well: its hook releases everything; the exit code is still this one.
+        }
+        release.run();
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("numaspread: "
+                + KernelText.escape("watch: " + died + "; stopped" + (restoreOnExit ? " (after --restore-on-exit)" : "")
+                        + " so that a restart opens new sockets"));
+        err.flush();
+        return READER_DIED;
+    }
+
+    /** Ends {@link Watcher#run} from a reader's thread, which must not wait for the restore it does. */
+    private static void stopWithoutWaiting(Watcher watcher) {
+        try {
+            watcher.stop(Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private Duration interval() {

@@ -55,6 +55,8 @@ final class WatchMetrics implements Watcher.Listener {
     private final Counter reapplies;
     private final Counter fights;
     private final Counter napiThreads;
+    private final Counter settleCutShort;
+    private final Counter forcedRereads;
     private final Clock clock;
     /** Per IRQ of a fight, when its current round stops leaving the IRQ alone; EPOCH once the fight is over. */
     private final Map<FoughtIrq, Instant> leftAloneUntil = new ConcurrentHashMap<>();
@@ -118,6 +120,18 @@ final class WatchMetrics implements Watcher.Listener {
                 .name("numaspread_napi_threads_pinned_total")
                 .help("NAPI kernel threads pinned again by watch --napi-threads: re-created (threaded toggled,"
                         + " ethtool -L, a reset) or moved by another writer")
+                .labelNames("nic")
+                .register(registry);
+        settleCutShort = Counter.builder()
+                .name("numaspread_settle_cut_short_total")
+                .help("Checks after events that kept coming for the whole settle bound (8 settle intervals, 2 s):"
+                        + " planned with what had come rather than wait for them to stop")
+                .labelNames("nic")
+                .register(registry);
+        forcedRereads = Counter.builder()
+                .name("numaspread_forced_rereads_total")
+                .help("Checks that read the NIC afresh because events were not kept (more than 1024 waiting at"
+                        + " once): the queue coalesces a flood into one re-read of every NIC")
                 .labelNames("nic")
                 .register(registry);
         // Read at each scrape, so that it falls to 0 when the round's back-off is over, not at the next event.
@@ -209,10 +223,9 @@ final class WatchMetrics implements Watcher.Listener {
         return registry;
     }
 
-    /** Counts a kernel event the watcher is about to receive. */
-    KernelEvent counted(KernelEvent event) {
+    /** Counts a kernel event the watcher took: one that concerns a watched NIC or the CPUs. */
+    void count(KernelEvent event) {
         events.labelValues(nicsLabel, event.source()).inc();
-        return event;
     }
 
     @Override
@@ -238,6 +251,13 @@ final class WatchMetrics implements Watcher.Listener {
             fights.labelValues(iface.value(), Integer.toString(fight.target().number()))
                     .inc();
             leftAloneUntil.put(FoughtIrq.of(iface, fight.target()), fight.until());
+        } else if (event instanceof WatchEvent.Flood flood) {
+            if (!flood.quiet()) {
+                settleCutShort.labelValues(iface.value()).inc();
+            }
+            if (flood.notKept() > 0) {
+                forcedRereads.labelValues(iface.value()).inc();
+            }
         } else if (event instanceof WatchEvent.FightOver over) {
             leftAloneUntil.replace(FoughtIrq.of(iface, over.target()), Instant.EPOCH);
         }

@@ -60,6 +60,9 @@ final class WatchPrinter {
                     .map(held -> "fight over " + nic + ": " + over.target().label() + " has kept the plan for "
                             + seconds(held));
         }
+        if (event instanceof WatchEvent.Flood flood) {
+            return flood.begins() ? Optional.of(flood(flood)) : Optional.empty();
+        }
         if (event instanceof WatchEvent.Failed failed) {
             return Optional.of("FAILED " + nic + ": " + CommandLines.words(failed.cause()) + after(failed.after())
                     + "; trying again at each check");
@@ -112,8 +115,20 @@ final class WatchPrinter {
         if (event instanceof WatchEvent.RestoreFailed failed) {
             return Optional.of("FAILED restore " + nic + ": " + failed.cause());
         }
-        // Counted only: Checked, DriftFound, NapiThreadsPinned.
+        // Counted only: Checked, DriftFound, NapiThreadsPinned, a flood after its first check.
         return Optional.empty();
+    }
+
+    /** The first check of a flood of events, said once while the flood lasts (the metrics count each). */
+    private static String flood(WatchEvent.Flood flood) {
+        return "flood " + flood.nic() + ": " + flood.events() + " events in " + seconds(flood.collected())
+                + (flood.quiet()
+                        ? ""
+                        : ", still coming: checking with what came, not waiting for them to stop (every "
+                                + seconds(flood.maxSettle()) + " at most while they last)")
+                + (flood.notKept() > 0
+                        ? "; " + flood.notKept() + " of them not kept (the queue was full): every NIC read afresh"
+                        : "");
     }
 
     /** One busy-poll NAPI and what the check did to it. */

@@ -339,7 +339,10 @@ class IrqCommandsTest extends StandInCliTest {
             CliRun concurrent = CliRun.of(withState("apply", "--nic", "eth0", "--per-cpu"));
             assertEquals(Failures.REFUSED, concurrent.exitCode(), concurrent.err());
             assertTrue(
-                    concurrent.err().contains("another numaspread apply or restore of " + state + " is running"),
+                    concurrent
+                            .err()
+                            .contains("another numaspread apply, restore or watch of " + state + " is running (pid "
+                                    + apply.pid() + " holds "),
                     concurrent.err());
             apply.destroyForcibly().waitFor();
         }

@@ -11,6 +11,7 @@ import io.numaspread.testing.NicFixture;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,12 +58,18 @@ class WatchCommandTest extends StandInCliTest {
     }
 
     private void start(String... more) throws IOException {
-        startEvery("0.2", more);
+        startWith(Main.class, List.of(), "0.2", more);
     }
 
     /** watch with a drift check every {@code interval} seconds. */
     private void startEvery(String interval, String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of(args(
+        startWith(Main.class, List.of(), interval, more);
+    }
+
+    /** watch run by {@code main}, whose own arguments ({@code before}) come first, checking every {@code interval} s. */
+    private void startWith(Class<?> main, List<String> before, String interval, String... more) throws IOException {
+        List<String> args = new ArrayList<>(before);
+        args.addAll(List.of(args(
                 "watch",
                 "--nic",
                 "eth0",
@@ -72,13 +79,15 @@ class WatchCommandTest extends StandInCliTest {
                 "--interval",
                 interval)));
         args.addAll(List.of(more));
-        watch = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
+        watch = ForkedCli.start(
+                main, List.of(), List.of(), ForkedCli.classPath(), Map.of(), args.toArray(String[]::new));
         watch.getOutputStream().close();
         Thread reader = new Thread(() -> {
             try (BufferedReader out =
                     new BufferedReader(new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
                 out.lines().forEach(lines::add);
-            } catch (IOException e) {
+            } catch (IOException | UncheckedIOException e) {
+                // A watch killed by the test closes its output under the reader.
                 lines.add("(stdout closed: " + e + ")");
             }
         });
@@ -270,6 +279,95 @@ class WatchCommandTest extends StandInCliTest {
                         .filter(l -> l.startsWith("gone") || l.startsWith("FAILED"))
                         .toList());
         assertEquals(1, seen.stream().filter(l -> l.startsWith("waiting")).count(), "said once: " + seen);
+    }
+
+    /**
+     * A running watch holds its NIC: a second watch of it, an apply and a restore, each in a process of its own,
+     * are refused with exit 3 in one line naming the watch's PID, and change nothing; watch's own put-backs go on
+     * meanwhile, and once it stopped an apply goes through. Before, the second watch ran and fought the first,
+     * and the apply was undone at the next drift check.
+     */
+    @Test
+    void aRunningWatchHoldsItsNicAgainstAnotherWatchApplyAndRestore() throws Exception {
+        start();
+        awaitLine("watching");
+        Map<Path, String> applied = NicFixture.snapshot(proc, sys);
+        String refusal = "numaspread: another numaspread apply, restore or watch of " + state + " is running (pid "
+                + watch.pid() + " holds " + state.resolveSibling(".eth0.json.lock") + "); nothing was changed\n";
+        List<String[]> others = List.of(
+                args(
+                        "watch",
+                        "--nic",
+                        "eth0",
+                        "--per-cpu",
+                        "--state-dir",
+                        state.getParent().toString()),
+                withState("apply", "--nic", "eth0", "--per-cpu"),
+                withState("restore"));
+        for (String[] other : others) {
+            CliRun refused = runForked(other);
+            assertEquals(Failures.REFUSED, refused.exitCode(), other[0] + ": " + refused.err());
+            assertEquals(refusal, refused.err(), other[0]);
+            assertEquals(applied, NicFixture.snapshot(proc, sys), other[0] + " changed nothing");
+        }
+        write(51, "4-7");
+        assertTrue(awaitLine("drift").startsWith("drift eth0: IRQ 51 (i40e-eth0-TxRx-1) was 4-7, plan 2-3"));
+        assertEquals("2-3", affinity(51));
+        watch.toHandle().destroy();
+        assertTrue(watch.waitFor(30, TimeUnit.SECONDS));
+        CliRun apply = runForked(withState("apply", "--nic", "eth0", "--per-cpu"));
+        assertEquals(0, apply.exitCode(), apply.err());
+    }
+
+    /** The CLI in a JVM of its own, given 30 s to end (a second watch that is not refused runs on: killed). */
+    private static CliRun runForked(String... args) throws IOException, InterruptedException {
+        Process process = ForkedCli.start(List.of(), ForkedCli.classPath(), Map.of(), args);
+        process.getOutputStream().close();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(String.join(" ", args) + " ran on for 30 s: it was not refused");
+        }
+        return new CliRun(
+                process.exitValue(),
+                new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * An event reader that dies (its socket fails under it) stops watch: one line naming the reader and why, the
+     * restore --restore-on-exit asks for, and exit 5, which the unit restarts. Before, the reader said it stopped,
+     * and watch went on without events.
+     */
+    @Test
+    void aDeadEventReaderStopsWatchInOneLineWithExit5() throws Exception {
+        startWith(FaultyWatchEvents.class, List.of("ebadf"), "0.2", "--restore-on-exit");
+        awaitLine("applied");
+        assertTrue(watch.waitFor(30, TimeUnit.SECONDS), "watch went on after its reader died: " + seen);
+        assertEquals(WatchCommand.READER_DIED, watch.exitValue(), stderr.toString());
+        assertTrue(awaitLine("restored").startsWith("restored eth0: 8 of 8 values put back from "), seen.toString());
+        Thread.sleep(200); // stderr's reader
+        assertEquals(
+                "numaspread: watch: the rtnetlink event reader died: poll failed: Bad file descriptor (errno 9): the"
+                        + " socket is gone; stopped (after --restore-on-exit) so that a restart opens new sockets\n",
+                stderr.toString());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    /**
+     * The audit's datagram (a message length near Integer.MAX_VALUE) is skipped in one line and watch goes on: it
+     * killed the reader thread before, with nothing on stdout.
+     */
+    @Test
+    void anOverflowingNetlinkLengthIsSkippedInOneLineAndWatchGoesOn() throws Exception {
+        startWith(FaultyWatchEvents.class, List.of("overflow"), "0.2");
+        assertEquals(
+                "events: skipped a malformed rtnetlink message: rtnetlink: message at byte 16 claims 2147483639"
+                        + " bytes; the datagram has 32 left",
+                awaitLine("events:"));
+        write(51, "4-7");
+        awaitLine("drift");
+        assertTrue(watch.isAlive());
+        assertEquals("", stderr.toString());
     }
 
     @Test

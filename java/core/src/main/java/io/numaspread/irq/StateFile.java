@@ -36,9 +36,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The write-ahead record of what an apply changed: the text every touched kernel file held before the first
@@ -428,16 +430,52 @@ public final class StateFile {
         void close();
     }
 
+    /** The lock files this process {@link #hold}s, by absolute path: its own uses of them go through. */
+    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Holds {@code file}'s lock until the returned lock is closed, as {@link #lock} does, for as long as a watch
+     * keeps the NIC: every other process's apply, restore or watch of it is refused, naming this process's PID,
+     * while this process's own ({@link #lock} of a held file, on whichever thread) go through, so that watch's
+     * re-applies and its restore do not refuse themselves.
+     *
+     * @throws NumaspreadException (refused) when another process holds it, this one holds it already, or it
+     *     cannot be created
+     */
+    public static Lock hold(Path file) {
+        Path lockFile = lockFile(checkLocation(file), file);
+        if (HELD.contains(lockFile)) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "this process already keeps " + file + " (it holds " + lockFile + "); nothing was changed");
+        }
+        Lock lock = lock(file);
+        HELD.add(lockFile);
+        return () -> {
+            HELD.remove(lockFile);
+            lock.close();
+        };
+    }
+
+    private static Path lockFile(Path dir, Path file) {
+        return dir.resolve("." + file.getFileName() + ".lock");
+    }
+
     /**
      * Holds {@code .NAME.lock} beside the state file, so that two applies or restores of one state file do not
      * interleave. The lock file stays (empty); the lock goes with the process, also when it is killed. It is
-     * opened without following a link and never truncated.
+     * opened without following a link and never truncated. While this process {@link #hold}s it, the lock is
+     * already this process's, and nothing is done.
      *
-     * @throws NumaspreadException (refused) when another process holds it, or it cannot be created
+     * @throws NumaspreadException (refused) when another process holds it (naming its PID), or it cannot be
+     *     created
      */
     public static Lock lock(Path file) {
         Path dir = checkLocation(file);
-        Path lockFile = dir.resolve("." + file.getFileName() + ".lock");
+        Path lockFile = lockFile(dir, file);
+        if (HELD.contains(lockFile)) {
+            return () -> {};
+        }
         FileChannel channel = null;
         try {
             createDirectories(dir);
@@ -455,8 +493,8 @@ public final class StateFile {
                 channel.close();
                 throw new NumaspreadException(
                         NumaspreadException.Kind.REFUSED,
-                        "another numaspread apply or restore of " + file + " is running (it holds " + lockFile
-                                + "); nothing was changed");
+                        "another numaspread apply, restore or watch of " + file + " is running (" + holder(lockFile)
+                                + " holds " + lockFile + "); nothing was changed");
             }
             FileChannel held = channel;
             return () -> closeQuietly(held);
@@ -469,6 +507,12 @@ public final class StateFile {
                             + "; nothing was changed",
                     e);
         }
+    }
+
+    /** Who holds {@code lockFile}, in words: "pid 4242". */
+    private static String holder(Path lockFile) {
+        OptionalLong pid = LockHolder.pid(lockFile);
+        return pid.isPresent() ? "pid " + pid.getAsLong() : "a process whose PID /proc/locks does not list";
     }
 
     private static void closeQuietly(FileChannel channel) {

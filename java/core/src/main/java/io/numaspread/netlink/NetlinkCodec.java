@@ -56,7 +56,7 @@ public final class NetlinkCodec {
         /**
          * The attributes after the payload's fixed header of {@code fixedHeaderBytes}.
          *
-         * @throws IllegalArgumentException when an attribute's length points outside the message
+         * @throws MalformedNetlinkException when an attribute's length points outside the message
          */
         public List<Attribute> attributes(int fixedHeaderBytes) {
             return Attribute.parse(buffer, payload() + fixedHeaderBytes, offset + length);
@@ -67,7 +67,7 @@ public final class NetlinkCodec {
      * The messages in the first {@code length} bytes of one datagram, in order.
      *
      * @param source what sent it, for messages ("rtnetlink", "netlink netdev napi-get eth0")
-     * @throws IllegalArgumentException when a length field points outside the datagram
+     * @throws MalformedNetlinkException when a length field points outside the datagram
      */
     public static List<Message> messages(byte[] datagram, int length, String source) {
         ByteBuffer buffer = ByteBuffer.wrap(datagram, 0, length).order(ByteOrder.nativeOrder());
@@ -75,9 +75,12 @@ public final class NetlinkCodec {
         int offset = 0;
         while (offset + NLMSG_HDRLEN <= length) {
             int messageLength = buffer.getInt(offset);
-            if (messageLength < NLMSG_HDRLEN || offset + messageLength > length) {
-                throw new IllegalArgumentException(source + ": message at byte " + offset + " claims " + messageLength
-                        + " bytes; the datagram has " + (length - offset) + " left");
+            // Compared with what is left, not added to the offset: a length near Integer.MAX_VALUE (the field is
+            // the kernel's u32) would wrap the sum negative and pass, and the next offset would then be negative.
+            if (messageLength < NLMSG_HDRLEN || messageLength > length - offset) {
+                throw new MalformedNetlinkException(source + ": message at byte " + offset + " claims "
+                        + Integer.toUnsignedString(messageLength) + " bytes; the datagram has " + (length - offset)
+                        + " left");
             }
             messages.add(new Message(
                     buffer,
@@ -94,7 +97,7 @@ public final class NetlinkCodec {
     /**
      * The attributes of one whole message (as a request's answer holds them), from byte {@code from} on.
      *
-     * @throws IllegalArgumentException when an attribute's length points outside the message
+     * @throws MalformedNetlinkException when an attribute's length points outside the message
      */
     public static List<Attribute> attributes(byte[] message, int from) {
         return Attribute.parse(ByteBuffer.wrap(message).order(ByteOrder.nativeOrder()), from, message.length);
@@ -108,8 +111,9 @@ public final class NetlinkCodec {
             while (offset + NLA_HDRLEN <= end) {
                 int length = Short.toUnsignedInt(buffer.getShort(offset));
                 int type = Short.toUnsignedInt(buffer.getShort(offset + 2)) & NLA_TYPE_MASK;
-                if (length < NLA_HDRLEN || offset + length > end) {
-                    throw new IllegalArgumentException("netlink attribute at byte " + offset + " claims " + length
+                // As for messages: compared with what is left, so that no sum can wrap.
+                if (length < NLA_HDRLEN || length > end - offset) {
+                    throw new MalformedNetlinkException("netlink attribute at byte " + offset + " claims " + length
                             + " bytes; its message has " + (end - offset) + " left");
                 }
                 attributes.add(new Attribute(buffer, type, offset + NLA_HDRLEN, length - NLA_HDRLEN));
@@ -154,7 +158,7 @@ public final class NetlinkCodec {
 
         private void require(int bytes) {
             if (valueLength < bytes) {
-                throw new IllegalArgumentException(
+                throw new MalformedNetlinkException(
                         "netlink attribute " + type + " has " + valueLength + " bytes, fewer than its " + bytes);
             }
         }

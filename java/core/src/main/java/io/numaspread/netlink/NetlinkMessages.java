@@ -57,7 +57,7 @@ public final class NetlinkMessages {
     /**
      * The link messages in one rtnetlink datagram; other message types are skipped.
      *
-     * @throws IllegalArgumentException when a length field points outside the datagram
+     * @throws MalformedNetlinkException when a length field points outside the datagram
      */
     public static List<Link> links(byte[] datagram, int length) {
         List<Link> links = new ArrayList<>();

@@ -24,7 +24,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * is closed only while no receive uses it, so that a receive never polls a number the process has since given
  * to another file.
  */
-public final class NetlinkSocket implements AutoCloseable {
+public final class NetlinkSocket implements DatagramSource {
     /** {@code NETLINK_ROUTE}: rtnetlink, whose {@code RTMGRP_LINK} group carries link messages. */
     public static final int NETLINK_ROUTE = 0;
     /** {@code NETLINK_KOBJECT_UEVENT}: the kernel's kobject uevents. */
@@ -70,6 +70,7 @@ public final class NetlinkSocket implements AutoCloseable {
      * @throws NativeCallException when {@code poll} or {@code recv} fails (ENOBUFS: the kernel dropped messages
      *     because this socket was not read fast enough; the caller should re-read the state it watches)
      */
+    @Override
     public int receive(byte[] buffer, int timeoutMillis) {
         inUse.lock();
         try {

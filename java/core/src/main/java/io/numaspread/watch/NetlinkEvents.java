@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.watch;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.NativeCallException;
+import io.numaspread.netlink.DatagramSource;
+import io.numaspread.netlink.MalformedNetlinkException;
 import io.numaspread.netlink.NetlinkMessages;
 import io.numaspread.netlink.NetlinkSocket;
 import java.util.ArrayList;
@@ -14,59 +17,76 @@ import java.util.function.Consumer;
 /**
  * The kernel's events, from two netlink sockets opened through the native backend: rtnetlink's link group
  * (RTM_NEWLINK, RTM_DELLINK) and the kobject uevents. One daemon thread reads each and passes what concerns
- * NIC placement to the sink, as {@link KernelEvent}s.
+ * NIC placement to the sink, as {@link KernelEvent}s. A malformed datagram is skipped, said, and the reader goes
+ * on; a reader that cannot go on (its socket fails, or anything it does not expect is thrown) is never silent:
+ * it says that it died, and why, to {@link Reports#died}, whose caller stops (watch exits 5).
  */
 public final class NetlinkEvents implements AutoCloseable {
     private static final int POLL_MILLIS = 500;
 
-    private final List<NetlinkSocket> sockets;
+    /** Where the two readers' datagrams come from: rtnetlink's link group, and the kernel's uevents. */
+    public record Sockets(DatagramSource route, DatagramSource uevents) {}
+
+    /** What the readers say, from their threads. */
+    public interface Reports {
+        /** A datagram was skipped as malformed; the reader goes on. */
+        void skipped(String line);
+
+        /** A reader died: no more events come from its socket. Said once per reader, not after {@link #close}. */
+        void died(String line);
+    }
+
+    private final List<DatagramSource> sources;
     private final List<Thread> readers = new ArrayList<>();
     private volatile boolean closed;
 
-    private NetlinkEvents(List<NetlinkSocket> sockets) {
-        this.sockets = List.copyOf(sockets);
+    private NetlinkEvents(List<DatagramSource> sources) {
+        this.sources = List.copyOf(sources);
     }
 
     /**
-     * Opens both sockets and starts reading them.
+     * Opens both sockets.
      *
-     * @param log where a reader that stops on an error says so (the drift check then still runs)
      * @return empty when the backend cannot open netlink sockets (the sysfs backend)
      * @throws NativeCallException when a socket cannot be opened or bound
      */
-    public static Optional<NetlinkEvents> start(
-            NativeBackend backend, Consumer<KernelEvent> sink, Consumer<String> log) {
+    public static Optional<Sockets> open(NativeBackend backend) {
         NetlinkSocket route;
         try {
             route = NetlinkSocket.open(backend, NetlinkSocket.NETLINK_ROUTE, NetlinkSocket.RTMGRP_LINK);
         } catch (UnsupportedOperationException e) {
             return Optional.empty();
         }
-        NetlinkSocket uevents;
         try {
-            uevents = NetlinkSocket.open(
-                    backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP);
+            return Optional.of(new Sockets(
+                    route,
+                    NetlinkSocket.open(
+                            backend, NetlinkSocket.NETLINK_KOBJECT_UEVENT, NetlinkSocket.UEVENT_KERNEL_GROUP)));
         } catch (RuntimeException e) {
             route.close();
             throw e;
         }
-        NetlinkEvents events = new NetlinkEvents(List.of(route, uevents));
+    }
+
+    /** Starts reading both sockets, until {@link #close}, which closes them. */
+    public static NetlinkEvents start(Sockets sockets, Consumer<KernelEvent> sink, Reports reports) {
+        NetlinkEvents events = new NetlinkEvents(List.of(sockets.route(), sockets.uevents()));
         events.read(
                 "rtnetlink",
-                route,
+                sockets.route(),
                 (bytes, length) -> NetlinkMessages.links(bytes, length).stream()
                         .map(NetlinkEvents::event)
                         .toList(),
                 sink,
-                log);
+                reports);
         events.read(
                 "uevent",
-                uevents,
+                sockets.uevents(),
                 (bytes, length) -> NetlinkMessages.uevent(bytes, length).flatMap(NetlinkEvents::event).stream()
                         .toList(),
                 sink,
-                log);
-        return Optional.of(events);
+                reports);
+        return events;
     }
 
     /**
@@ -130,34 +150,17 @@ public final class NetlinkEvents implements AutoCloseable {
         List<KernelEvent> parse(byte[] datagram, int length);
     }
 
-    private void read(
-            String name, NetlinkSocket socket, Parser parser, Consumer<KernelEvent> sink, Consumer<String> log) {
+    private void read(String name, DatagramSource source, Parser parser, Consumer<KernelEvent> sink, Reports reports) {
         Thread reader = new Thread(
                 () -> {
-                    byte[] buffer = new byte[64 * 1024];
-                    while (!closed) {
-                        int length;
-                        try {
-                            length = socket.receive(buffer, POLL_MILLIS);
-                        } catch (NativeCallException e) {
-                            // ENOBUFS: the socket's buffer overflowed and messages were lost.
-                            if (e.errno() == Errno.ENOBUFS.number()) {
-                                sink.accept(new KernelEvent(
-                                        name, "overrun (the kernel dropped messages)", Optional.empty()));
-                                continue;
-                            }
-                            if (!closed) {
-                                log.accept("events: the " + name + " reader stopped: " + e.getMessage()
-                                        + "; the drift check goes on");
-                            }
-                            return;
-                        }
-                        if (length > 0) {
-                            try {
-                                parser.parse(buffer, length).forEach(sink);
-                            } catch (IllegalArgumentException e) {
-                                log.accept("events: skipped a malformed " + name + " message: " + e.getMessage());
-                            }
+                    try {
+                        readUntilClosed(name, source, parser, sink, reports);
+                    } catch (RuntimeException | Error e) {
+                        // Whatever ends the loop ends the events: said, so that the caller stops rather than keep
+                        // the NIC without them (before, an IndexOutOfBoundsException ended the thread unheard).
+                        if (!closed) {
+                            reports.died("the " + name + " event reader died: "
+                                    + (e instanceof NumaspreadException ? e.getMessage() : e.toString()));
                         }
                     }
                 },
@@ -167,10 +170,35 @@ public final class NetlinkEvents implements AutoCloseable {
         readers.add(reader);
     }
 
+    private void readUntilClosed(
+            String name, DatagramSource source, Parser parser, Consumer<KernelEvent> sink, Reports reports) {
+        byte[] buffer = new byte[64 * 1024];
+        while (!closed) {
+            int length;
+            try {
+                length = source.receive(buffer, POLL_MILLIS);
+            } catch (NativeCallException e) {
+                // ENOBUFS: the socket's buffer overflowed and messages were lost; every NIC is read again.
+                if (e.errno() != Errno.ENOBUFS.number()) {
+                    throw e;
+                }
+                sink.accept(new KernelEvent(name, "overrun (the kernel dropped messages)", Optional.empty()));
+                continue;
+            }
+            if (length > 0) {
+                try {
+                    parser.parse(buffer, length).forEach(sink);
+                } catch (MalformedNetlinkException e) {
+                    reports.skipped("events: skipped a malformed " + name + " message: " + e.getMessage());
+                }
+            }
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
-        sockets.forEach(NetlinkSocket::close);
+        sources.forEach(DatagramSource::close);
         for (Thread reader : readers) {
             try {
                 reader.join(2L * POLL_MILLIS);

@@ -157,6 +157,23 @@ public sealed interface WatchEvent {
         }
     }
 
+    /**
+     * The check of a NIC after a flood of events that concern it: {@code events} of them in {@code collected}.
+     * When not {@code quiet} they were still coming at the bound {@code maxSettle}, and the check plans with what
+     * came rather than wait for them to stop; {@code notKept} of them were not kept (the queue was full): the
+     * check reads every NIC afresh, as they would have asked. {@code begins} at the first check of a flood,
+     * which is said once while it lasts.
+     */
+    record Flood(
+            InterfaceName nic,
+            Duration collected,
+            long events,
+            long notKept,
+            boolean quiet,
+            Duration maxSettle,
+            boolean begins)
+            implements WatchEvent {}
+
     /** A check of a NIC that is present ended: what it read and planned. */
     record Checked(InterfaceName nic, Instant at, Nic read, SpreadPlan plan) implements WatchEvent {}
 

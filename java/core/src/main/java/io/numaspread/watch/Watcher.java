@@ -47,10 +47,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -138,6 +139,14 @@ public final class Watcher {
     }
 
     private static final Duration AFTER_EVENT_RECHECK = Duration.ofMillis(1500);
+    /**
+     * How many events wait at most, and how many a burst keeps: a flood beyond them is not kept event by event
+     * but counted, and every NIC is read afresh, which is what the events would have asked for.
+     */
+    static final int EVENT_CAPACITY = 1024;
+    /** How many settle intervals a burst is collected for at most, while its events keep coming. */
+    static final int MAX_SETTLE_INTERVALS = 8;
+
     private static final int TOPOLOGY_ATTEMPTS = 3;
     private static final Duration TOPOLOGY_RETRY = Duration.ofMillis(100);
 
@@ -148,9 +157,16 @@ public final class Watcher {
     private final Settings settings;
     private final Listener listener;
     private final Clock clock;
-    private final BlockingQueue<KernelEvent> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<KernelEvent> events = new ArrayBlockingQueue<>(EVENT_CAPACITY);
+    /** Events that concerned a NIC but found the queue full, since the last burst took them into account. */
+    private final AtomicLong notQueued = new AtomicLong();
+    /** Whether the last burst was a flood (cut short, or events not kept): a flood is said once while it lasts. */
+    private boolean flooding;
+
     private final Map<InterfaceName, Placed> placed = new LinkedHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** The NICs' state files, held from {@link #start} to the end of {@link #run}. */
+    private final List<StateFile.Lock> holds = new ArrayList<>();
     /** The kubelet's exclusive CPUs last read well: kept while the file cannot be read. */
     private CpuSet lastKeptFree = CpuSet.EMPTY;
     /** Why the kubelet's file could not be read, said when it turns bad and not again until it reads well. */
@@ -184,6 +200,18 @@ public final class Watcher {
          * them, if it still holds then (a driver finishes some changes after their events).
          */
         List<KernelEvent> heldAfter = new ArrayList<>();
+
+        /**
+         * Adds {@code events} to {@link #heldAfter}, each once and at most {@link #EVENT_CAPACITY} of them: events
+         * that keep coming (a flood) never reach the recheck that would say and clear them.
+         */
+        void remember(List<KernelEvent> events) {
+            for (KernelEvent event : events) {
+                if (heldAfter.size() < EVENT_CAPACITY && !heldAfter.contains(event)) {
+                    heldAfter.add(event);
+                }
+            }
+        }
     }
 
     public Watcher(
@@ -207,20 +235,54 @@ public final class Watcher {
         nics.forEach(nic -> placed.put(nic, new Placed()));
     }
 
-    /** From any thread: a kernel event to react to. */
-    public void post(KernelEvent event) {
-        events.add(event);
+    /**
+     * From any thread: a kernel event to react to. One that concerns none of the watched NICs (another
+     * interface's) is dropped here, so that it never holds a check back. When the queue is full the event is not
+     * kept, only counted: the next check then reads every NIC afresh.
+     *
+     * @return whether the event concerns a watched NIC (kept or counted)
+     */
+    public boolean post(KernelEvent event) {
+        if (nics.stream().noneMatch(iface -> event.concerns(iface.value()))) {
+            return false;
+        }
+        if (!events.offer(event)) {
+            notQueued.incrementAndGet();
+        }
+        return true;
+    }
+
+    /** How many events wait now: never more than {@link #EVENT_CAPACITY}, however fast they come. */
+    int waiting() {
+        return events.size();
     }
 
     /**
-     * Applies every NIC's plan, as {@code apply} would.
+     * Holds every NIC's state file ({@link StateFile#hold}) for as long as the watcher runs, until {@link #run}
+     * ends, so that another watch, apply or restore of the NIC is refused, naming this process, rather than fight
+     * this one or be undone at its next check; then applies every NIC's plan, as {@code apply} would.
      *
-     * @throws NumaspreadException as {@link NicPlacement#apply} does; nothing is left changed
+     * @throws NumaspreadException (refused) when another process holds a NIC's state file; as {@link
+     *     NicPlacement#apply} does; nothing is left changed or held
      */
     public void start() {
-        for (InterfaceName iface : nics) {
-            check(iface, Trigger.START, List.of());
+        try {
+            for (InterfaceName iface : nics) {
+                holds.add(StateFile.hold(stateFile(iface)));
+            }
+            for (InterfaceName iface : nics) {
+                check(iface, Trigger.START, List.of());
+            }
+        } catch (RuntimeException e) {
+            release();
+            throw e;
         }
+    }
+
+    /** Lets go of the NICs' state files, the last thing the watcher does. */
+    private void release() {
+        holds.forEach(StateFile.Lock::close);
+        holds.clear();
     }
 
     /** Watches until {@link #stop}; then, with {@code restoreOnExit}, puts back every value it changed. */
@@ -242,12 +304,24 @@ public final class Watcher {
                     first = events.poll();
                 }
                 if (first != null) {
-                    List<KernelEvent> burst = settle(first);
+                    Burst burst = settle(first);
+                    boolean begins = !flooding;
+                    flooding = burst.flood();
                     for (InterfaceName iface : nics) {
-                        List<KernelEvent> concerning = burst.stream()
+                        List<KernelEvent> concerning = burst.events().stream()
                                 .filter(e -> e.concerns(iface.value()))
                                 .toList();
                         if (!concerning.isEmpty()) {
+                            if (burst.flood()) {
+                                listener.heard(new WatchEvent.Flood(
+                                        iface,
+                                        burst.collected(),
+                                        burst.count(),
+                                        burst.notKept(),
+                                        burst.quiet(),
+                                        maxSettle(),
+                                        begins));
+                            }
                             check(iface, Trigger.EVENT, concerning);
                         }
                     }
@@ -268,6 +342,7 @@ public final class Watcher {
                     nics.forEach(this::restore);
                 }
             } finally {
+                release();
                 finished.countDown();
             }
         }
@@ -276,17 +351,69 @@ public final class Watcher {
     /** From any thread (a shutdown hook): stops {@link #run} and waits until it has finished, restore included. */
     public void stop(Duration wait) throws InterruptedException {
         stopping = true;
-        events.add(new KernelEvent("watch", "stop", Optional.empty()));
+        // A full queue wakes the loop as well: it sees stopping.
+        events.offer(new KernelEvent("watch", "stop", Optional.empty()));
         finished.await(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private List<KernelEvent> settle(KernelEvent first) throws InterruptedException {
-        List<KernelEvent> burst = new ArrayList<>(List.of(first));
-        KernelEvent next;
-        while ((next = events.poll(settings.settle().toMillis(), TimeUnit.MILLISECONDS)) != null && !stopping) {
-            burst.add(next);
+    /**
+     * The events of one burst, those kept (at most {@link #EVENT_CAPACITY}, and then one that says how many were
+     * not, which concerns every NIC), {@code count} of them in all over {@code collected}; {@code quiet} when
+     * they stopped for a settle interval before the bound.
+     */
+    private record Burst(List<KernelEvent> events, long count, long notKept, Duration collected, boolean quiet) {
+        /** Cut short while events kept coming, or too many to keep: said, and counted. */
+        boolean flood() {
+            return !quiet || notKept > 0;
         }
-        return burst;
+    }
+
+    /** At most this long a burst is collected ({@link #MAX_SETTLE_INTERVALS} settle intervals). */
+    private Duration maxSettle() {
+        return settings.settle().multipliedBy(MAX_SETTLE_INTERVALS);
+    }
+
+    /**
+     * Collects the events that follow {@code first} until none came for a settle interval, or for at most
+     * {@link #maxSettle}: a steady stream would otherwise hold the check back for as long as it lasts.
+     */
+    private Burst settle(KernelEvent first) throws InterruptedException {
+        Instant start = clock.instant();
+        Instant latest = start.plus(maxSettle());
+        List<KernelEvent> kept = new ArrayList<>(List.of(first));
+        long count = 1;
+        long notKept = 0;
+        boolean quiet = false;
+        while (!stopping) {
+            long left = Duration.between(clock.instant(), latest).toMillis();
+            long wait = Math.min(settings.settle().toMillis(), left);
+            if (wait <= 0) {
+                break;
+            }
+            KernelEvent next = events.poll(wait, TimeUnit.MILLISECONDS);
+            if (next == null) {
+                quiet = wait == settings.settle().toMillis();
+                break;
+            }
+            count++;
+            if (kept.size() < EVENT_CAPACITY) {
+                kept.add(next);
+            } else {
+                notKept++;
+            }
+        }
+        long dropped = notQueued.getAndSet(0);
+        notKept += dropped;
+        count += dropped;
+        if (notKept > 0) {
+            kept.add(
+                    0,
+                    new KernelEvent(
+                            "watch",
+                            notKept + " events not kept (more than " + EVENT_CAPACITY + " at once)",
+                            Optional.empty()));
+        }
+        return new Burst(kept, count, notKept, Duration.between(start, clock.instant()), quiet);
     }
 
     private enum Trigger {
@@ -330,7 +457,7 @@ public final class Watcher {
                     // affinity kept by the kernel. Kept, not planned again; said at the recheck after the events,
                     // or now when a timed check found it back.
                     if (trigger == Trigger.EVENT) {
-                        state.heldAfter.addAll(events);
+                        state.remember(events);
                     } else {
                         listener.heard(new WatchEvent.Kept(iface, held(found), after(iface, events)));
                     }
@@ -361,7 +488,8 @@ public final class Watcher {
                     if (changedSince(state, again.get())) {
                         reading = again.get();
                         planAgain(iface, state, reading, wanted(iface, state, reading, trigger, events), events);
-                    } else if (pending(iface).isEmpty()) {
+                    } else if (pending(iface).isEmpty() || flooding) {
+                        // While events keep coming, the next check would find them pending too: put back now.
                         putBack(iface, state, reading.nic(), wanted, found, trigger, events, now);
                     }
                 }
@@ -675,7 +803,7 @@ public final class Watcher {
             Trigger trigger,
             List<KernelEvent> events) {
         if (trigger == Trigger.EVENT) {
-            state.heldAfter.addAll(events);
+            state.remember(events);
         } else if (trigger == Trigger.RECHECK && !state.heldAfter.isEmpty()) {
             listener.heard(new WatchEvent.Kept(iface, held(reading), state.heldAfter));
             state.heldAfter.clear();

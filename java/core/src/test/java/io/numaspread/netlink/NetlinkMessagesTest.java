@@ -89,6 +89,60 @@ class NetlinkMessagesTest {
         assertTrue(e.getMessage().startsWith("netlink attribute at byte 32 claims 65520 bytes"), e.getMessage());
     }
 
+    /**
+     * The audit's datagram: a valid first message, then one at byte 16 whose nlmsg_len is near Integer.MAX_VALUE.
+     * Added to the offset it wrapped negative, passed the check, and the next read threw
+     * IndexOutOfBoundsException, which nothing caught: the event reader thread died.
+     */
+    @Test
+    void aMessageLengthNearIntegerMaxIsRefusedNamingItsByte() {
+        byte[] datagram = twoMessages(Integer.MAX_VALUE - 8);
+        MalformedNetlinkException e =
+                assertThrows(MalformedNetlinkException.class, () -> NetlinkMessages.links(datagram, datagram.length));
+        assertEquals("rtnetlink: message at byte 16 claims 2147483639 bytes; the datagram has 32 left", e.getMessage());
+    }
+
+    /** nlmsg_len is the kernel's u32: 0xFFFFFFFF is named as such, not as -1. */
+    @Test
+    void theLargestUnsignedMessageLengthIsRefusedAsUnsigned() {
+        byte[] datagram = twoMessages(0xFFFFFFFF);
+        MalformedNetlinkException e =
+                assertThrows(MalformedNetlinkException.class, () -> NetlinkMessages.links(datagram, datagram.length));
+        assertEquals("rtnetlink: message at byte 16 claims 4294967295 bytes; the datagram has 32 left", e.getMessage());
+    }
+
+    /** nla_len is a u16: 0xFFFF in the last attribute of a message is refused, not read past the message. */
+    @Test
+    void anAttributeLengthOf0xffffIsRefusedNamingItsByte() throws IOException {
+        byte[] bytes = captured("rtm_newlink_lo.bin");
+        ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder()).putShort(32, (short) 0xffff);
+        MalformedNetlinkException e =
+                assertThrows(MalformedNetlinkException.class, () -> NetlinkMessages.links(bytes, bytes.length));
+        assertEquals(
+                "netlink attribute at byte 32 claims 65535 bytes; its message has " + (bytes.length - 32) + " left",
+                e.getMessage());
+    }
+
+    /**
+     * 48 bytes: an NLMSG_NOOP of 16 bytes, then an RTM_NEWLINK header at byte 16 claiming {@code secondLength}
+     * bytes, and the 16 bytes of its ifinfomsg.
+     */
+    private static byte[] twoMessages(int secondLength) {
+        return ByteBuffer.allocate(48)
+                .order(ByteOrder.nativeOrder())
+                .putInt(16)
+                .putShort((short) 1)
+                .putShort((short) 0)
+                .putInt(1)
+                .putInt(0)
+                .putInt(secondLength)
+                .putShort((short) NetlinkMessages.RTM_NEWLINK)
+                .putShort((short) 0)
+                .putInt(2)
+                .putInt(0)
+                .array();
+    }
+
     @Test
     void aCapturedUeventOfLo() throws IOException {
         byte[] bytes = captured("uevent_change_lo.bin");

@@ -5,12 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.netlink.DatagramSource;
 import io.numaspread.netlink.NetlinkMessages;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -96,6 +103,95 @@ class NetlinkEventsTest {
                 .orElseThrow();
         assertEquals("uevent virtio0 unbind from virtio_net", event.toString());
         assertTrue(event.concerns("eth0"));
+    }
+
+    /**
+     * The reader goes on after the audit's datagram (a message length near Integer.MAX_VALUE, which threw
+     * IndexOutOfBoundsException and ended the thread): it says it skipped it and hands on the next link message.
+     */
+    @Test
+    @SuppressWarnings("try") // the readers run while it is open
+    void aReaderSkipsAnOverflowingDatagramInOneLineAndGoesOn() throws Exception {
+        byte[] overflowing = ByteBuffer.allocate(48)
+                .order(ByteOrder.nativeOrder())
+                .putInt(16)
+                .putShort((short) 1)
+                .putShort((short) 0)
+                .putInt(1)
+                .putInt(0)
+                .putInt(Integer.MAX_VALUE - 8)
+                .array();
+        BlockingQueue<String> said = new LinkedBlockingQueue<>();
+        BlockingQueue<KernelEvent> heard = new LinkedBlockingQueue<>();
+        try (NetlinkEvents events = NetlinkEvents.start(
+                new NetlinkEvents.Sockets(new Datagrams(overflowing, captured("rtm_newlink_lo.bin")), new Datagrams()),
+                heard::add,
+                reports(said))) {
+            assertEquals("rtnetlink lo RTM_NEWLINK (up)", String.valueOf(heard.poll(10, TimeUnit.SECONDS)));
+        }
+        assertEquals(
+                List.of("skipped: events: skipped a malformed rtnetlink message: rtnetlink: message at byte 16 claims"
+                        + " 2147483639 bytes; the datagram has 32 left"),
+                List.copyOf(said));
+    }
+
+    /** Whatever else ends a reader (here the sink failing) is said as its death, with the exception. */
+    @Test
+    @SuppressWarnings("try") // the readers run while it is open
+    void aReaderThatDiesSaysSoOnce() throws Exception {
+        BlockingQueue<String> said = new LinkedBlockingQueue<>();
+        try (NetlinkEvents events = NetlinkEvents.start(
+                new NetlinkEvents.Sockets(new Datagrams(captured("rtm_newlink_lo.bin")), new Datagrams()),
+                event -> {
+                    throw new IllegalStateException("full");
+                },
+                reports(said))) {
+            assertEquals(
+                    "died: the rtnetlink event reader died: java.lang.IllegalStateException: full",
+                    said.poll(10, TimeUnit.SECONDS));
+        }
+        assertEquals(List.of(), List.copyOf(said));
+    }
+
+    private static NetlinkEvents.Reports reports(BlockingQueue<String> said) {
+        return new NetlinkEvents.Reports() {
+            @Override
+            public void skipped(String line) {
+                said.add("skipped: " + line);
+            }
+
+            @Override
+            public void died(String line) {
+                said.add("died: " + line);
+            }
+        };
+    }
+
+    /** {@code datagrams}, one per receive, then nothing (each later receive waits its timeout). */
+    private static final class Datagrams implements DatagramSource {
+        private final Deque<byte[]> left;
+
+        Datagrams(byte[]... datagrams) {
+            left = new ArrayDeque<>(List.of(datagrams));
+        }
+
+        @Override
+        public synchronized int receive(byte[] buffer, int timeoutMillis) {
+            byte[] next = left.poll();
+            if (next == null) {
+                try {
+                    wait(timeoutMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return 0;
+            }
+            System.arraycopy(next, 0, buffer, 0, next.length);
+            return next.length;
+        }
+
+        @Override
+        public void close() {}
     }
 
     @Test
