@@ -242,6 +242,27 @@ queue_irq_cpus() {
     tr ' ' '\n' | grep . | sort -nu | paste -sd, -
 }
 
+# latency_tuning_on, then latency_tuning_off: kernel.numa_balancing 0 and transparent huge pages never, as tuned's
+# network-latency profile sets them, then both as they were. NUMA balancing's scanner and khugepaged's collapses
+# are TLB shootdowns to every CPU a process runs on, sent at a rate per second, not per request: the slower a
+# loaded host runs the guest, the more of them a request counts.
+readonly thp_enabled=/sys/kernel/mm/transparent_hugepage/enabled
+latency_tuning_on() {
+  numa_balancing_was="" thp_was=""
+  if [[ -f /proc/sys/kernel/numa_balancing ]]; then
+    numa_balancing_was=$(</proc/sys/kernel/numa_balancing)
+    echo 0 >/proc/sys/kernel/numa_balancing
+  fi
+  if [[ -f $thp_enabled ]]; then
+    thp_was=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$thp_enabled")
+    echo never >"$thp_enabled"
+  fi
+}
+latency_tuning_off() {
+  [[ -z $numa_balancing_was ]] || echo "$numa_balancing_was" >/proc/sys/kernel/numa_balancing
+  [[ -z $thp_was ]] || echo "$thp_was" >"$thp_enabled"
+}
+
 # numa_balancing_work SNAPSHOT-BEFORE SNAPSHOT-AFTER: what NUMA balancing did between two snapshots holding
 # /proc/vmstat, as "PTES FAULTS MIGRATED": the page table entries its scanner made inaccessible (each pass over a
 # range is a TLB shootdown to every CPU the process runs on), the hinting faults they caused and the pages it moved.
