@@ -275,6 +275,47 @@ class RestoreCommandTest extends StandInCliTest {
         assertEquals(List.of("0-7", "0-7"), List.of(affinity(50), affinity(51)));
     }
 
+    /**
+     * A root {@code apply} over a stand-in tree: a link planted at a control file is never written through (here
+     * at IRQ 50's {@code smp_affinity_list}, aimed at a file of root's that reads as a cpulist, so that before
+     * {@code O_NOFOLLOW} it was read, then truncated and overwritten with the new value), and the error names the
+     * path.
+     */
+    @Test
+    void aLinkAtAControlFileIsNotWrittenThrough() throws Exception {
+        Path victim = Files.writeString(run.resolve("roots-own"), "0-7\n");
+        Path affinity = proc.resolve("irq/50/smp_affinity_list");
+        Files.delete(affinity);
+        Files.createSymbolicLink(affinity, victim);
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertTrue(apply.exitCode() != 0, apply.out() + apply.err());
+        assertOneCleanLine(apply);
+        assertTrue(apply.err().contains(affinity.toString()), apply.err());
+        assertEquals("0-7\n", Files.readString(victim), "the file the link points to is unchanged");
+        assertEquals(List.of("0-7", "0-7", "0-7"), List.of(affinity(51), affinity(52), affinity(53)));
+    }
+
+    /**
+     * A stand-in tree that another user owns, or that others can write, could have such a link planted at any
+     * moment: a writing command refuses it (exit 3), naming the directory and its owner or mode, before any change.
+     */
+    @Test
+    void aStandInTreeOthersCanChangeIsRefusedBeforeAnyChange() throws Exception {
+        Files.setAttribute(proc, "unix:uid", 65534);
+        CliRun theirs = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.REFUSED, theirs.exitCode(), theirs.err());
+        assertOneCleanLine(theirs);
+        assertTrue(theirs.err().contains("--proc-root " + proc + ": " + proc + " belongs to uid 65534"), theirs.err());
+        Files.setAttribute(proc, "unix:uid", 0);
+        Files.setPosixFilePermissions(sys, PosixFilePermissions.fromString("rwxrwxr-x"));
+        CliRun writable = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.REFUSED, writable.exitCode(), writable.err());
+        assertOneCleanLine(writable);
+        assertTrue(writable.err().contains(sys + " can be written by others (mode 0775)"), writable.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
     private static String mode(Path file) throws IOException {
         return PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS));
     }

@@ -63,7 +63,11 @@ public final class KernelText {
      *     (the message says so); {@link java.nio.file.NoSuchFileException} when it does not exist
      */
     public static byte[] readBytes(Path file, int maxBytes, LinkOption... options) throws IOException {
-        if (!Files.readAttributes(file, BasicFileAttributes.class, options).isRegularFile()) {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, options);
+        if (attributes.isSymbolicLink()) {
+            throw new IOException("not a regular file: a symbolic link, never followed here");
+        }
+        if (!attributes.isRegularFile()) {
             throw new IOException("not a regular file (a directory, FIFO, socket or device)");
         }
         try (InputStream in = Files.newInputStream(file, options)) {
