@@ -74,6 +74,25 @@ class RestoreCommandTest extends StandInCliTest {
         assertEquals(List.of("3", "2"), List.of(affinity(50), affinity(51)), "the same file, once valid, is written");
     }
 
+    /**
+     * A state file with a record of a newer numaspread (an apply of a newer build, then a downgrade): this one
+     * cannot put it back, so restore names it and exits 2 before the first write, keeping the file for the build
+     * that can.
+     */
+    @Test
+    void aRecordOfANewerBuildIsNamedAndNothingIsRestoredWithoutIt() throws Exception {
+        String file = "{\"version\": 1, \"interface\": \"eth0\", \"saved\": ["
+                + "{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"3\"}],"
+                + " \"rps\": [{\"queue\": 0, \"value\": \"00000003\"}]}";
+        writeStateFile(file);
+        CliRun restore = CliRun.of(withState("restore"));
+        assertEquals(Failures.BAD_INPUT, restore.exitCode(), restore.err());
+        assertOneCleanLine(restore);
+        assertTrue(restore.err().contains("holds records this numaspread does not know (\"rps\")"), restore.err());
+        assertEquals("0-7", affinity(50), "nothing was written");
+        assertEquals(file, Files.readString(state), "the file is kept as it was");
+    }
+
     @Test
     void goneQueuesAndIrqsAreNamedAndThePreStopRestoreSucceeds() throws Exception {
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--xps"));

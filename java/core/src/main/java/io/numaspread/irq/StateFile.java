@@ -59,6 +59,15 @@ public final class StateFile {
     private static final int VERSION = 1;
 
     /**
+     * The top-level keys this build reads and writes. Any other is a record of a newer build sharing the directory
+     * (version 1 grows by new top-level keys; a change an older build must not touch raises the version, which it
+     * refuses): every rewrite keeps it as it is, removing the file keeps the file for it, and {@code restore}
+     * refuses to run without it ({@link #foreignRecords}).
+     */
+    private static final Set<String> KNOWN_KEYS =
+            Set.of("version", "interface", "threaded", "napi_threaded", "napi_settings", "napi_thread_sched", "saved");
+
+    /**
      * The size limit. An entry takes about a hundred bytes, an XPS mask of 8192 CPUs about 2.3 KB; a NIC has at
      * most a few hundred queues.
      */
@@ -391,7 +400,7 @@ public final class StateFile {
     public static void write(Path file, State state) {
         try (TrustedDirectory dir = directory(file, true).orElseThrow()) {
             checkRegular(dir, file);
-            dir.replace(name(file), encode(state).getBytes(StandardCharsets.UTF_8));
+            dir.replace(name(file), encode(state, foreign(parsed(dir, file))).getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new StateFileUnusable(
                     NumaspreadException.Kind.REFUSED,
@@ -508,12 +517,23 @@ public final class StateFile {
         }
     }
 
+    /**
+     * Removes this build's records: the file, unless it holds records of a newer build, which are then all it
+     * keeps.
+     */
     public static void delete(Path file) {
         try {
             Optional<TrustedDirectory> found = directory(file, false);
             if (found.isPresent()) {
                 try (TrustedDirectory dir = found.get()) {
-                    dir.delete(name(file));
+                    Optional<Map<?, ?>> root = parsed(dir, file);
+                    SortedMap<String, Object> foreign = foreign(root);
+                    if (!foreign.isEmpty() && root.get().get("interface") instanceof String iface) {
+                        State none = new State(new InterfaceName(iface), List.of());
+                        dir.replace(name(file), encode(none, foreign).getBytes(StandardCharsets.UTF_8));
+                    } else {
+                        dir.delete(name(file));
+                    }
                 }
             }
         } catch (IOException e) {
@@ -521,7 +541,58 @@ public final class StateFile {
         }
     }
 
+    /**
+     * The keys of the records in {@code file} that this build does not know, written by a newer one: {@code
+     * restore} cannot put them back, so it refuses rather than remove the file without them.
+     *
+     * @throws NumaspreadException as {@link #read} does
+     */
+    public static List<String> foreignRecords(Path file) {
+        try {
+            Optional<TrustedDirectory> found = directory(file, false);
+            if (found.isEmpty()) {
+                return List.of();
+            }
+            try (TrustedDirectory dir = found.get()) {
+                return List.copyOf(foreign(parsed(dir, file)).keySet());
+            }
+        } catch (IOException e) {
+            throw failure("cannot read state file " + file, e);
+        }
+    }
+
+    /** The file's JSON object, or empty when there is none or it is no JSON object (it is replaced, not kept). */
+    private static Optional<Map<?, ?>> parsed(TrustedDirectory dir, Path file) throws IOException {
+        Optional<BasicFileAttributes> attributes = dir.attributes(name(file));
+        if (attributes.isEmpty() || !attributes.get().isRegularFile()) {
+            return Optional.empty();
+        }
+        try {
+            return MiniJson.parse(new String(dir.read(name(file), MAX_BYTES), StandardCharsets.UTF_8))
+                            instanceof Map<?, ?> root
+                    ? Optional.of(root)
+                    : Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static SortedMap<String, Object> foreign(Optional<Map<?, ?>> root) {
+        SortedMap<String, Object> foreign = new TreeMap<>();
+        root.ifPresent(fields -> fields.forEach((key, value) -> {
+            if (!KNOWN_KEYS.contains(key)) {
+                foreign.put((String) key, value);
+            }
+        }));
+        return foreign;
+    }
+
     static String encode(State state) {
+        return encode(state, Map.of());
+    }
+
+    /** {@code state} and, after it, the {@code foreign} records a newer build wrote, as they were. */
+    private static String encode(State state, Map<String, Object> foreign) {
         StringBuilder json = new StringBuilder();
         json.append("{\n  \"version\": ")
                 .append(VERSION)
@@ -593,7 +664,10 @@ public final class StateFile {
                     .append(MiniJson.quote(saved.value()))
                     .append('}');
         }
-        return json.append("\n  ]\n}\n").toString();
+        json.append("\n  ]");
+        foreign.forEach((key, value) ->
+                json.append(",\n  ").append(MiniJson.quote(key)).append(": ").append(MiniJson.write(value)));
+        return json.append("\n}\n").toString();
     }
 
     /**
