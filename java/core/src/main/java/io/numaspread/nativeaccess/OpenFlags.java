@@ -18,7 +18,8 @@ final class OpenFlags {
 
     /**
      * {@code O_NOFOLLOW} on {@code arch} (as {@code os.arch} names it): asm-generic's 0400000 (x86_64, riscv64,
-     * s390x, loongarch64), or 0100000 on arm and powerpc, where 0400000 is {@code O_LARGEFILE}.
+     * s390x, loongarch64), or 0100000 on arm and powerpc, where 0400000 is {@code O_LARGEFILE} (arm) or
+     * {@code O_DIRECT} (powerpc).
      *
      * @throws UnsupportedOperationException for an architecture whose value numaspread does not know
      */
