@@ -5,8 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.testing.NeedsRoot;
 import io.numaspread.testing.NicFixture;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -68,6 +74,25 @@ class RestoreCommandTest extends StandInCliTest {
         assertEquals(List.of("3", "2"), List.of(affinity(50), affinity(51)), "the same file, once valid, is written");
     }
 
+    /**
+     * A state file with a record of a newer numaspread (an apply of a newer build, then a downgrade): this one
+     * cannot put it back, so restore names it and exits 2 before the first write, keeping the file for the build
+     * that can.
+     */
+    @Test
+    void aRecordOfANewerBuildIsNamedAndNothingIsRestoredWithoutIt() throws Exception {
+        String file = "{\"version\": 1, \"interface\": \"eth0\", \"saved\": ["
+                + "{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"3\"}],"
+                + " \"rps\": [{\"queue\": 0, \"value\": \"00000003\"}]}";
+        writeStateFile(file);
+        CliRun restore = CliRun.of(withState("restore"));
+        assertEquals(Failures.BAD_INPUT, restore.exitCode(), restore.err());
+        assertOneCleanLine(restore);
+        assertTrue(restore.err().contains("holds records this numaspread does not know (\"rps\")"), restore.err());
+        assertEquals("0-7", affinity(50), "nothing was written");
+        assertEquals(file, Files.readString(state), "the file is kept as it was");
+    }
+
     @Test
     void goneQueuesAndIrqsAreNamedAndThePreStopRestoreSucceeds() throws Exception {
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--xps"));
@@ -127,9 +152,11 @@ class RestoreCommandTest extends StandInCliTest {
     void restoreWithoutWriteAccessIsRefusedUpFrontWithExitThree(@TempDir Path classes) throws Exception {
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
         assertEquals(0, apply.exitCode(), apply.err());
-        for (Path dir : List.of(sys, proc, run)) {
+        for (Path dir : List.of(sys, proc, run, state.getParent())) {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
+        // Opened to others by hand (numaspread makes them 0700 and 0600), to show that the kernel's files refuse.
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rw-r--r--"));
         Map<Path, String> applied = NicFixture.snapshot(proc, sys, run);
         List<String> nobody = List.of("runuser", "-u", "nobody", "--");
         String classPath = ForkedCli.classPathForEveryone(classes);
@@ -143,7 +170,7 @@ class RestoreCommandTest extends StandInCliTest {
                 refused.err());
         assertEquals(applied, NicFixture.snapshot(proc, sys, run), "nothing written, the state file kept");
 
-        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(state.getParent(), PosixFilePermissions.fromString("rwx------"));
         CliRun unreadable = ForkedCli.run(nobody, classPath, Map.of(), withState("restore"));
         assertEquals(Failures.REFUSED, unreadable.exitCode(), unreadable.err());
         assertOneCleanLine(unreadable);
@@ -223,6 +250,93 @@ class RestoreCommandTest extends StandInCliTest {
             assertTrue(restore.err().contains(file), restore.err());
         }
         assertEquals(before, NicFixture.snapshot(proc, sys));
+    }
+
+    /**
+     * The lock-out an unprivileged user could mount: whoever can open the lock file, read-only is enough, can hold
+     * a shared {@code fcntl} lock on it, and every apply and restore of the NIC is then refused (exit 3; through
+     * the unit's {@code RestartPreventExitStatus}, {@code watch} stays down too). Here user nobody tries it on a
+     * state directory it can reach: numaspread made the directory 0700 and its files 0600, whatever the umask it
+     * ran with (000 here), so nobody cannot open the lock file, and the restore goes ahead.
+     */
+    @Test
+    @NeedsRoot
+    void anotherUserCannotHoldTheLockThatApplyAndRestoreTake() throws Exception {
+        String readable = ForkedCli.classPathForEveryone(run); // run is 0755 now: nobody can reach run/numaspread
+        CliRun apply = ForkedCli.run(
+                List.of("sh", "-c", "umask 000 && exec \"$@\"", "sh"),
+                ForkedCli.classPath(),
+                Map.of(),
+                withState("apply", "--nic", "eth0"));
+        assertEquals(0, apply.exitCode(), apply.err());
+        Path lockFile = state.resolveSibling(".eth0.json.lock");
+        List<String> modes = List.of(mode(state.getParent()), mode(state), mode(lockFile));
+
+        Process holder = ForkedCli.start(
+                SharedLockHolder.class,
+                List.of("runuser", "-u", "nobody", "--"),
+                List.of(),
+                readable,
+                Map.of(),
+                lockFile.toString());
+        try {
+            String said = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
+            CliRun restore = CliRun.of(withState("restore"));
+            assertEquals(0, restore.exitCode(), "user nobody: " + said + "; restore: " + restore.err());
+            assertTrue(said.startsWith("cannot open: java.nio.file.AccessDeniedException: " + lockFile), said);
+        } finally {
+            holder.getOutputStream().close();
+            holder.waitFor(20, TimeUnit.SECONDS);
+            holder.destroyForcibly();
+        }
+        assertEquals(List.of("rwx------", "rw-------", "rw-------"), modes, "directory, state file, lock file");
+        assertEquals(List.of("0-7", "0-7"), List.of(affinity(50), affinity(51)));
+    }
+
+    /**
+     * A root {@code apply} over a stand-in tree: a link planted at a control file is never written through (here
+     * at IRQ 50's {@code smp_affinity_list}, aimed at a file of root's that reads as a cpulist, so that before
+     * {@code O_NOFOLLOW} it was read, then truncated and overwritten with the new value), and the error names the
+     * path.
+     */
+    @Test
+    void aLinkAtAControlFileIsNotWrittenThrough() throws Exception {
+        Path victim = Files.writeString(run.resolve("roots-own"), "0-7\n");
+        Path affinity = proc.resolve("irq/50/smp_affinity_list");
+        Files.delete(affinity);
+        Files.createSymbolicLink(affinity, victim);
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertTrue(apply.exitCode() != 0, apply.out() + apply.err());
+        assertOneCleanLine(apply);
+        assertTrue(apply.err().contains(affinity.toString()), apply.err());
+        assertEquals("0-7\n", Files.readString(victim), "the file the link points to is unchanged");
+        assertEquals(List.of("0-7", "0-7", "0-7"), List.of(affinity(51), affinity(52), affinity(53)));
+    }
+
+    /**
+     * A stand-in tree that another user owns, or that others can write, could have such a link planted at any
+     * moment: a writing command refuses it (exit 3), naming the directory and its owner or mode, before any change.
+     */
+    @Test
+    void aStandInTreeOthersCanChangeIsRefusedBeforeAnyChange() throws Exception {
+        Files.setAttribute(proc, "unix:uid", 65534);
+        CliRun theirs = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.REFUSED, theirs.exitCode(), theirs.err());
+        assertOneCleanLine(theirs);
+        assertTrue(theirs.err().contains("--proc-root " + proc + ": " + proc + " belongs to uid 65534"), theirs.err());
+        Files.setAttribute(proc, "unix:uid", 0);
+        Files.setPosixFilePermissions(sys, PosixFilePermissions.fromString("rwxrwxr-x"));
+        CliRun writable = CliRun.of(withState("apply", "--nic", "eth0"));
+        assertEquals(Failures.REFUSED, writable.exitCode(), writable.err());
+        assertOneCleanLine(writable);
+        assertTrue(writable.err().contains(sys + " can be written by others (mode 0775)"), writable.err());
+        assertEquals(before, NicFixture.snapshot(proc, sys));
+        assertFalse(Files.exists(state));
+    }
+
+    private static String mode(Path file) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test

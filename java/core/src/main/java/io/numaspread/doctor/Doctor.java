@@ -6,6 +6,7 @@ import io.numaspread.irq.Irqbalance;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.netlink.NetdevNetlink;
 import io.numaspread.netlink.NetdevSession;
@@ -155,7 +156,7 @@ public final class Doctor {
         int ifindex;
         Path ifindexFile = paths.netDevice(nic).resolve("ifindex");
         try {
-            ifindex = Integer.parseInt(Files.readString(ifindexFile).strip());
+            ifindex = Integer.parseInt(KernelText.read(ifindexFile));
         } catch (IOException | NumberFormatException e) {
             return new KernelFeatures.NicFacts(
                     nic.value(), driver, Optional.empty(), "cannot read " + ifindexFile + ": " + e.getMessage());

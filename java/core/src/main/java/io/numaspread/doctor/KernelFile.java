@@ -2,8 +2,8 @@
 package io.numaspread.doctor;
 
 import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.KernelText;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -15,7 +15,7 @@ import java.util.Optional;
 public record KernelFile(Path path, Optional<String> text, Optional<String> error) {
     public static KernelFile read(Path path) {
         try {
-            return new KernelFile(path, Optional.of(Files.readString(path).strip()), Optional.empty());
+            return new KernelFile(path, Optional.of(KernelText.read(path)), Optional.empty());
         } catch (NoSuchFileException e) {
             return new KernelFile(path, Optional.empty(), Optional.empty());
         } catch (IOException e) {

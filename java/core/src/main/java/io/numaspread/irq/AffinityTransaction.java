@@ -806,6 +806,13 @@ public final class AffinityTransaction {
             throw NumaspreadException.badInput(
                     "state file " + stateFile + " is for " + state.iface() + ", not " + expected.get());
         }
+        List<String> foreign = StateFile.foreignRecords(stateFile);
+        if (!foreign.isEmpty()) {
+            throw NumaspreadException.badInput("state file " + stateFile + " holds records this numaspread does not"
+                    + " know (" + foreign.stream().map(key -> "\"" + key + "\"").collect(Collectors.joining(", "))
+                    + "), written by a newer one: restore with that one, which puts them back too; nothing was"
+                    + " written");
+        }
         return state;
     }
 

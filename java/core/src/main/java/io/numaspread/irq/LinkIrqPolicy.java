@@ -5,6 +5,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.KernelText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -53,7 +54,7 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
     public static List<LinkIrqPolicy> find(Path root, KernelPaths paths, InterfaceName nic) {
         Path ifindexFile = paths.netDevice(nic).resolve("ifindex");
         try {
-            return find(root, Integer.parseInt(Files.readString(ifindexFile).strip()));
+            return find(root, Integer.parseInt(KernelText.read(ifindexFile)));
         } catch (NoSuchFileException e) {
             return find(root, UNKNOWN_IFINDEX); // a copied tree without it: every .link file that sets a policy
         } catch (IOException | NumberFormatException e) {
@@ -178,7 +179,9 @@ public record LinkIrqPolicy(Path file, String policy, boolean fromUdevDatabase) 
 
     private static Optional<List<String>> readLines(Path file) {
         try {
-            return Optional.of(Files.readAllLines(file));
+            return Optional.of(KernelText.readUtf8(file, KernelText.MAX_ATTRIBUTE_BYTES)
+                    .lines()
+                    .toList());
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

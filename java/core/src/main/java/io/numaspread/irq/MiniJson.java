@@ -36,6 +36,27 @@ public final class MiniJson {
         return value;
     }
 
+    /**
+     * {@code value} as JSON: what {@link #parse} returns (maps, lists, strings, longs, booleans and null) written
+     * back, so that records this build only carries come out as they went in.
+     */
+    static String write(Object value) {
+        if (value instanceof Map<?, ?> map) {
+            StringBuilder out = new StringBuilder("{");
+            map.forEach((key, field) -> out.append(out.length() > 1 ? ", " : "")
+                    .append(quote((String) key))
+                    .append(": ")
+                    .append(write(field)));
+            return out.append('}').toString();
+        }
+        if (value instanceof List<?> list) {
+            StringBuilder out = new StringBuilder("[");
+            list.forEach(element -> out.append(out.length() > 1 ? ", " : "").append(write(element)));
+            return out.append(']').toString();
+        }
+        return value instanceof String string ? quote(string) : String.valueOf(value);
+    }
+
     static String quote(String value) {
         StringBuilder out = new StringBuilder("\"");
         for (char c : value.toCharArray()) {

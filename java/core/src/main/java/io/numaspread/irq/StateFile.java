@@ -3,13 +3,12 @@ package io.numaspread.irq;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
-import io.numaspread.kernel.AtomicFile;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SchedPolicy;
 import io.numaspread.kernel.ThreadScheduling;
+import io.numaspread.kernel.TrustedDirectory;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiSettings;
 import java.io.IOException;
@@ -17,14 +16,9 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -63,6 +57,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class StateFile {
     private static final int VERSION = 1;
+
+    /**
+     * The top-level keys this build reads and writes. Any other is a record of a newer build sharing the directory
+     * (version 1 grows by new top-level keys; a change an older build must not touch raises the version, which it
+     * refuses): every rewrite keeps it as it is, removing the file keeps the file for it, and {@code restore}
+     * refuses to run without it ({@link #foreignRecords}).
+     */
+    private static final Set<String> KNOWN_KEYS =
+            Set.of("version", "interface", "threaded", "napi_threaded", "napi_settings", "napi_thread_sched", "saved");
 
     /**
      * The size limit. An entry takes about a hundred bytes, an XPS mask of 8192 CPUs about 2.3 KB; a NIC has at
@@ -304,50 +307,43 @@ public final class StateFile {
     }
 
     /**
-     * Refuses a state file that is not a plain file, or that lies in a directory others can write or own:
-     * numaspread runs as root, and what such a directory holds (a planted link, FIFO, device or state file) would
-     * steer what it reads, creates and writes back to the kernel. A sticky directory such as /tmp is refused too,
-     * because others can still create the names numaspread uses there first.
+     * The state file's directory, opened by descriptor with every directory on its path checked, so that what it
+     * holds is root's (or this user's) alone ({@link TrustedDirectory}): numaspread runs as root, and what a
+     * directory others can change holds (a planted link, FIFO, device, state or lock file) would steer what it
+     * reads, creates and writes back to the kernel, or lock it out. A sticky state directory such as /tmp is refused
+     * too, because others can still create the names numaspread uses there first; a sticky directory above it is
+     * not. Everything after is opened relative to the directory's descriptor, so no check can be raced. Empty
+     * when the directory does not exist and {@code create} is false; created 0700 when it is true.
      *
-     * @throws NumaspreadException (bad input) for a path or file that is not a state file, (refused) for the
-     *     directory
+     * @throws NumaspreadException (bad input) for a path that names no file; (refused) for a directory on the path
+     *     that another user owns or others can write, or that is a link
      */
-    private static Path checkLocation(Path file) {
+    private static Optional<TrustedDirectory> directory(Path file, boolean create) throws IOException {
         checkPath(file);
         Path dir = file.toAbsolutePath().getParent();
         try {
-            if (Files.exists(dir)) {
-                Set<PosixFilePermission> mode = Files.getPosixFilePermissions(dir);
-                if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
-                    throw new NumaspreadException(
-                            NumaspreadException.Kind.REFUSED,
-                            "state file directory " + dir
-                                    + " can be written by others (mode " + PosixFilePermissions.toString(mode)
-                                    + "), so files"
-                                    + " planted there could steer what numaspread writes as root; choose a directory only its"
-                                    + " owner can write, such as the default /run/numaspread; nothing was changed");
-                }
-                int owner = (Integer) Files.getAttribute(dir, "unix:uid");
-                int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-                if (owner != 0 && owner != self) {
-                    throw new NumaspreadException(
-                            NumaspreadException.Kind.REFUSED,
-                            "state file directory " + dir
-                                    + " belongs to uid " + owner + ", neither root nor this user (uid " + self
-                                    + "), who could"
-                                    + " plant files there; choose a directory of root's or your own, such as the default"
-                                    + " /run/numaspread; nothing was changed");
-                }
-            }
-            Optional<BasicFileAttributes> attributes = attributes(file);
-            if (attributes.isPresent() && !attributes.get().isRegularFile()) {
-                throw NumaspreadException.badInput("state file " + file + " is " + describe(attributes.get())
-                        + ", not a regular file; nothing was changed");
-            }
-        } catch (IOException e) {
-            throw failure("cannot check state file " + file, e);
+            return create ? Optional.of(TrustedDirectory.create(dir)) : TrustedDirectory.open(dir);
+        } catch (TrustedDirectory.Untrusted e) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "state file " + file + ": " + e.getMessage() + ", so files planted there could steer what"
+                            + " numaspread writes as root; choose a directory that only root (or you) can change,"
+                            + " such as the default /run/numaspread; nothing was changed",
+                    e);
         }
-        return dir;
+    }
+
+    private static String name(Path file) {
+        return file.getFileName().toString();
+    }
+
+    /** Refuses a state file that is a link, a directory, a FIFO or a device, without opening it. */
+    private static void checkRegular(TrustedDirectory dir, Path file) throws IOException {
+        Optional<BasicFileAttributes> attributes = dir.attributes(name(file));
+        if (attributes.isPresent() && !attributes.get().isRegularFile()) {
+            throw NumaspreadException.badInput("state file " + file + " is " + describe(attributes.get())
+                    + ", not a regular file; nothing was changed");
+        }
     }
 
     /** Refused (exit 3) for want of privilege, as a write to the kernel would be; otherwise bad input. */
@@ -359,14 +355,6 @@ public final class StateFile {
         return new NumaspreadException(kind, what + ": " + Errno.describe(e) + "; nothing was changed", e);
     }
 
-    private static Optional<BasicFileAttributes> attributes(Path file) throws IOException {
-        try {
-            return Optional.of(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        }
-    }
-
     private static String describe(BasicFileAttributes attributes) {
         if (attributes.isSymbolicLink()) {
             return "a symbolic link (never followed: it could point root's writes anywhere)";
@@ -376,13 +364,19 @@ public final class StateFile {
 
     /**
      * @throws NumaspreadException (bad input) if the file is unreadable, too large, not a regular file or not a
-     *     state file, naming it; (refused) without the privilege to read it or for a directory others can write
+     *     state file, naming it; (refused) without the privilege to read it or for a directory others can change
      */
     public static Optional<State> read(Path file) {
-        checkLocation(file);
         String text;
         try {
-            text = KernelText.readUtf8(file, MAX_BYTES, LinkOption.NOFOLLOW_LINKS);
+            Optional<TrustedDirectory> found = directory(file, false);
+            if (found.isEmpty()) {
+                return Optional.empty();
+            }
+            try (TrustedDirectory dir = found.get()) {
+                checkRegular(dir, file);
+                text = new String(dir.read(name(file), MAX_BYTES), StandardCharsets.UTF_8);
+            }
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -397,30 +391,22 @@ public final class StateFile {
     }
 
     /**
-     * Replaces {@code file} atomically, as {@link AtomicFile#replace} does: a reader (or a crash) sees the old
-     * content or the new, never a mix, and nothing is written through a name that exists.
+     * Replaces {@code file} atomically, as {@link TrustedDirectory#replace} does: a reader (or a crash) sees the
+     * old content or the new, never a mix, and nothing is written through a name that exists. The file is 0600,
+     * its directory, when this creates it, 0700.
      *
      * @throws StateFileUnusable (refused) if it cannot be written, naming the file and errno; nothing was changed
      */
     public static void write(Path file, State state) {
-        Path dir = checkLocation(file);
-        try {
-            createDirectories(dir);
-            AtomicFile.replace(file, encode(state).getBytes(StandardCharsets.UTF_8));
+        try (TrustedDirectory dir = directory(file, true).orElseThrow()) {
+            checkRegular(dir, file);
+            dir.replace(name(file), encode(state, foreign(parsed(dir, file))).getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new StateFileUnusable(
                     NumaspreadException.Kind.REFUSED,
                     "cannot write state file " + file + ": " + Errno.describe(e) + "; nothing was changed",
                     file,
                     e);
-        }
-    }
-
-    /** The directory with its missing parents, rwxr-xr-x whatever the umask adds, so that the check above passes. */
-    private static void createDirectories(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            Files.createDirectories(
-                    dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         }
     }
 
@@ -443,7 +429,8 @@ public final class StateFile {
      *     cannot be created
      */
     public static Lock hold(Path file) {
-        Path lockFile = lockFile(checkLocation(file), file);
+        checkPath(file);
+        Path lockFile = lockFile(file);
         if (HELD.contains(lockFile)) {
             throw new NumaspreadException(
                     NumaspreadException.Kind.REFUSED,
@@ -457,37 +444,42 @@ public final class StateFile {
         };
     }
 
-    private static Path lockFile(Path dir, Path file) {
-        return dir.resolve("." + file.getFileName() + ".lock");
+    private static String lockName(Path file) {
+        return "." + file.getFileName() + ".lock";
+    }
+
+    private static Path lockFile(Path file) {
+        return file.toAbsolutePath().resolveSibling(lockName(file));
     }
 
     /**
      * Holds {@code .NAME.lock} beside the state file, so that two applies or restores of one state file do not
      * interleave. The lock file stays (empty); the lock goes with the process, also when it is killed. It is
-     * opened without following a link and never truncated. While this process {@link #hold}s it, the lock is
-     * already this process's, and nothing is done.
+     * opened without following a link, never truncated, and is 0600 in a directory only root (or this user) can
+     * change: whoever could open it could hold a lock on it and so refuse every apply and restore. While this
+     * process {@link #hold}s it, the lock is already this process's, and nothing is done.
      *
      * @throws NumaspreadException (refused) when another process holds it (naming its PID), or it cannot be
      *     created
      */
     public static Lock lock(Path file) {
-        Path dir = checkLocation(file);
-        Path lockFile = lockFile(dir, file);
+        checkPath(file);
+        String lockName = lockName(file);
+        Path lockFile = lockFile(file);
         if (HELD.contains(lockFile)) {
             return () -> {};
         }
         FileChannel channel = null;
-        try {
-            createDirectories(dir);
-            Optional<BasicFileAttributes> attributes = attributes(lockFile);
+        try (TrustedDirectory dir = directory(file, true).orElseThrow()) {
+            checkRegular(dir, file);
+            Optional<BasicFileAttributes> attributes = dir.attributes(lockName);
             if (attributes.isPresent() && !attributes.get().isRegularFile()) {
                 throw new NumaspreadException(
                         NumaspreadException.Kind.REFUSED,
                         "lock file " + lockFile + " is " + describe(attributes.get())
                                 + ", not a regular file; nothing was changed");
             }
-            channel = FileChannel.open(
-                    lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            channel = dir.openPrivate(lockName);
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 channel.close();
@@ -525,15 +517,82 @@ public final class StateFile {
         }
     }
 
+    /**
+     * Removes this build's records: the file, unless it holds records of a newer build, which are then all it
+     * keeps.
+     */
     public static void delete(Path file) {
         try {
-            Files.deleteIfExists(file);
+            Optional<TrustedDirectory> found = directory(file, false);
+            if (found.isPresent()) {
+                try (TrustedDirectory dir = found.get()) {
+                    Optional<Map<?, ?>> root = parsed(dir, file);
+                    SortedMap<String, Object> foreign = foreign(root);
+                    if (!foreign.isEmpty() && root.get().get("interface") instanceof String iface) {
+                        State none = new State(new InterfaceName(iface), List.of());
+                        dir.replace(name(file), encode(none, foreign).getBytes(StandardCharsets.UTF_8));
+                    } else {
+                        dir.delete(name(file));
+                    }
+                }
+            }
         } catch (IOException e) {
             throw NumaspreadException.badInput("cannot remove state file " + file + ": " + Errno.describe(e));
         }
     }
 
+    /**
+     * The keys of the records in {@code file} that this build does not know, written by a newer one: {@code
+     * restore} cannot put them back, so it refuses rather than remove the file without them.
+     *
+     * @throws NumaspreadException as {@link #read} does
+     */
+    public static List<String> foreignRecords(Path file) {
+        try {
+            Optional<TrustedDirectory> found = directory(file, false);
+            if (found.isEmpty()) {
+                return List.of();
+            }
+            try (TrustedDirectory dir = found.get()) {
+                return List.copyOf(foreign(parsed(dir, file)).keySet());
+            }
+        } catch (IOException e) {
+            throw failure("cannot read state file " + file, e);
+        }
+    }
+
+    /** The file's JSON object, or empty when there is none or it is no JSON object (it is replaced, not kept). */
+    private static Optional<Map<?, ?>> parsed(TrustedDirectory dir, Path file) throws IOException {
+        Optional<BasicFileAttributes> attributes = dir.attributes(name(file));
+        if (attributes.isEmpty() || !attributes.get().isRegularFile()) {
+            return Optional.empty();
+        }
+        try {
+            return MiniJson.parse(new String(dir.read(name(file), MAX_BYTES), StandardCharsets.UTF_8))
+                            instanceof Map<?, ?> root
+                    ? Optional.of(root)
+                    : Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static SortedMap<String, Object> foreign(Optional<Map<?, ?>> root) {
+        SortedMap<String, Object> foreign = new TreeMap<>();
+        root.ifPresent(fields -> fields.forEach((key, value) -> {
+            if (!KNOWN_KEYS.contains(key)) {
+                foreign.put((String) key, value);
+            }
+        }));
+        return foreign;
+    }
+
     static String encode(State state) {
+        return encode(state, Map.of());
+    }
+
+    /** {@code state} and, after it, the {@code foreign} records a newer build wrote, as they were. */
+    private static String encode(State state, Map<String, Object> foreign) {
         StringBuilder json = new StringBuilder();
         json.append("{\n  \"version\": ")
                 .append(VERSION)
@@ -605,7 +664,10 @@ public final class StateFile {
                     .append(MiniJson.quote(saved.value()))
                     .append('}');
         }
-        return json.append("\n  ]\n}\n").toString();
+        json.append("\n  ]");
+        foreign.forEach((key, value) ->
+                json.append(",\n  ").append(MiniJson.quote(key)).append(": ").append(MiniJson.write(value)));
+        return json.append("\n}\n").toString();
     }
 
     /**

@@ -15,8 +15,9 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * How numaspread replaces a file of its own (the state file, the metrics textfile), as root, in a directory others
- * may have prepared: never through a name that already exists, never through a link.
+ * How numaspread replaces a file of its own that others read (the metrics textfile), as root, in a directory others
+ * may have prepared: never through a name that already exists, never through a link. The state file, root's alone,
+ * is replaced in a {@link TrustedDirectory} instead.
  */
 public final class AtomicFile {
     private AtomicFile() {}

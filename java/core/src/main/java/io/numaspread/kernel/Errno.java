@@ -19,6 +19,7 @@ public enum Errno {
     EINTR(4, "Interrupted system call"),
     EIO(5, "Input/output error"),
     ENXIO(6, "No such device or address"),
+    EAGAIN(11, "Resource temporarily unavailable"),
     EACCES(13, "Permission denied"),
     EBUSY(16, "Device or resource busy"),
     ENODEV(19, "No such device"),

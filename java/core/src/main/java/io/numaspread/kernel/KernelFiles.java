@@ -6,8 +6,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Reads and writes the kernel's small control files. The native backends do it through libc
@@ -28,18 +33,23 @@ public interface KernelFiles {
      */
     void probeWritable(Path file) throws IOException;
 
-    /** Java's file API, for the sysfs backend; errno is known only as far as {@link Errno#of} can tell. */
+    /**
+     * Java's file API, for the sysfs backend; errno is known only as far as {@link Errno#of} can tell. As the
+     * native backends do, it never follows a link at the last component and reads to a size limit; where they open
+     * a FIFO without blocking, it refuses anything but a regular file before opening it, since Java cannot open
+     * without blocking.
+     */
     KernelFiles DIRECT = new KernelFiles() {
         @Override
         public String read(Path file) throws IOException {
-            return KernelText.read(file);
+            return KernelText.meaning(
+                    KernelText.readBytes(file, KernelText.MAX_ATTRIBUTE_BYTES, LinkOption.NOFOLLOW_LINKS));
         }
 
         @Override
         public void write(Path file, String value) throws IOException {
             byte[] bytes = (value + "\n").getBytes(StandardCharsets.US_ASCII);
-            try (FileChannel channel =
-                    FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel channel = openForWriting(file, StandardOpenOption.TRUNCATE_EXISTING)) {
                 int written = channel.write(ByteBuffer.wrap(bytes));
                 if (written != bytes.length) {
                     throw new IOException("short write: " + written + " of " + bytes.length + " bytes");
@@ -51,13 +61,25 @@ public interface KernelFiles {
         @Override
         public void probeWritable(Path file) throws IOException {
             try {
-                FileChannel.open(file, StandardOpenOption.WRITE).close();
+                openForWriting(file).close();
             } catch (IOException e) {
                 if (Errno.of(e) == Errno.UNKNOWN && Files.getFileStore(file).isReadOnly()) {
                     throw new ErrnoException("open", file, Errno.EROFS.number());
                 }
                 throw e;
             }
+        }
+
+        /** {@code O_WRONLY | O_NOFOLLOW}, never {@code O_CREAT}, of a regular file only. */
+        private FileChannel openForWriting(Path file, OpenOption... more) throws IOException {
+            if (!Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .isRegularFile()) {
+                throw new IOException(file + " is not a regular file (a link, directory, FIFO, socket or device)");
+            }
+            Set<OpenOption> options = new HashSet<>(Set.of(more));
+            options.add(StandardOpenOption.WRITE);
+            options.add(LinkOption.NOFOLLOW_LINKS);
+            return FileChannel.open(file, options);
         }
     };
 }

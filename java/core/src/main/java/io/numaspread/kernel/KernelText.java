@@ -63,21 +63,39 @@ public final class KernelText {
      *     (the message says so); {@link java.nio.file.NoSuchFileException} when it does not exist
      */
     public static byte[] readBytes(Path file, int maxBytes, LinkOption... options) throws IOException {
-        if (!Files.readAttributes(file, BasicFileAttributes.class, options).isRegularFile()) {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, options);
+        if (attributes.isSymbolicLink()) {
+            throw new IOException("not a regular file: a symbolic link, never followed here");
+        }
+        if (!attributes.isRegularFile()) {
             throw new IOException("not a regular file (a directory, FIFO, socket or device)");
         }
         try (InputStream in = Files.newInputStream(file, options)) {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            byte[] chunk = new byte[8192];
-            int n;
-            while ((n = in.read(chunk, 0, Math.min(chunk.length, maxBytes + 1 - bytes.size()))) > 0) {
-                bytes.write(chunk, 0, n);
-                if (bytes.size() > maxBytes) {
-                    throw new IOException("larger than " + maxBytes + " bytes, more than any such file holds");
-                }
-            }
-            return bytes.toByteArray();
+            return readBytes(in, maxBytes);
         }
+    }
+
+    /**
+     * What {@code in} holds, read to its end but never beyond {@code maxBytes}.
+     *
+     * @throws IOException when it cannot be read or holds more than {@code maxBytes} bytes (the message says so)
+     */
+    public static byte[] readBytes(InputStream in, int maxBytes) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        int n;
+        while ((n = in.read(chunk, 0, Math.min(chunk.length, maxBytes + 1 - bytes.size()))) > 0) {
+            bytes.write(chunk, 0, n);
+            if (bytes.size() > maxBytes) {
+                throw tooLarge(maxBytes);
+            }
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The failure of a file that holds more than {@code maxBytes}, in the one wording every reader uses. */
+    public static IOException tooLarge(int maxBytes) {
+        return new IOException("larger than " + maxBytes + " bytes, more than any such file holds");
     }
 
     /** What {@code bytes} mean as a kernel file's content (see the class comment). */

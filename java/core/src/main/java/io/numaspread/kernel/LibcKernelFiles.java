@@ -18,7 +18,10 @@ public final class LibcKernelFiles implements KernelFiles {
      * failure returns minus the errno that the call itself left.
      */
     public interface Calls {
-        /** {@code open(path, O_RDONLY | O_CLOEXEC)}, or with {@code O_WRONLY}, and {@code O_TRUNC} if {@code truncate}. */
+        /**
+         * {@code open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)}, or with {@code O_WRONLY}, and
+         * {@code O_TRUNC} if {@code truncate}; never {@code O_CREAT}.
+         */
         int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate);
 
         long read(int fd, byte[] buffer, int length);
@@ -36,16 +39,23 @@ public final class LibcKernelFiles implements KernelFiles {
         this.calls = calls;
     }
 
+    /**
+     * Reads to the end, but never beyond {@link KernelText#MAX_ATTRIBUTE_BYTES}: a planted device or huge file
+     * ends in one line of error. A FIFO neither blocks the open nor the read ({@code O_NONBLOCK}).
+     */
     @Override
     public String read(Path file) throws IOException {
         int fd = open(file, false, false);
         ByteArrayOutputStream content = new ByteArrayOutputStream();
         byte[] chunk = new byte[CHUNK];
-        long got;
-        while ((got = calls.read(fd, chunk, chunk.length)) > 0) {
+        long got = 0;
+        while (content.size() <= KernelText.MAX_ATTRIBUTE_BYTES && (got = calls.read(fd, chunk, chunk.length)) > 0) {
             content.write(chunk, 0, (int) got);
         }
         int closed = calls.close(fd);
+        if (content.size() > KernelText.MAX_ATTRIBUTE_BYTES) {
+            throw KernelText.tooLarge(KernelText.MAX_ATTRIBUTE_BYTES);
+        }
         if (got < 0) {
             throw new ErrnoException("read", file, (int) -got);
         }

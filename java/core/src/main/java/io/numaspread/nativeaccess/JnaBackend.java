@@ -226,11 +226,8 @@ public final class JnaBackend implements NativeBackend {
         return new LibcKernelFiles(new LibcKernelFiles.Calls() {
             @Override
             public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
-                int flags = (forWriting ? OpenFlags.O_WRONLY : OpenFlags.O_RDONLY)
-                        | (truncate ? OpenFlags.O_TRUNC : 0)
-                        | OpenFlags.O_CLOEXEC;
                 try {
-                    return libc.open(nulTerminatedPath, flags);
+                    return libc.open(nulTerminatedPath, OpenFlags.kernelFile(forWriting, truncate));
                 } catch (LastErrorException e) {
                     return -e.getErrorCode();
                 }

@@ -4,8 +4,8 @@ package io.numaspread.watch;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.MiniJson;
+import io.numaspread.kernel.KernelText;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,7 +29,7 @@ public final class KubeletCpuState {
     public static CpuSet exclusiveCpus(Path file) {
         String text;
         try {
-            text = Files.readString(file);
+            text = KernelText.readUtf8(file, KernelText.MAX_ATTRIBUTE_BYTES);
         } catch (NoSuchFileException e) {
             return CpuSet.EMPTY;
         } catch (IOException e) {

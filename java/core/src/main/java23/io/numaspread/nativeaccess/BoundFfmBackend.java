@@ -195,7 +195,9 @@ final class BoundFfmBackend implements FfmBackend {
                 CallState call = callState.get();
                 try (Arena arena = Arena.ofConfined()) {
                     int fd = LibC.open(
-                            call, arena.allocateFrom(ValueLayout.JAVA_BYTE, nulTerminatedPath), forWriting, truncate);
+                            call,
+                            arena.allocateFrom(ValueLayout.JAVA_BYTE, nulTerminatedPath),
+                            OpenFlags.kernelFile(forWriting, truncate));
                     return fd < 0 ? -call.errno() : fd;
                 }
             }

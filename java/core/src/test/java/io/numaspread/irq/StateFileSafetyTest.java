@@ -11,6 +11,7 @@ import io.numaspread.kernel.InterfaceName;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -121,13 +122,15 @@ class StateFileSafetyTest {
 
     @Test
     void aDirectoryOthersCanWriteIsRefusedStickyOrNot() throws IOException {
-        for (String mode : List.of("rwxrwxrwx", "rwxrwxr-x")) {
-            Path shared = dir.resolve(mode);
+        for (List<String> mode : List.of(List.of("rwxrwxrwx", "0777"), List.of("rwxrwxr-x", "0775"))) {
+            Path shared = dir.resolve(mode.get(0));
             Files.createDirectory(shared);
-            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString(mode));
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString(mode.get(0)));
             Path file = shared.resolve("eth0.json");
             NumaspreadException e = failure(NumaspreadException.Kind.REFUSED, () -> StateFile.lock(file));
-            assertTrue(e.getMessage().contains("can be written by others (mode " + mode + ")"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains(shared + " can be written by others (mode " + mode.get(1) + ")"),
+                    e.getMessage());
             failure(NumaspreadException.Kind.REFUSED, () -> StateFile.write(file, STATE));
             failure(NumaspreadException.Kind.REFUSED, () -> StateFile.read(file));
             try (Stream<Path> files = Files.list(shared)) {
@@ -137,7 +140,89 @@ class StateFileSafetyTest {
         // The sticky bit does not help: others can still create the names numaspread would open, first.
         Path tmp = Path.of("/tmp");
         assertTrue(Files.getPosixFilePermissions(tmp).containsAll(PosixFilePermissions.fromString("-------w-")));
-        failure(NumaspreadException.Kind.REFUSED, () -> StateFile.read(tmp.resolve("numaspread-never-there.json")));
+        assertTrue(failure(
+                        NumaspreadException.Kind.REFUSED,
+                        () -> StateFile.read(tmp.resolve("numaspread-never-there.json")))
+                .getMessage()
+                .contains("/tmp can be written by others (mode 1777; sticky, which does not stop them"));
+    }
+
+    /**
+     * Not only the state directory: a directory anywhere above it that others can write (not sticky), that another
+     * user owns, or that is a link could have the whole path below it swapped, so it is refused, naming it, and
+     * nothing is created below it.
+     */
+    @Test
+    void everyDirectoryOnThePathIsCheckedNotOnlyTheLast() throws IOException {
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path theirs = Files.createDirectory(dir.resolve("theirs"));
+        Files.setAttribute(theirs, "unix:uid", 65534);
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Path link = Files.createSymbolicLink(dir.resolve("link"), real);
+        List<List<Object>> cases = List.of(
+                List.of(shared, shared + " can be written by others (mode 0777)"),
+                List.of(theirs, theirs + " belongs to uid 65534, neither root nor this user (uid 0)"),
+                List.of(link, link + " is a symbolic link"));
+        for (List<Object> c : cases) {
+            Path above = (Path) c.get(0);
+            Path stateDir = Files.createDirectories(real.resolve("numaspread"));
+            Path file = above.resolve("numaspread/eth0.json");
+            if (!above.equals(link)) {
+                Files.createDirectory(above.resolve("numaspread"));
+            }
+            for (Runnable action : List.<Runnable>of(
+                    () -> StateFile.lock(file), () -> StateFile.write(file, STATE), () -> StateFile.read(file))) {
+                NumaspreadException e = failure(NumaspreadException.Kind.REFUSED, action);
+                assertTrue(e.getMessage().contains((String) c.get(1)), e.getMessage());
+                assertEquals(1, e.getMessage().lines().count(), e.getMessage());
+            }
+            try (Stream<Path> files = Files.list(above.resolve("numaspread"))) {
+                assertEquals(0, files.count(), "nothing was created below " + above);
+            }
+            Files.delete(stateDir);
+        }
+    }
+
+    /** A sticky directory above the state directory (/tmp, above every test's directory) is no way in: allowed. */
+    @Test
+    @SuppressWarnings("try") // the lock is held, not used
+    void aStickyDirectoryAboveTheStateDirectoryIsAllowed() throws IOException {
+        Path sticky = Files.createDirectory(dir.resolve("sticky"));
+        Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path file = sticky.resolve("numaspread/eth0.json");
+        try (StateFile.Lock held = StateFile.lock(file)) {
+            StateFile.write(file, STATE);
+        }
+        assertEquals(STATE, StateFile.read(file).orElseThrow());
+    }
+
+    /**
+     * Whoever can open the lock file can hold a shared lock on it and so refuse every apply and restore (exit 3):
+     * the directory numaspread creates is 0700, its files 0600, set explicitly rather than left to the umask; a lock
+     * file an older numaspread left 0644 is made 0600 when it is next taken.
+     */
+    @Test
+    @SuppressWarnings("try") // the lock is held, not used
+    void whatItCreatesIsItsOwnersAlone() throws IOException {
+        Path stateDir = dir.resolve("run/numaspread");
+        Path file = stateDir.resolve("eth0.json");
+        try (StateFile.Lock held = StateFile.lock(file)) {
+            StateFile.write(file, STATE);
+        }
+        assertEquals("rwx------", mode(dir.resolve("run")));
+        assertEquals("rwx------", mode(stateDir));
+        assertEquals("rw-------", mode(file));
+        Path lockFile = stateDir.resolve(".eth0.json.lock");
+        assertEquals("rw-------", mode(lockFile));
+        Files.setPosixFilePermissions(lockFile, PosixFilePermissions.fromString("rw-r--r--"));
+        StateFile.lock(file).close();
+        assertEquals("rw-------", mode(lockFile));
+    }
+
+    private static String mode(Path file) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test

@@ -16,7 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class StateFileTest {
@@ -39,6 +41,39 @@ class StateFileTest {
         try (var entries = Files.list(file.getParent())) {
             assertEquals(List.of(file), entries.toList(), "no temporary file is left behind");
         }
+    }
+
+    /**
+     * A newer build sharing the directory adds records as new top-level keys (version 1): this build reads the
+     * file, keeps those records as they are through every rewrite, keeps the file for them when it removes its
+     * own, and names them to {@code restore}, which cannot put them back.
+     */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aNewerBuildsRecordsSurviveEveryRewrite() throws IOException {
+        Path file = dir.resolve("eth0.json");
+        String rps = "[{\"queue\": 0, \"value\": \"00000003\", \"flags\": [true, null, -1]}]";
+        Files.writeString(
+                file,
+                "{\"version\": 1, \"interface\": \"eth0\", \"rps\": " + rps
+                        + ", \"saved\": [], \"zz\": {\"note\": \"a \\\"quoted\\\" \\u00e9\"}}");
+        Object before = MiniJson.parse(Files.readString(file));
+        StateFile.State read = StateFile.read(file).orElseThrow();
+        assertEquals(List.of("rps", "zz"), StateFile.foreignRecords(file));
+
+        StateFile.write(file, read.mergedWith(STATE.saved()));
+        Map<?, ?> rewritten = (Map<?, ?>) MiniJson.parse(Files.readString(file));
+        assertEquals(((Map<?, ?>) before).get("rps"), rewritten.get("rps"));
+        assertEquals(((Map<?, ?>) before).get("zz"), rewritten.get("zz"));
+        assertEquals(STATE.saved(), StateFile.read(file).orElseThrow().saved());
+
+        StateFile.delete(file);
+        assertEquals(
+                new StateFile.State(new InterfaceName("eth0"), List.of()),
+                StateFile.read(file).orElseThrow());
+        assertEquals(List.of("rps", "zz"), StateFile.foreignRecords(file));
+        assertEquals(((Map<?, ?>) before).get("rps"), ((Map<?, ?>) MiniJson.parse(Files.readString(file))).get("rps"));
+        assertEquals(List.of(), StateFile.foreignRecords(dir.resolve("absent.json")));
     }
 
     @Test

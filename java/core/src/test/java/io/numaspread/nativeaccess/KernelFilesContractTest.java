@@ -4,12 +4,15 @@ package io.numaspread.nativeaccess;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.ErrnoException;
 import io.numaspread.kernel.KernelFiles;
+import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -147,6 +150,78 @@ class KernelFilesContractTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * A tree another user prepared could put a link where a control file is: root's write must not go through it
+     * ({@code O_NOFOLLOW}, ELOOP), nor its read, and the error names the path. Links on the way, as the kernel's
+     * {@code /sys/class/net/eth0} is one, are followed.
+     */
+    @ParameterizedTest
+    @EnumSource(BackendKind.class)
+    void aLinkAtTheControlFileIsNeitherWrittenNorReadThrough(BackendKind kind) throws Exception {
+        Optional<KernelFiles> loaded = files(kind);
+        if (loaded.isEmpty()) {
+            return;
+        }
+        KernelFiles files = loaded.get();
+        Path victim = Files.writeString(dir.resolve("roots-own"), "0-7\n");
+        Path link = Files.createSymbolicLink(
+                Files.createDirectories(dir.resolve("irq/50")).resolve("smp_affinity_list"), victim);
+        IOException write = assertThrows(IOException.class, () -> files.write(link, "3"));
+        assertTrue(write.getMessage().contains(link.toString()), write.getMessage());
+        assertThrows(IOException.class, () -> files.probeWritable(link));
+        assertThrows(IOException.class, () -> files.read(link));
+        if (kind != BackendKind.SYSFS) {
+            assertEquals(Errno.ELOOP.number(), ((ErrnoException) write).number());
+        }
+        assertEquals("0-7\n", Files.readString(victim));
+
+        Path real = Files.createDirectories(dir.resolve("devices/51"));
+        Files.writeString(real.resolve("smp_affinity_list"), "0-7\n");
+        Path onTheWay = Files.createSymbolicLink(dir.resolve("irq/51"), real).resolve("smp_affinity_list");
+        files.write(onTheWay, "3");
+        assertEquals("3", files.read(onTheWay));
+    }
+
+    /** A FIFO planted at a control file blocks neither the open nor the read: a write fails, a read ends. */
+    @ParameterizedTest
+    @EnumSource(BackendKind.class)
+    @Timeout(value = 20, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hung open
+    void aFifoBlocksNeitherAReadNorAWrite(BackendKind kind) throws Exception {
+        Optional<KernelFiles> loaded = files(kind);
+        if (loaded.isEmpty()) {
+            return;
+        }
+        KernelFiles files = loaded.get();
+        Path fifo = dir.resolve("smp_affinity_list");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        IOException write = assertThrows(IOException.class, () -> files.write(fifo, "3"));
+        if (kind == BackendKind.SYSFS) {
+            assertTrue(write.getMessage().contains(fifo + " is not a regular file"), write.getMessage());
+            assertThrows(IOException.class, () -> files.read(fifo));
+        } else {
+            assertEquals(Errno.ENXIO.number(), ((ErrnoException) write).number(), "no reader: O_NONBLOCK's ENXIO");
+            assertEquals("", files.read(fifo), "no writer: the end at once");
+        }
+    }
+
+    /** A planted huge file ends in one line at the limit, not in an OutOfMemoryError. */
+    @ParameterizedTest
+    @EnumSource(BackendKind.class)
+    void readsStopAtTheSizeLimit(BackendKind kind) throws Exception {
+        Optional<KernelFiles> loaded = files(kind);
+        if (loaded.isEmpty()) {
+            return;
+        }
+        Path huge = dir.resolve("smp_affinity_list");
+        try (RandomAccessFile sparse = new RandomAccessFile(huge.toFile(), "rw")) {
+            sparse.setLength(8L << 20);
+        }
+        IOException e = assertThrows(IOException.class, () -> loaded.get().read(huge));
+        assertEquals(
+                "larger than " + KernelText.MAX_ATTRIBUTE_BYTES + " bytes, more than any such file holds",
+                e.getMessage());
     }
 
     /** Without a native backend Java's file API is all there is: a failure it cannot type stays unknown. */

@@ -44,7 +44,10 @@ class KubeletCpuStateTest {
         assertEquals(CpuSet.EMPTY, KubeletCpuState.exclusiveCpus(directory.resolve("cpu_manager_state")));
         NumaspreadException e = assertThrows(NumaspreadException.class, () -> KubeletCpuState.exclusiveCpus(directory));
         assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
-        assertEquals("cannot read the kubelet's CPU state " + directory + ": Is a directory", e.getMessage());
+        assertEquals(
+                "cannot read the kubelet's CPU state " + directory
+                        + ": not a regular file (a directory, FIFO, socket or device)",
+                e.getMessage());
         Files.writeString(directory.resolve("half"), "{\"entries\":{\"pod\":{\"c\":\"2-");
         assertThrows(NumaspreadException.class, () -> KubeletCpuState.exclusiveCpus(directory.resolve("half")));
     }

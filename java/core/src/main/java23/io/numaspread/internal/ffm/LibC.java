@@ -197,13 +197,11 @@ public final class LibC {
     }
 
     /**
-     * {@code open(path, O_RDONLY | O_CLOEXEC)}, or {@code O_WRONLY} with {@code O_TRUNC} if asked: a descriptor,
-     * or -1 with errno in {@code call}. The descriptor is never inherited by a child process.
+     * {@code open(path, flags)}, without a mode (no {@code O_CREAT}): a descriptor, or -1 with errno in
+     * {@code call}. The caller's flags are the running architecture's, which this jar's bindings, generated on
+     * one architecture, cannot all give.
      */
-    public static int open(CallState call, MemorySegment nulTerminatedPath, boolean forWriting, boolean truncate) {
-        int flags = (forWriting ? libc_h.O_WRONLY() : libc_h.O_RDONLY())
-                | (truncate ? libc_h.O_TRUNC() : 0)
-                | libc_h.O_CLOEXEC();
+    public static int open(CallState call, MemorySegment nulTerminatedPath, int flags) {
         try {
             return (int) Handles.OPEN.invokeExact(call.state(), nulTerminatedPath, flags);
         } catch (Throwable e) {

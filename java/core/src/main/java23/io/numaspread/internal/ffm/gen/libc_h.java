@@ -23,33 +23,6 @@ public class libc_h extends libc_h$shared {
     static final SymbolLookup SYMBOL_LOOKUP = SymbolLookup.loaderLookup()
             .or(Linker.nativeLinker().defaultLookup());
 
-    private static final int O_RDONLY = (int)0L;
-    /**
-     * {@snippet lang=c :
-     * #define O_RDONLY 0
-     * }
-     */
-    public static int O_RDONLY() {
-        return O_RDONLY;
-    }
-    private static final int O_WRONLY = (int)1L;
-    /**
-     * {@snippet lang=c :
-     * #define O_WRONLY 1
-     * }
-     */
-    public static int O_WRONLY() {
-        return O_WRONLY;
-    }
-    private static final int O_TRUNC = (int)512L;
-    /**
-     * {@snippet lang=c :
-     * #define O_TRUNC 512
-     * }
-     */
-    public static int O_TRUNC() {
-        return O_TRUNC;
-    }
     private static final int SCHED_OTHER = (int)0L;
     /**
      * {@snippet lang=c :
@@ -1215,15 +1188,6 @@ public class libc_h extends libc_h$shared {
         } catch (Throwable ex$) {
            throw new AssertionError("should not reach here", ex$);
         }
-    }
-    private static final int O_CLOEXEC = (int)524288L;
-    /**
-     * {@snippet lang=c :
-     * #define O_CLOEXEC 524288
-     * }
-     */
-    public static int O_CLOEXEC() {
-        return O_CLOEXEC;
     }
     private static final int AF_NETLINK = (int)16L;
     /**
