@@ -48,6 +48,10 @@ class WatcherFloodTest extends StandInNicTest {
 
     private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final AtomicBoolean flooding = new AtomicBoolean(true);
+    /** Gaps between two posts of a flood at least this long, counted in {@link #pauses}: none by default. */
+    private volatile long pauseNanos = Long.MAX_VALUE;
+
+    private final AtomicInteger pauses = new AtomicInteger();
     private final List<Thread> floods = new ArrayList<>();
     /** The first event heard that this wants holds the watcher's thread (a slow check) until {@link #released}. */
     private volatile Predicate<WatchEvent> holdAt = event -> false;
@@ -73,6 +77,7 @@ class WatcherFloodTest extends StandInNicTest {
     @Test
     void aFloodOfTheNicsEventsIsCheckedWithinTheBoundAndSaidOnce() throws Exception {
         start(Duration.ofMillis(100)); // at most 0.8 s of settling
+        pauseNanos = TimeUnit.MILLISECONDS.toNanos(50);
         write(51, "4-7");
         long floodStart = System.nanoTime();
         flood(Duration.ofMillis(2), () -> watcher.post(ETH0_EVENT), 6);
@@ -88,7 +93,10 @@ class WatcherFloodTest extends StandInNicTest {
         Thread.sleep(2000); // two more bounds of the flood: checked again, not said again
         List<WatchEvent.Flood> said = WatchHarness.reported(events, WatchEvent.Flood.class);
         assertTrue(said.size() >= 2, said.toString());
-        assertEquals(1, said.stream().filter(WatchEvent.Flood::begins).count(), said.toString());
+        // A loaded host can stall the posting thread for longer than the watcher waits for the next event: the
+        // stream then really paused, and a new flood begins after it. Said once for each stretch without a pause.
+        long begins = said.stream().filter(WatchEvent.Flood::begins).count();
+        assertTrue(begins >= 1 && begins <= 1 + pauses.get(), begins + " begin with " + pauses + " pauses: " + said);
     }
 
     /**
@@ -241,8 +249,14 @@ class WatcherFloodTest extends StandInNicTest {
     private void flood(Duration period, Runnable each, int seconds) {
         Thread flood = new Thread(() -> {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            long last = System.nanoTime();
             while (flooding.get() && System.nanoTime() < end) {
                 each.run();
+                long now = System.nanoTime();
+                if (now - last >= pauseNanos) {
+                    pauses.incrementAndGet();
+                }
+                last = now;
                 try {
                     Thread.sleep(period.toMillis());
                 } catch (InterruptedException e) {

@@ -12,6 +12,7 @@ import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,7 +58,7 @@ class WatcherKubeletTest extends StandInNicTest {
         Thread running = new Thread(() -> watcher.run(false));
         running.start();
         try {
-            Files.writeString(
+            replace(
                     kubelet,
                     "{\"policyName\":\"static\",\"defaultCpuSet\":\"0-1,4-7\",\"entries\":{"
                             + "\"0f6c1f1e-5b0a-4f7e-9a55-1d2c3b4a5e6f\":{\"server\":\"2-3\"}},\"checksum\":2}");
@@ -67,7 +68,7 @@ class WatcherKubeletTest extends StandInNicTest {
             assertEquals(CpuSet.EMPTY, changed.before().orElseThrow().keptFree());
             assertEquals(CpuSet.EMPTY, queueCpus().intersect(POD_CPUS), "the queues left the pod's CPUs");
 
-            Files.writeString(kubelet, "{\"entries\":");
+            replace(kubelet, "{\"entries\":");
             WatchEvent.KeptFreeUnreadable unreadable = (WatchEvent.KeptFreeUnreadable)
                     WatchHarness.awaitEvent(events, e -> e instanceof WatchEvent.KeptFreeUnreadable);
             assertEquals(new WatchEvent.KeptFreeUnreadable(ETH0, unreadable.problem(), POD_CPUS), unreadable);
@@ -95,6 +96,15 @@ class WatcherKubeletTest extends StandInNicTest {
                     events.toString());
         }
         assertEquals(CpuSet.EMPTY, queueCpus().intersect(POD_CPUS), "the queues stayed off the pod's CPUs");
+    }
+
+    /**
+     * As the kubelet writes its checkpoint: a new file renamed over the old, so that no check reads it half written
+     * (a file emptied and then written is read empty by a check between the two).
+     */
+    private static void replace(Path file, String content) throws IOException {
+        Path next = Files.writeString(file.resolveSibling(file.getFileName() + ".tmp"), content);
+        Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     private int checks() {
