@@ -8,8 +8,8 @@ import java.nio.file.Path;
 /**
  * Run with the agent loaded: performs each operation of {@code args}, {@code write FILE VALUE} or {@code read
  * FILE}, through the agent's own kernel files (its library's libc calls), and prints for each "written", "read N
- * characters", or the failure's class name and errno. Reflection, because the agent jar relocates core's classes,
- * so the test classes cannot name their types.
+ * characters", or the failure's class name and errno (its message when it carries none). Reflection, because the
+ * agent jar relocates core's classes, so the test classes cannot name their types.
  */
 public final class KernelFilesProbe {
     private KernelFilesProbe() {}
@@ -35,8 +35,12 @@ public final class KernelFilesProbe {
                 }
             } catch (InvocationTargetException e) {
                 Throwable failure = e.getCause();
-                System.out.println(failure.getClass().getSimpleName() + " errno "
-                        + failure.getClass().getMethod("number").invoke(failure));
+                String name = failure.getClass().getSimpleName();
+                System.out.println(
+                        name.equals("ErrnoException")
+                                ? name + " errno "
+                                        + failure.getClass().getMethod("number").invoke(failure)
+                                : name + " " + failure.getMessage());
             }
         }
     }
