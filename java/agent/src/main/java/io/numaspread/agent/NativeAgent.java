@@ -24,42 +24,56 @@ import java.util.zip.ZipEntry;
  * {@code RegisterNatives} in its {@code JNI_OnLoad}.
  */
 final class NativeAgent {
-    private static final String LIBRARY = "libnumaspread-agent.so";
+    static final String LIBRARY = "libnumaspread-agent.so";
     private static final int DIRECTORY_ATTEMPTS = 100;
 
-    private static boolean loaded;
+    private static LoadedLibrary loaded;
 
     private NativeAgent() {}
 
     /**
-     * Extracts the library into a fresh owner-only directory, loads it, and deletes it again: once mapped, the
-     * file is no longer needed, and nothing is left behind even on a kill -9.
+     * Loads the library, once: the copy a package installed for the jar ({@link InstalledLibrary}) when it is
+     * there and can be trusted, with no copy made; otherwise the jar's own copy, extracted into a fresh
+     * owner-only directory, loaded and deleted again (once mapped, the file is no longer needed, and nothing is
+     * left behind even on a kill -9).
      *
+     * @return which copy was loaded, and why not the installed one
      * @throws NumaspreadException (unavailable) when this platform has no library in the jar or it cannot be
      *     loaded
      */
-    static synchronized void load() {
-        if (loaded) {
-            return;
+    static synchronized LoadedLibrary load() {
+        if (loaded != null) {
+            return loaded;
         }
         String os = System.getProperty("os.name");
         if (!os.startsWith("Linux")) {
             throw unavailable("the agent runs on Linux only, not on " + os);
         }
+        String platform = platform(System.getProperty("os.arch"));
         String resource = resource(System.getProperty("os.arch"));
-        try {
-            byte[] library = readFromAgentJar(resource);
-            Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
-            Path file = directory.resolve(LIBRARY);
-            try {
-                try (FileOutputStream out = new FileOutputStream(file.toFile())) {
-                    out.write(library);
-                }
-                System.load(file.toString());
-            } finally {
-                Files.deleteIfExists(file);
-                Files.delete(directory);
+        File jarFile = agentJar();
+        try (JarFile jar = new JarFile(jarFile, false)) {
+            ZipEntry entry = jar.getEntry(resource);
+            if (entry == null) {
+                throw unavailable("the agent jar has no native library " + resource);
             }
+            InstalledLibrary installed = InstalledLibrary.beside(jarFile.toPath(), platform, entry);
+            if (installed.problem() == null) {
+                try {
+                    System.load(installed.path().toString());
+                    loaded = new LoadedLibrary(installed.path().toString(), null, false);
+                    return loaded;
+                } catch (UnsatisfiedLinkError e) {
+                    installed = installed.refused("it does not load: " + e.getMessage());
+                }
+            }
+            byte[] library;
+            try (InputStream in = jar.getInputStream(entry)) {
+                library = in.readAllBytes();
+            }
+            extractAndLoad(library);
+            loaded = new LoadedLibrary(null, installed.describeProblem(), installed.present());
+            return loaded;
         } catch (IOException e) {
             throw unavailable("cannot extract the native library to " + System.getProperty("java.io.tmpdir") + ": "
                     + e.getMessage());
@@ -67,7 +81,36 @@ final class NativeAgent {
             throw unavailable(
                     "cannot load the native library (is java.io.tmpdir on a noexec mount?): " + e.getMessage());
         }
-        loaded = true;
+    }
+
+    /**
+     * Which copy of the library {@link #load()} loaded.
+     *
+     * @param installed the installed file it loaded, or null when it extracted the jar's copy
+     * @param notInstalled why it did not load an installed file, when it extracted
+     * @param refused whether an installed file was there but refused (said always, not only when verbose)
+     */
+    record LoadedLibrary(String installed, String notInstalled, boolean refused) {
+        /** One line for stderr. */
+        String describe() {
+            return installed != null
+                    ? "loaded the installed library " + installed
+                    : "extracted the library from the jar: " + notInstalled;
+        }
+    }
+
+    private static void extractAndLoad(byte[] library) throws IOException {
+        Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
+        Path file = directory.resolve(LIBRARY);
+        try {
+            try (FileOutputStream out = new FileOutputStream(file.toFile())) {
+                out.write(library);
+            }
+            System.load(file.toString());
+        } finally {
+            Files.deleteIfExists(file);
+            Files.delete(directory);
+        }
     }
 
     /**
@@ -92,29 +135,19 @@ final class NativeAgent {
     }
 
     /**
-     * A resource of the agent's own jar, read through a JarFile of it. Not Class.getResourceAsStream: the class
-     * loader searches the JDK's modules first (opening the runtime image) and then reads through a jar URL
-     * connection, which together cost a cold JVM more than the library itself.
+     * The agent's own jar, where its classes come from. A JarFile of it, not Class.getResourceAsStream, reads the
+     * library: the class loader searches the JDK's modules first (opening the runtime image) and then reads
+     * through a jar URL connection, which together cost a cold JVM more than the library itself.
      */
-    static byte[] readFromAgentJar(String resource) throws IOException {
-        File jarFile;
+    static File agentJar() {
         try {
-            jarFile = new File(NativeAgent.class
+            return new File(NativeAgent.class
                     .getProtectionDomain()
                     .getCodeSource()
                     .getLocation()
                     .toURI());
         } catch (URISyntaxException | IllegalArgumentException e) {
             throw unavailable("cannot find the agent's jar: " + e.getMessage());
-        }
-        try (JarFile jar = new JarFile(jarFile, false)) {
-            ZipEntry entry = jar.getEntry(resource);
-            if (entry == null) {
-                throw unavailable("the agent jar has no native library " + resource);
-            }
-            try (InputStream in = jar.getInputStream(entry)) {
-                return in.readAllBytes();
-            }
         }
     }
 
