@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.agent;
 
+import java.io.FileInputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.zip.CRC32;
 import java.util.zip.ZipEntry;
@@ -27,8 +25,7 @@ import java.util.zip.ZipEntry;
  *       writable by neither group nor others, and none of them is a symbolic link (each is examined without
  *       following links), so that nobody but those who could change the jar can change what the path names
  *       between this check and the load;
- *   <li>the file, read through a descriptor opened without following links, has the size and the CRC-32 that
- *       the jar's central directory records for its copy. The ownership above is what keeps others out; the
+ *   <li>the file has the size and the CRC-32 that the jar's central directory records for its copy. The ownership above is what keeps others out; the
  *       checksum catches a file of another build or a damaged one, which CRC-32 does as well as a cryptographic
  *       hash would (only the owners above could plant a colliding file, and they could replace the jar too), it
  *       reads no more than the load maps anyway, and it needs neither the JDK's security providers (milliseconds
@@ -93,6 +90,18 @@ record InstalledLibrary(Path path, boolean present, String problem) {
         return present ? "refused the installed library " + path + ": " + problem : problem;
     }
 
+    /** Whether a file was there and refused: said always, not only with verbose=true. */
+    boolean refusedFile() {
+        return present && problem != null;
+    }
+
+    /** Which copy {@link NativeAgent#load()} loaded, as one line for stderr. */
+    String describeLoad() {
+        return problem == null
+                ? "loaded the installed library " + path
+                : "extracted the library from the jar: " + describeProblem();
+    }
+
     /**
      * Why {@code library} or a directory on its way is not trusted, or null: each is examined as it is, its
      * links not followed, from the root down.
@@ -100,11 +109,12 @@ record InstalledLibrary(Path path, boolean present, String problem) {
     private static String untrusted(Path library, int jarOwner) throws IOException {
         Path walked = library.getRoot();
         String problem = untrusted(walked, "the root directory", DIRECTORY, jarOwner);
-        for (Path name : library) {
+        // By index: a for-each over the names loads Path's iterator class from the runtime image.
+        for (int index = 0; index < library.getNameCount(); index++) {
             if (problem != null) {
                 return problem;
             }
-            walked = walked.resolve(name);
+            walked = walked.resolve(library.getName(index));
             problem = walked.equals(library)
                     ? untrusted(walked, "it", REGULAR, jarOwner)
                     : untrusted(walked, "its directory " + walked, DIRECTORY, jarOwner);
@@ -132,26 +142,28 @@ record InstalledLibrary(Path path, boolean present, String problem) {
         return null;
     }
 
-    /** Why the file is not the jar's copy ({@code entry}), or null when its size and CRC-32 are the same. */
+    /**
+     * Why the file is not the jar's copy ({@code entry}), or null when its size and CRC-32 are the same. Read
+     * through a FileInputStream, not a FileChannel opened with NOFOLLOW_LINKS: the channel's first use loads the
+     * JDK's libnet and a dozen classes (1 to 2 ms), and O_NOFOLLOW would add nothing here. The walk above has
+     * seen that no name on the path is a link, only root and the jar's owner could make one since, and
+     * System.load opens the path again by name in any case, so the guarantee is the walk's, for both opens.
+     */
     private static String differs(Path library, ZipEntry entry) throws IOException {
-        try (FileChannel channel = FileChannel.open(library, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            long size = channel.size();
-            if (size != entry.getSize()) {
-                return "it has " + size + " bytes, the jar's copy " + entry.getSize() + " (another build?)";
-            }
-            ByteBuffer bytes = ByteBuffer.allocate((int) size);
-            while (bytes.hasRemaining() && channel.read(bytes) >= 0) {
-                // reads to the end
-            }
-            bytes.flip();
-            CRC32 crc = new CRC32();
-            crc.update(bytes);
-            if (crc.getValue() != entry.getCrc()) {
-                return "its CRC-32 is " + Long.toHexString(crc.getValue()) + ", the jar's copy's "
-                        + Long.toHexString(entry.getCrc()) + " (another build, or damaged)";
-            }
-            return null;
+        byte[] bytes;
+        try (FileInputStream in = new FileInputStream(library.toFile())) {
+            bytes = in.readAllBytes();
         }
+        if (bytes.length != entry.getSize()) {
+            return "it has " + bytes.length + " bytes, the jar's copy " + entry.getSize() + " (another build?)";
+        }
+        CRC32 crc = new CRC32();
+        crc.update(bytes, 0, bytes.length);
+        if (crc.getValue() != entry.getCrc()) {
+            return "its CRC-32 is " + Long.toHexString(crc.getValue()) + ", the jar's copy's "
+                    + Long.toHexString(entry.getCrc()) + " (another build, or damaged)";
+        }
+        return null;
     }
 
     private static Map<String, Object> attributes(Path path) throws IOException {

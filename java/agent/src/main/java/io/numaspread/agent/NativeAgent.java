@@ -2,8 +2,6 @@
 package io.numaspread.agent;
 
 import io.numaspread.NumaspreadException;
-import io.numaspread.kernel.KernelFiles;
-import io.numaspread.kernel.LibcKernelFiles;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -27,7 +25,7 @@ final class NativeAgent {
     static final String LIBRARY = "libnumaspread-agent.so";
     private static final int DIRECTORY_ATTEMPTS = 100;
 
-    private static LoadedLibrary loaded;
+    private static InstalledLibrary loaded;
 
     private NativeAgent() {}
 
@@ -37,11 +35,12 @@ final class NativeAgent {
      * owner-only directory, loaded and deleted again (once mapped, the file is no longer needed, and nothing is
      * left behind even on a kill -9).
      *
-     * @return which copy was loaded, and why not the installed one
+     * @return the installed library, loaded when its {@link InstalledLibrary#problem()} is null; otherwise why
+     *     the jar's copy was extracted instead
      * @throws NumaspreadException (unavailable) when this platform has no library in the jar or it cannot be
      *     loaded
      */
-    static synchronized LoadedLibrary load() {
+    static synchronized InstalledLibrary load() {
         if (loaded != null) {
             return loaded;
         }
@@ -61,7 +60,7 @@ final class NativeAgent {
             if (installed.problem() == null) {
                 try {
                     System.load(installed.path().toString());
-                    loaded = new LoadedLibrary(installed.path().toString(), null, false);
+                    loaded = installed;
                     return loaded;
                 } catch (UnsatisfiedLinkError e) {
                     installed = installed.refused("it does not load: " + e.getMessage());
@@ -72,7 +71,7 @@ final class NativeAgent {
                 library = in.readAllBytes();
             }
             extractAndLoad(library);
-            loaded = new LoadedLibrary(null, installed.describeProblem(), installed.present());
+            loaded = installed;
             return loaded;
         } catch (IOException e) {
             throw unavailable("cannot extract the native library to " + System.getProperty("java.io.tmpdir") + ": "
@@ -80,22 +79,6 @@ final class NativeAgent {
         } catch (UnsatisfiedLinkError e) {
             throw unavailable(
                     "cannot load the native library (is java.io.tmpdir on a noexec mount?): " + e.getMessage());
-        }
-    }
-
-    /**
-     * Which copy of the library {@link #load()} loaded.
-     *
-     * @param installed the installed file it loaded, or null when it extracted the jar's copy
-     * @param notInstalled why it did not load an installed file, when it extracted
-     * @param refused whether an installed file was there but refused (said always, not only when verbose)
-     */
-    record LoadedLibrary(String installed, String notInstalled, boolean refused) {
-        /** One line for stderr. */
-        String describe() {
-            return installed != null
-                    ? "loaded the installed library " + installed
-                    : "extracted the library from the jar: " + notInstalled;
         }
     }
 
@@ -219,7 +202,7 @@ final class NativeAgent {
      */
     static native String[] takeReports();
 
-    /** libc's open(2) on a kernel control file, or minus its errno ({@link LibcKernelFiles.Calls#open}). */
+    /** libc's open(2) on a kernel control file, or minus its errno ({@code LibcKernelFiles.Calls#open}). */
     static native int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate);
 
     /** libc's read(2), or minus its errno. */
@@ -230,33 +213,4 @@ final class NativeAgent {
 
     /** libc's close(2), or minus its errno. */
     static native int close(int fd);
-
-    /**
-     * The kernel's control files through this library's libc calls, so that {@code irqs=apply} tells a
-     * kernel-managed IRQ's EIO by its errno: the agent has neither JNA nor FFM, and Java's file API words a
-     * failure only in the user's language.
-     */
-    static KernelFiles kernelFiles() {
-        return new LibcKernelFiles(new LibcKernelFiles.Calls() {
-            @Override
-            public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
-                return NativeAgent.open(nulTerminatedPath, forWriting, truncate);
-            }
-
-            @Override
-            public long read(int fd, byte[] buffer, int length) {
-                return NativeAgent.read(fd, buffer, length);
-            }
-
-            @Override
-            public long write(int fd, byte[] buffer, int length) {
-                return NativeAgent.write(fd, buffer, length);
-            }
-
-            @Override
-            public int close(int fd) {
-                return NativeAgent.close(fd);
-            }
-        });
-    }
 }

@@ -80,10 +80,10 @@ public final class NumaspreadAgent {
     }
 
     private static void install(AgentOptions options, boolean attached) {
-        NativeAgent.LoadedLibrary library = NativeAgent.load();
+        InstalledLibrary library = NativeAgent.load();
         // A refused installed file is said always: it is there for a reason, and someone should look at it.
-        if (library.refused() || options.verbose()) {
-            System.err.println(PREFIX + library.describe());
+        if (library.refusedFile() || options.verbose()) {
+            System.err.println(PREFIX + library.describeLoad());
         }
         String[] globs = options.globs().toArray(new String[0]);
         for (String glob : globs) {
@@ -202,7 +202,7 @@ public final class NumaspreadAgent {
                         topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
                 NicPlacement.Outcome outcome = new NicPlacement(
                                 KernelPaths.LIVE,
-                                NativeAgent.kernelFiles(),
+                                AgentKernelFiles.live(),
                                 Optional.empty(),
                                 NicPlacement.StateLocation.DEFAULT)
                         .apply(nic, NicPlacement.Wanted.plan(plan), NicPlacement.Options.defaults());
