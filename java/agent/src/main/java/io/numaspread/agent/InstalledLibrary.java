@@ -33,11 +33,14 @@ import java.util.zip.ZipEntry;
  * </ul>
  *
  * @param path where the installed file is, or would be; null when the jar is not in a {@code share/numaspread}
- *     directory
+ *     directory, and for {@link #AGENTPATH}
  * @param present whether a file (or a link) is at that path
  * @param problem why it is not used, or null when it can be loaded
  */
 record InstalledLibrary(Path path, boolean present, String problem) {
+    /** The library the JVM loaded for {@code -agentpath}: the user named it, so it is used as it is. */
+    static final InstalledLibrary AGENTPATH = new InstalledLibrary(null, true, null);
+
     private static final int TYPE = 0170000;
     private static final int DIRECTORY = 0040000;
     private static final int REGULAR = 0100000;
@@ -97,6 +100,9 @@ record InstalledLibrary(Path path, boolean present, String problem) {
 
     /** Which copy {@link NativeAgent#load()} loaded, as one line for stderr. */
     String describeLoad() {
+        if (this == AGENTPATH) {
+            return "uses the library that -agentpath loaded";
+        }
         return problem == null
                 ? "loaded the installed library " + path
                 : "extracted the library from the jar: " + describeProblem();

@@ -30,7 +30,8 @@ final class NativeAgent {
     private NativeAgent() {}
 
     /**
-     * Loads the library, once: the copy a package installed for the jar ({@link InstalledLibrary}) when it is
+     * Loads the library, once: the one that {@code -agentpath} loaded, if it did; else the copy a package
+     * installed for the jar ({@link InstalledLibrary}) when it is
      * there and can be trusted, with no copy made; otherwise the jar's own copy, extracted into a fresh
      * owner-only directory, loaded and deleted again (once mapped, the file is no longer needed, and nothing is
      * left behind even on a kill -9).
@@ -47,6 +48,10 @@ final class NativeAgent {
         String os = System.getProperty("os.name");
         if (!os.startsWith("Linux")) {
             throw unavailable("the agent runs on Linux only, not on " + os);
+        }
+        if (boundAgentLibrary()) {
+            loaded = InstalledLibrary.AGENTPATH;
+            return loaded;
         }
         String platform = platform(System.getProperty("os.arch"));
         String resource = resource(System.getProperty("os.arch"));
@@ -81,6 +86,25 @@ final class NativeAgent {
                     "cannot load the native library (is java.io.tmpdir on a noexec mount?): " + e.getMessage());
         }
     }
+
+    /**
+     * Whether the JVM loaded the library for {@code -agentpath} and its natives are now bound. HotSpot looks a
+     * native that no loaded library binds up in the agent libraries as well, so {@link #bindAgentLibrary} is found
+     * only then; otherwise it throws, which costs a lookup and an exception, far less than any load.
+     */
+    private static boolean boundAgentLibrary() {
+        try {
+            if (!bindAgentLibrary()) {
+                throw unavailable("the library that -agentpath loaded cannot bind the agent's natives");
+            }
+            return true;
+        } catch (UnsatisfiedLinkError e) {
+            return false;
+        }
+    }
+
+    /** Binds the other natives and enables the hook, in a library that -agentpath loaded. */
+    private static native boolean bindAgentLibrary();
 
     private static void extractAndLoad(byte[] library) throws IOException {
         Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));

@@ -88,6 +88,29 @@ class InstalledLibraryTest {
         assertTrue(Files.notExists(noTemporaryDirectory), "something made " + noTemporaryDirectory);
     }
 
+    /**
+     * {@code -agentpath:FILE} loads the library at the JVM's start, and the agent binds that one: no installed
+     * file, no extraction (java.io.tmpdir does not exist), and the file may be anywhere, as its user named it.
+     */
+    @ParameterizedTest
+    @MethodSource("io.numaspread.agent.AgentForkTest#jdks")
+    void aLibraryLoadedByAgentpathIsUsedAsItIs(Path jdk) throws Exception {
+        Path elsewhere =
+                Files.move(library, directory(prefix.resolve("elsewhere")).resolve(NativeAgent.LIBRARY));
+        Path noTemporaryDirectory = prefix.resolve("no-such-directory");
+        ProcessBuilder command =
+                ForkedJvm.command(jdk, jar, OPTIONS + ",verbose=true", List.of(), PinProbe.class, "sequential", "io:1");
+        command.command().add(1, "-Djava.io.tmpdir=" + noTemporaryDirectory);
+        command.command().add(1, "-agentpath:" + elsewhere);
+        ForkedJvm.Result result = ForkedJvm.run(command);
+        assertEquals(0, result.exitCode(), result.describe());
+        assertTrue(
+                result.stderr().contains("numaspread agent: uses the library that -agentpath loaded"),
+                result.describe());
+        assertPinned(result);
+        assertTrue(Files.notExists(noTemporaryDirectory), "something made " + noTemporaryDirectory);
+    }
+
     /** With no installed file, the same jar extracts its copy (and with verbose=true says why). */
     @Test
     void aJarWithNoInstalledLibraryExtractsItsOwn() throws Exception {
