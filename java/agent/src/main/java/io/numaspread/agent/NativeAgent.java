@@ -2,8 +2,6 @@
 package io.numaspread.agent;
 
 import io.numaspread.NumaspreadException;
-import io.numaspread.kernel.KernelFiles;
-import io.numaspread.kernel.LibcKernelFiles;
 import java.io.File;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -24,42 +22,62 @@ import java.util.zip.ZipEntry;
  * {@code RegisterNatives} in its {@code JNI_OnLoad}.
  */
 final class NativeAgent {
-    private static final String LIBRARY = "libnumaspread-agent.so";
+    static final String LIBRARY = "libnumaspread-agent.so";
     private static final int DIRECTORY_ATTEMPTS = 100;
 
-    private static boolean loaded;
+    private static InstalledLibrary loaded;
 
     private NativeAgent() {}
 
     /**
-     * Extracts the library into a fresh owner-only directory, loads it, and deletes it again: once mapped, the
-     * file is no longer needed, and nothing is left behind even on a kill -9.
+     * Loads the library, once: the one that {@code -agentpath} loaded, if it did; else the copy a package
+     * installed for the jar ({@link InstalledLibrary}) when it is
+     * there and can be trusted, with no copy made; otherwise the jar's own copy, extracted into a fresh
+     * owner-only directory, loaded and deleted again (once mapped, the file is no longer needed, and nothing is
+     * left behind even on a kill -9).
      *
+     * @return the installed library, loaded when its {@link InstalledLibrary#problem()} is null; otherwise why
+     *     the jar's copy was extracted instead
      * @throws NumaspreadException (unavailable) when this platform has no library in the jar or it cannot be
      *     loaded
      */
-    static synchronized void load() {
-        if (loaded) {
-            return;
+    static synchronized InstalledLibrary load() {
+        if (loaded != null) {
+            return loaded;
         }
         String os = System.getProperty("os.name");
         if (!os.startsWith("Linux")) {
             throw unavailable("the agent runs on Linux only, not on " + os);
         }
+        if (boundAgentLibrary()) {
+            loaded = InstalledLibrary.AGENTPATH;
+            return loaded;
+        }
+        String platform = platform(System.getProperty("os.arch"));
         String resource = resource(System.getProperty("os.arch"));
-        try {
-            byte[] library = readFromAgentJar(resource);
-            Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
-            Path file = directory.resolve(LIBRARY);
-            try {
-                try (FileOutputStream out = new FileOutputStream(file.toFile())) {
-                    out.write(library);
-                }
-                System.load(file.toString());
-            } finally {
-                Files.deleteIfExists(file);
-                Files.delete(directory);
+        File jarFile = agentJar();
+        try (JarFile jar = new JarFile(jarFile, false)) {
+            ZipEntry entry = jar.getEntry(resource);
+            if (entry == null) {
+                throw unavailable("the agent jar has no native library " + resource);
             }
+            InstalledLibrary installed = InstalledLibrary.beside(jarFile.toPath(), platform, entry);
+            if (installed.problem() == null) {
+                try {
+                    System.load(installed.path().toString());
+                    loaded = installed;
+                    return loaded;
+                } catch (UnsatisfiedLinkError e) {
+                    installed = installed.refused("it does not load: " + e.getMessage());
+                }
+            }
+            byte[] library;
+            try (InputStream in = jar.getInputStream(entry)) {
+                library = in.readAllBytes();
+            }
+            extractAndLoad(library);
+            loaded = installed;
+            return loaded;
         } catch (IOException e) {
             throw unavailable("cannot extract the native library to " + System.getProperty("java.io.tmpdir") + ": "
                     + e.getMessage());
@@ -67,7 +85,39 @@ final class NativeAgent {
             throw unavailable(
                     "cannot load the native library (is java.io.tmpdir on a noexec mount?): " + e.getMessage());
         }
-        loaded = true;
+    }
+
+    /**
+     * Whether the JVM loaded the library for {@code -agentpath} and its natives are now bound. HotSpot looks a
+     * native that no loaded library binds up in the agent libraries as well, so {@link #bindAgentLibrary} is found
+     * only then; otherwise it throws, which costs a lookup and an exception, far less than any load.
+     */
+    private static boolean boundAgentLibrary() {
+        try {
+            if (!bindAgentLibrary()) {
+                throw unavailable("the library that -agentpath loaded cannot bind the agent's natives");
+            }
+            return true;
+        } catch (UnsatisfiedLinkError e) {
+            return false;
+        }
+    }
+
+    /** Binds the other natives and enables the hook, in a library that -agentpath loaded. */
+    private static native boolean bindAgentLibrary();
+
+    private static void extractAndLoad(byte[] library) throws IOException {
+        Path directory = privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
+        Path file = directory.resolve(LIBRARY);
+        try {
+            try (FileOutputStream out = new FileOutputStream(file.toFile())) {
+                out.write(library);
+            }
+            System.load(file.toString());
+        } finally {
+            Files.deleteIfExists(file);
+            Files.delete(directory);
+        }
     }
 
     /**
@@ -92,29 +142,19 @@ final class NativeAgent {
     }
 
     /**
-     * A resource of the agent's own jar, read through a JarFile of it. Not Class.getResourceAsStream: the class
-     * loader searches the JDK's modules first (opening the runtime image) and then reads through a jar URL
-     * connection, which together cost a cold JVM more than the library itself.
+     * The agent's own jar, where its classes come from. A JarFile of it, not Class.getResourceAsStream, reads the
+     * library: the class loader searches the JDK's modules first (opening the runtime image) and then reads
+     * through a jar URL connection, which together cost a cold JVM more than the library itself.
      */
-    static byte[] readFromAgentJar(String resource) throws IOException {
-        File jarFile;
+    static File agentJar() {
         try {
-            jarFile = new File(NativeAgent.class
+            return new File(NativeAgent.class
                     .getProtectionDomain()
                     .getCodeSource()
                     .getLocation()
                     .toURI());
         } catch (URISyntaxException | IllegalArgumentException e) {
             throw unavailable("cannot find the agent's jar: " + e.getMessage());
-        }
-        try (JarFile jar = new JarFile(jarFile, false)) {
-            ZipEntry entry = jar.getEntry(resource);
-            if (entry == null) {
-                throw unavailable("the agent jar has no native library " + resource);
-            }
-            try (InputStream in = jar.getInputStream(entry)) {
-                return in.readAllBytes();
-            }
         }
     }
 
@@ -186,7 +226,7 @@ final class NativeAgent {
      */
     static native String[] takeReports();
 
-    /** libc's open(2) on a kernel control file, or minus its errno ({@link LibcKernelFiles.Calls#open}). */
+    /** libc's open(2) on a kernel control file, or minus its errno ({@code LibcKernelFiles.Calls#open}). */
     static native int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate);
 
     /** libc's read(2), or minus its errno. */
@@ -197,33 +237,4 @@ final class NativeAgent {
 
     /** libc's close(2), or minus its errno. */
     static native int close(int fd);
-
-    /**
-     * The kernel's control files through this library's libc calls, so that {@code irqs=apply} tells a
-     * kernel-managed IRQ's EIO by its errno: the agent has neither JNA nor FFM, and Java's file API words a
-     * failure only in the user's language.
-     */
-    static KernelFiles kernelFiles() {
-        return new LibcKernelFiles(new LibcKernelFiles.Calls() {
-            @Override
-            public int open(byte[] nulTerminatedPath, boolean forWriting, boolean truncate) {
-                return NativeAgent.open(nulTerminatedPath, forWriting, truncate);
-            }
-
-            @Override
-            public long read(int fd, byte[] buffer, int length) {
-                return NativeAgent.read(fd, buffer, length);
-            }
-
-            @Override
-            public long write(int fd, byte[] buffer, int length) {
-                return NativeAgent.write(fd, buffer, length);
-            }
-
-            @Override
-            public int close(int fd) {
-                return NativeAgent.close(fd);
-            }
-        });
-    }
 }

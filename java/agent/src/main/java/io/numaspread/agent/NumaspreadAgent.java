@@ -21,6 +21,7 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.lang.instrument.Instrumentation;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -44,11 +45,16 @@ public final class NumaspreadAgent {
 
     private NumaspreadAgent() {}
 
-    public static void premain(String options) {
+    /**
+     * The two-argument form, though it needs no Instrumentation: the JDK looks for this one first, and when a
+     * class lacks it, the NoSuchMethodException's message is built with a stream and a lambda, which spin
+     * classes on a cold JVM before premain starts (about 14 classes, milliseconds).
+     */
+    public static void premain(String options, Instrumentation instrumentation) {
         start(options, false);
     }
 
-    public static void agentmain(String options) {
+    public static void agentmain(String options, Instrumentation instrumentation) {
         start(options, true);
     }
 
@@ -74,7 +80,11 @@ public final class NumaspreadAgent {
     }
 
     private static void install(AgentOptions options, boolean attached) {
-        NativeAgent.load();
+        InstalledLibrary library = NativeAgent.load();
+        // A refused installed file is said always: it is there for a reason, and someone should look at it.
+        if (library.refusedFile() || options.verbose()) {
+            System.err.println(PREFIX + library.describeLoad());
+        }
         String[] globs = options.globs().toArray(new String[0]);
         for (String glob : globs) {
             String problem = NativeAgent.globProblem(glob);
@@ -192,7 +202,7 @@ public final class NumaspreadAgent {
                         topology, nic.planRequest(topology, Purpose.IRQS).withMode(options.mode()));
                 NicPlacement.Outcome outcome = new NicPlacement(
                                 KernelPaths.LIVE,
-                                NativeAgent.kernelFiles(),
+                                AgentKernelFiles.live(),
                                 Optional.empty(),
                                 NicPlacement.StateLocation.DEFAULT)
                         .apply(nic, NicPlacement.Wanted.plan(plan), NicPlacement.Options.defaults());

@@ -10,21 +10,30 @@ import java.util.concurrent.locks.LockSupport;
  * when the queue was empty, calls {@link #wake()}. The thread parks in Java rather than waiting in native
  * code, because the JVM's exit waits up to 300 ms for threads that are in native code.
  */
-final class PinReports {
+final class PinReports implements Runnable {
     private static volatile boolean verbose;
     private static volatile Thread reader;
 
-    private PinReports() {}
+    /** Whether this is the reader's loop, or the shutdown hook's last look. */
+    private final boolean loop;
+
+    /**
+     * The reader's loop and the shutdown hook are instances of this class, not classes (or lambdas) of their
+     * own: each class more is one more to read out of the jar and verify while main waits.
+     */
+    private PinReports(boolean loop) {
+        this.loop = loop;
+    }
 
     static synchronized void start(boolean printPins) {
         verbose = printPins;
         if (reader == null) {
-            Thread thread = new Thread(new Drain(), "numaspread-agent-reports");
+            Thread thread = new Thread(new PinReports(true), "numaspread-agent-reports");
             thread.setDaemon(true);
             reader = thread;
             thread.start();
             // The reader may not run again before the JVM exits: a pin that failed just before would go unsaid.
-            Runtime.getRuntime().addShutdownHook(new Thread(new PrintPending(), "numaspread-agent-last-reports"));
+            Runtime.getRuntime().addShutdownHook(new Thread(new PinReports(false), "numaspread-agent-last-reports"));
         }
     }
 
@@ -36,22 +45,16 @@ final class PinReports {
         }
     }
 
-    /** The reader's loop. A class, not a lambda: a lambda's first use links classes while main waits. */
-    private static final class Drain implements Runnable {
-        @Override
-        public void run() {
-            while (true) {
-                if (!printPending()) {
-                    LockSupport.park(PinReports.class);
-                }
-            }
-        }
-    }
-
-    private static final class PrintPending implements Runnable {
-        @Override
-        public void run() {
+    @Override
+    public void run() {
+        if (!loop) {
             printPending();
+            return;
+        }
+        while (true) {
+            if (!printPending()) {
+                LockSupport.park(PinReports.class);
+            }
         }
     }
 

@@ -61,16 +61,22 @@ final class ForkedJvm implements AutoCloseable {
     /** The command that {@link #start(Path, String, List, Class, String...)} runs, for a caller to adjust. */
     static ProcessBuilder command(
             Path jdk, String agentOptions, List<Path> libraries, Class<?> mainClass, String... args) {
+        return command(jdk, AGENT_JAR, agentOptions, libraries, mainClass, args);
+    }
+
+    /** The command with the agent jar at {@code agentJar} (a copy of the built one elsewhere). */
+    static ProcessBuilder command(
+            Path jdk, Path agentJar, String agentOptions, List<Path> libraries, Class<?> mainClass, String... args) {
         if (!Files.isExecutable(jdk.resolve("bin/java"))) {
             throw new IllegalStateException("the agent tests need a JDK at " + jdk + " (scripts/test installs it)");
         }
-        if (!Files.isRegularFile(AGENT_JAR)) {
-            throw new IllegalStateException("no agent jar at " + AGENT_JAR.toAbsolutePath());
+        if (!Files.isRegularFile(agentJar)) {
+            throw new IllegalStateException("no agent jar at " + agentJar.toAbsolutePath());
         }
         List<String> command =
                 new ArrayList<>(List.of(jdk.resolve("bin/java").toString(), "--enable-native-access=ALL-UNNAMED"));
         if (agentOptions != null) {
-            command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + "=" + agentOptions);
+            command.add("-javaagent:" + agentJar.toAbsolutePath() + "=" + agentOptions);
         }
         StringBuilder classPath = new StringBuilder(testClasses());
         for (Path library : libraries) {

@@ -15,7 +15,8 @@ public final class KernelFilesProbe {
     private KernelFilesProbe() {}
 
     public static void main(String[] args) throws Exception {
-        Method kernelFiles = Class.forName("io.numaspread.agent.NativeAgent").getDeclaredMethod("kernelFiles");
+        Method kernelFiles =
+                Class.forName("io.numaspread.agent.AgentKernelFiles").getDeclaredMethod("live");
         kernelFiles.setAccessible(true);
         Object files = kernelFiles.invoke(null);
         for (int i = 0; i < args.length; i++) {

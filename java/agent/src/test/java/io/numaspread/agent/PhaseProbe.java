@@ -7,46 +7,75 @@ import io.numaspread.plan.Mode;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.jar.JarFile;
+import java.util.zip.ZipEntry;
 
 /**
  * A {@code premain} that takes the agent's {@code premain} path for {@code node=N,count=K} step by step, through
  * the same methods in the same order, and prints to stderr, for each step, "phase NAME WALL_US CPU_US": wall
  * time by System.nanoTime and this thread's CPU time from /proc/thread-self/schedstat (which advances at
- * scheduler ticks and context switches, so a short step often reads 0). scripts/bench-agent runs it with the
- * agent's jar on the class path (where {@link NativeAgent} finds its library) and prints the medians. Its own
- * reading of the clocks loads no class that the JVM had not loaded at start.
+ * scheduler ticks and context switches, so a short step often reads 0); then "library installed PATH" or
+ * "library extracted: WHY". scripts/bench-agent runs it with the agent's classes and library in its jar and
+ * prints the medians. Its own reading of the clocks loads no class that the JVM had not loaded at start.
  */
 public final class PhaseProbe {
+    /**
+     * The agent jar whose installed library to check, as the agent would for a jar at that path (the package's
+     * jar, say); by default this probe's own jar, which is in no share/numaspread directory, so it extracts.
+     */
+    static final String AGENT_JAR = "numaspread.phases.agentJar";
+
     private static long wall;
     private static long cpu;
 
     private PhaseProbe() {}
 
-    public static void premain(String text) throws IOException {
+    /** The two-argument form, as the agent's own (see {@link NumaspreadAgent#premain}). */
+    public static void premain(String text, Instrumentation instrumentation) throws IOException {
+        String jarProperty = System.getProperty(AGENT_JAR);
+        // The agent's own jar is open by the time its premain runs (its class loader read the agent's classes
+        // from it), so the agent's JarFile of it shares that one's central directory. Another jar is opened here,
+        // before the clock starts, so that its first open (the central directory of some 300 entries read and
+        // checked, 2 to 5 ms) is not counted as a step the agent takes.
+        JarFile opened = jarProperty == null ? null : new JarFile(jarProperty, false);
+        try {
+            steps(text, jarProperty);
+        } finally {
+            if (opened != null) {
+                opened.close();
+            }
+        }
+    }
+
+    private static void steps(String text, String jarProperty) throws IOException {
         mark();
         AgentOptions options = AgentOptions.parse(text);
         phase("options");
 
         String resource = NativeAgent.resource(System.getProperty("os.arch"));
-        byte[] library = NativeAgent.readFromAgentJar(resource);
-        phase("library-jar");
-        Path directory = NativeAgent.privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
-        Path file = directory.resolve(Path.of(resource).getFileName());
-        phase("library-directory");
-        try (FileOutputStream out = new FileOutputStream(file.toFile())) {
-            out.write(library);
+        Path jarPath = jarProperty == null ? NativeAgent.agentJar().toPath() : Path.of(jarProperty);
+        try (JarFile jar = new JarFile(jarPath.toFile(), false)) {
+            ZipEntry entry = jar.getEntry(resource);
+            phase("library-entry");
+            InstalledLibrary installed =
+                    InstalledLibrary.beside(jarPath, NativeAgent.platform(System.getProperty("os.arch")), entry);
+            phase("library-installed-check");
+            if (installed.problem() == null) {
+                System.load(installed.path().toString());
+                phase("library-load");
+                System.err.println("library installed " + installed.path());
+            } else {
+                extract(jar, entry);
+                System.err.println("library extracted: " + installed.describeProblem());
+            }
         }
-        phase("library-write");
-        System.load(file.toString());
-        phase("library-load");
-        Files.deleteIfExists(file);
-        Files.delete(directory);
-        phase("library-delete");
 
         String[] globs = options.globs().toArray(new String[0]);
         for (String glob : globs) {
@@ -79,6 +108,27 @@ public final class PhaseProbe {
                 options.verbose(),
                 false);
         phase("install");
+    }
+
+    /** The fallback's steps, as NativeAgent takes them. */
+    private static void extract(JarFile jar, ZipEntry entry) throws IOException {
+        byte[] library;
+        try (InputStream in = jar.getInputStream(entry)) {
+            library = in.readAllBytes();
+        }
+        phase("library-jar");
+        Path directory = NativeAgent.privateDirectory(Path.of(System.getProperty("java.io.tmpdir")));
+        Path file = directory.resolve(NativeAgent.LIBRARY);
+        phase("library-directory");
+        try (FileOutputStream out = new FileOutputStream(file.toFile())) {
+            out.write(library);
+        }
+        phase("library-write");
+        System.load(file.toString());
+        phase("library-load");
+        Files.deleteIfExists(file);
+        Files.delete(directory);
+        phase("library-delete");
     }
 
     private static void mark() {
