@@ -46,6 +46,7 @@ record InstalledLibrary(Path path, boolean present, String problem) {
     private static final int REGULAR = 0100000;
     private static final int LINK = 0120000;
     private static final int GROUP_OR_OTHERS_WRITE = 0022;
+    private static final int STICKY = 01000;
 
     /**
      * The installed library for the agent jar {@code jar} on {@code platform} (linux-ARCH), checked against the
@@ -142,7 +143,10 @@ record InstalledLibrary(Path path, boolean present, String problem) {
         if (owner != 0 && owner != jarOwner) {
             return which + " is owned by uid " + owner + ", neither root nor the jar's owner (uid " + jarOwner + ")";
         }
-        if ((mode & GROUP_OR_OTHERS_WRITE) != 0) {
+        // A sticky directory on the way (/tmp, /var/tmp) is safe: others may add names there, but only an entry's
+        // owner can rename or remove it, and the next entry is checked to be root's or the jar owner's. The state
+        // directory's walk (core's TrustedDirectory) takes the same rule.
+        if ((mode & GROUP_OR_OTHERS_WRITE) != 0 && !(type == DIRECTORY && (mode & STICKY) != 0)) {
             return which + " is writable by group or others (mode 0" + Integer.toOctalString(mode & 07777) + ")";
         }
         return null;

@@ -203,6 +203,22 @@ class InstalledLibraryTest {
         return Stream.of(Spoilt.values());
     }
 
+    /**
+     * A directory on the way that others can write is trusted when it is sticky, as /tmp and /var/tmp are: others may
+     * add names there but cannot rename or remove an entry they do not own, and the entry below is checked in turn.
+     * Without the sticky bit it is refused.
+     */
+    @Test
+    void aStickyDirectoryOnTheWayIsTrustedAndTheSameWithoutItIsNot() throws Exception {
+        Path numaspread = prefix.resolve("lib/numaspread");
+        Files.setAttribute(numaspread, "unix:mode", 01777, LinkOption.NOFOLLOW_LINKS);
+        assertNull(InstalledLibrary.beside(jar, PLATFORM, jarsEntry()).problem());
+        Files.setAttribute(numaspread, "unix:mode", 0777, LinkOption.NOFOLLOW_LINKS);
+        assertEquals(
+                "its directory " + numaspread + " is writable by group or others (mode 0777)",
+                InstalledLibrary.beside(jar, PLATFORM, jarsEntry()).problem());
+    }
+
     /** A file that neither root nor the jar's owner owns is refused, whatever its mode. */
     @Test
     @NeedsRoot
