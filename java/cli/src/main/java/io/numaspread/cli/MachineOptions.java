@@ -155,6 +155,14 @@ final class MachineOptions {
                 () -> NapiDiscovery.discover(iface, paths, backend), NapiSettingsChange.Access.live(paths, backend));
     }
 
+    /**
+     * How a restore puts back the NAPI settings a state file records: netdev netlink on the running kernel; over
+     * stand-in trees none, so that a state file recording them is refused rather than half restored.
+     */
+    NapiSettingsChange.Access napiSettingsRestore(KernelPaths paths) {
+        return paths.isLive() ? NapiSettingsChange.Access.live(paths, backend()) : NapiSettingsChange.Access.NONE;
+    }
+
     Topology topology() {
         return read().topology();
     }

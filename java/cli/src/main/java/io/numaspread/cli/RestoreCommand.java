@@ -9,7 +9,6 @@ import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
-import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -89,14 +88,8 @@ final class RestoreCommand implements Runnable {
         // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
         // tree a state file recording them is refused.
         int maskBits = SysfsTree.at(paths.sysfsRoot()).maskBits();
-        AffinityTransaction applier = paths.isLive()
-                ? new AffinityTransaction(
-                        paths,
-                        machine.kernelFiles(),
-                        maskBits,
-                        threads,
-                        NapiSettingsChange.Access.live(paths, machine.backend()))
-                : new AffinityTransaction(paths, machine.kernelFiles(), maskBits, threads);
+        AffinityTransaction applier = new AffinityTransaction(
+                paths, machine.kernelFiles(), maskBits, threads, machine.napiSettingsRestore(paths));
         Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);

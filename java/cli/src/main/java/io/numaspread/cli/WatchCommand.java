@@ -212,7 +212,8 @@ final class WatchCommand implements Callable<Integer> {
                         Backoff.forInterval(every),
                         placement,
                         stateDirectory,
-                        napiAccess(placement.napiThreads() || poll.isPresent(), ifaces, paths)),
+                        napiAccess(placement.napiThreads() || poll.isPresent(), ifaces, paths),
+                        machine.napiSettingsRestore(paths)),
                 event -> {
                     metrics.heard(event);
                     WatchPrinter.line(event).ifPresent(print);

@@ -193,7 +193,7 @@ public final class AffinityTransaction {
      * @param threads how NAPI threads are found and pinned, for settings and state entries of NAPI threads
      */
     public AffinityTransaction(KernelPaths paths, KernelFiles files, int maskBits, NapiThreads threads) {
-        this(paths, files, maskBits, threads, NO_NAPI_SETTINGS);
+        this(paths, files, maskBits, threads, NapiSettingsChange.Access.NONE);
     }
 
     /**
@@ -216,25 +216,6 @@ public final class AffinityTransaction {
         this.threaded = new ThreadedNapi(paths, files);
         this.perNapi = threads.perNapi();
     }
-
-    /** For transactions given no NAPI settings access: a state file recording NAPI settings is refused. */
-    private static final NapiSettingsChange.Access NO_NAPI_SETTINGS = new NapiSettingsChange.Access() {
-        @Override
-        public NapiSettings read(int napiId) {
-            throw refusedNoAccess(napiId);
-        }
-
-        @Override
-        public void write(int napiId, NapiSettings settings) {
-            throw refusedNoAccess(napiId);
-        }
-
-        private NumaspreadException refusedNoAccess(int napiId) {
-            return new NumaspreadException(
-                    NumaspreadException.Kind.REFUSED,
-                    "NAPI " + napiId + "'s settings need netdev netlink, which this restore was not given");
-        }
-    };
 
     /**
      * @throws NumaspreadException REFUSED (no privilege; nothing changed), BAD_INPUT (unreadable file, stale state;

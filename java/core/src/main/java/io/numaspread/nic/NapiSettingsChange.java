@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nic;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nativeaccess.NativeBackend;
@@ -19,6 +20,28 @@ import java.util.Map;
 public final class NapiSettingsChange {
     /** How the settings are read and written: {@link #live} through netdev netlink, or a fault-injecting one. */
     public interface Access {
+        /**
+         * For a kernel numaspread was given no netlink to (a stand-in tree): every read and write is refused, so
+         * that a state file recording NAPI settings is refused rather than half restored.
+         */
+        Access NONE = new Access() {
+            @Override
+            public NapiSettings read(int napiId) {
+                throw refusedNoAccess(napiId);
+            }
+
+            @Override
+            public void write(int napiId, NapiSettings settings) {
+                throw refusedNoAccess(napiId);
+            }
+
+            private NumaspreadException refusedNoAccess(int napiId) {
+                return new NumaspreadException(
+                        NumaspreadException.Kind.REFUSED,
+                        "NAPI " + napiId + "'s settings need netdev netlink, which this restore was not given");
+            }
+        };
+
         NapiSettings read(int napiId);
 
         void write(int napiId, NapiSettings settings);

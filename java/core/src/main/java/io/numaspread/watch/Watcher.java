@@ -21,6 +21,7 @@ import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.PerNapiThreaded;
@@ -109,6 +110,9 @@ public final class Watcher {
      * @param stateDirectory where each NIC's state file {@code IFACE.json} is ({@code /run/numaspread})
      * @param napi how each NIC's NAPI threads are found and pinned, which keeps them on their queues' CPUs and
      *     threaded NAPI on; present when {@code placement} pins NAPI threads or busy-poll cores are planned
+     * @param napiSettings how the restore at the end puts back the NAPI settings a state file records (an
+     *     {@code apply --irq-suspend} before watch started): netdev netlink on the running kernel, {@link
+     *     NapiSettingsChange.Access#NONE} over a stand-in tree
      */
     public record Settings(
             Duration interval,
@@ -116,7 +120,8 @@ public final class Watcher {
             Backoff backoff,
             PlacementOptions placement,
             Path stateDirectory,
-            Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi) {
+            Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi,
+            NapiSettingsChange.Access napiSettings) {
         public Settings {
             if (napi.isEmpty() && placement.napiThreads()) {
                 throw new IllegalArgumentException(
@@ -126,7 +131,14 @@ public final class Watcher {
 
         public Settings(
                 Duration interval, Duration settle, Backoff backoff, PlacementOptions placement, Path stateDirectory) {
-            this(interval, settle, backoff, placement, stateDirectory, Optional.empty());
+            this(
+                    interval,
+                    settle,
+                    backoff,
+                    placement,
+                    stateDirectory,
+                    Optional.empty(),
+                    NapiSettingsChange.Access.NONE);
         }
 
         boolean xps() {
@@ -1120,7 +1132,11 @@ public final class Watcher {
                 return;
             }
             List<AffinityTransaction.Result> results = new AffinityTransaction(
-                            paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threadsOf(placed.get(iface)))
+                            paths,
+                            files,
+                            SysfsTree.at(paths.sysfsRoot()).maskBits(),
+                            threadsOf(placed.get(iface)),
+                            settings.napiSettings())
                     .restore(file, Optional.of(iface));
             long restored = results.stream()
                     .filter(r -> r.status() == AffinityTransaction.Status.RESTORED)

@@ -15,6 +15,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.PollFlags;
@@ -142,7 +143,8 @@ class WatcherBusyPollTest extends StandInNicTest {
                         Backoff.forInterval(Duration.ofMillis(200)),
                         new PlacementOptions(false, false, false),
                         run.resolve("state"),
-                        Optional.of(iface -> access)),
+                        Optional.of(iface -> access),
+                        NapiSettingsChange.Access.NONE),
                 events::add,
                 Clock.systemUTC());
     }

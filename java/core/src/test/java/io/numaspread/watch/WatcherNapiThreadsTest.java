@@ -12,6 +12,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
+import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.testing.NicFixture;
@@ -86,7 +87,8 @@ class WatcherNapiThreadsTest extends StandInNicTest {
                 Backoff.forInterval(Duration.ofMillis(100)),
                 new PlacementOptions(false, false, true),
                 run.resolve("state"),
-                Optional.of(iface -> access));
+                Optional.of(iface -> access),
+                NapiSettingsChange.Access.NONE);
         return new Watcher(
                 List.of(ETH0), paths, KernelFiles.DIRECT, planning, settings, events::add, Clock.systemUTC());
     }
@@ -226,7 +228,8 @@ class WatcherNapiThreadsTest extends StandInNicTest {
                         Backoff.forInterval(Duration.ofMillis(100)),
                         new PlacementOptions(false, false, true),
                         run.resolve("state"),
-                        Optional.of(iface -> access)),
+                        Optional.of(iface -> access),
+                        NapiSettingsChange.Access.NONE),
                 events::add,
                 Clock.systemUTC());
         watcher.start();
