@@ -81,15 +81,24 @@ clean_root_run() {
 
 # The packages apt downloads into a root, kept under the cache between runs: clean_root_restore_debs ROOT before an
 # apt-get install in ROOT, clean_root_keep_debs ROOT after it. apt checks each file against its index and
-# downloads again any that no longer match.
+# downloads again any that no longer match. Checks that run side by side (deb-check, unit-check) take turns under
+# a lock, so that one never copies from a directory the other is replacing.
 clean_root_restore_debs() {
-  [ -d "$CLEAN_ROOT_CACHE/debs" ] && cp -a "$CLEAN_ROOT_CACHE/debs/." "$1/var/cache/apt/archives/"
+  mkdir -p "$CLEAN_ROOT_CACHE"
+  (
+    flock 9
+    [ -d "$CLEAN_ROOT_CACHE/debs" ] && cp -a "$CLEAN_ROOT_CACHE/debs/." "$1/var/cache/apt/archives/"
+  ) 9>"$CLEAN_ROOT_CACHE/.debs.lock"
   return 0
 }
 
 clean_root_keep_debs() {
-  rm -rf "$CLEAN_ROOT_CACHE/debs.new"
-  mkdir -p "$CLEAN_ROOT_CACHE/debs.new"
-  find "$1/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -a {} "$CLEAN_ROOT_CACHE/debs.new/" \;
-  rm -rf "$CLEAN_ROOT_CACHE/debs" && mv "$CLEAN_ROOT_CACHE/debs.new" "$CLEAN_ROOT_CACHE/debs"
+  mkdir -p "$CLEAN_ROOT_CACHE"
+  (
+    flock 9
+    rm -rf "$CLEAN_ROOT_CACHE/debs.new"
+    mkdir -p "$CLEAN_ROOT_CACHE/debs.new"
+    find "$1/var/cache/apt/archives" -maxdepth 1 -name '*.deb' -exec cp -a {} "$CLEAN_ROOT_CACHE/debs.new/" \;
+    rm -rf "$CLEAN_ROOT_CACHE/debs" && mv "$CLEAN_ROOT_CACHE/debs.new" "$CLEAN_ROOT_CACHE/debs"
+  ) 9>"$CLEAN_ROOT_CACHE/.debs.lock"
 }
