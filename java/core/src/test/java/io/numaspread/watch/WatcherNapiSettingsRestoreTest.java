@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.numaspread.irq.PlacementOptions;
 import io.numaspread.irq.StateFile;
-import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
-import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiSettings;
-import io.numaspread.nic.NapiSettingsChange;
+import io.numaspread.testing.StandInNapiSettings;
 import io.numaspread.testing.StandInNicTest;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -22,7 +20,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,35 +29,21 @@ import org.junit.jupiter.api.Timeout;
  * NAPIs' own settings, and watch's restore at the end must put those back with the IRQs, as {@code restore} does.
  * It was given no netdev netlink, so the whole restore was refused ("NAPI 8193's settings need netdev netlink")
  * and every IRQ stayed moved (seen on this host's eth0). The netlink side is a map standing in for the kernel's
- * per-NAPI settings.
+ * per-NAPI settings ({@link StandInNapiSettings}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WatcherNapiSettingsRestoreTest extends StandInNicTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
     private static final NapiSettings OWN = new NapiSettings(2, 200_000, 0);
 
-    /** The kernel's per-NAPI settings, by NAPI ID: 8193 as the apply left it. */
-    private final Map<Integer, NapiSettings> kernel =
-            new TreeMap<>(Map.of(8193, IrqSuspension.recipe().napi()));
-
-    private final NapiSettingsChange.Access netlink = new NapiSettingsChange.Access() {
-        @Override
-        public NapiSettings read(int napiId) {
-            return Optional.ofNullable(kernel.get(napiId))
-                    .orElseThrow(() -> new NativeCallException(
-                            "netlink netdev napi-get " + napiId, Errno.ENOENT.number(), "ENOENT", ""));
-        }
-
-        @Override
-        public void write(int napiId, NapiSettings settings) {
-            kernel.put(napiId, settings);
-        }
-    };
+    /** The kernel's per-NAPI settings: 8193 as the apply left it. */
+    private final StandInNapiSettings netlink = new StandInNapiSettings();
 
     private final List<WatchEvent> events = Collections.synchronizedList(new ArrayList<>());
 
     @Test
     void restoreOnExitPutsBackTheNapiSettingsAndTheIrqs() throws Exception {
+        netlink.kernel().put(8193, IrqSuspension.recipe().napi());
         String irq50 = affinity(50);
         StateFile.write(state, new StateFile.State(ETH0, List.of()).withNapiSettingsBefore(Map.of(8193, OWN)));
         Watcher watcher = new Watcher(
@@ -90,7 +73,7 @@ class WatcherNapiSettingsRestoreTest extends StandInNicTest {
                 .toList();
         assertEquals(1, ends.size(), events.toString());
         assertEquals(WatchEvent.Restored.class, ends.get(0).getClass(), events.toString());
-        assertEquals(OWN, kernel.get(8193), "the NAPI's own settings, put back");
+        assertEquals(OWN, netlink.kernel().get(8193), "the NAPI's own settings, put back");
         assertEquals(irq50, affinity(50), "and the IRQs");
         assertFalse(Files.exists(state), "everything is back, the state file is gone");
     }
