@@ -3,10 +3,9 @@ package io.numaspread.cli;
 
 import io.numaspread.nativeaccess.NativeCallException;
 import io.numaspread.netlink.DatagramSource;
+import io.numaspread.testing.NetlinkDatagrams;
 import io.numaspread.watch.NetlinkEvents;
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Optional;
 import picocli.CommandLine;
@@ -42,7 +41,7 @@ final class FaultyWatchEvents {
 
     private static DatagramSource route(String fault) {
         return switch (fault) {
-            case "overflow" -> new Once(overflowingDatagram());
+            case "overflow" -> new Once(NetlinkDatagrams.twoMessages(Integer.MAX_VALUE - 8));
             case "ebadf" ->
                 new Quiet() {
                     @Override
@@ -53,26 +52,6 @@ final class FaultyWatchEvents {
                 };
             default -> throw new IllegalArgumentException("no such fault: " + fault);
         };
-    }
-
-    /**
-     * A 16-byte NLMSG_NOOP, then an RTM_NEWLINK header at byte 16 claiming Integer.MAX_VALUE - 8 bytes, with the
-     * 16 bytes of its ifinfomsg.
-     */
-    static byte[] overflowingDatagram() {
-        return ByteBuffer.allocate(48)
-                .order(ByteOrder.nativeOrder())
-                .putInt(16)
-                .putShort((short) 1)
-                .putShort((short) 0)
-                .putInt(1)
-                .putInt(0)
-                .putInt(Integer.MAX_VALUE - 8)
-                .putShort((short) 16)
-                .putShort((short) 0)
-                .putInt(2)
-                .putInt(0)
-                .array();
     }
 
     /** Nothing arrives: each receive waits its whole timeout. */

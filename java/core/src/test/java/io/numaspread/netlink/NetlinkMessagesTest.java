@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.numaspread.testing.NetlinkDatagrams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -96,7 +97,7 @@ class NetlinkMessagesTest {
      */
     @Test
     void aMessageLengthNearIntegerMaxIsRefusedNamingItsByte() {
-        byte[] datagram = twoMessages(Integer.MAX_VALUE - 8);
+        byte[] datagram = NetlinkDatagrams.twoMessages(Integer.MAX_VALUE - 8);
         MalformedNetlinkException e =
                 assertThrows(MalformedNetlinkException.class, () -> NetlinkMessages.links(datagram, datagram.length));
         assertEquals("rtnetlink: message at byte 16 claims 2147483639 bytes; the datagram has 32 left", e.getMessage());
@@ -105,7 +106,7 @@ class NetlinkMessagesTest {
     /** nlmsg_len is the kernel's u32: 0xFFFFFFFF is named as such, not as -1. */
     @Test
     void theLargestUnsignedMessageLengthIsRefusedAsUnsigned() {
-        byte[] datagram = twoMessages(0xFFFFFFFF);
+        byte[] datagram = NetlinkDatagrams.twoMessages(0xFFFFFFFF);
         MalformedNetlinkException e =
                 assertThrows(MalformedNetlinkException.class, () -> NetlinkMessages.links(datagram, datagram.length));
         assertEquals("rtnetlink: message at byte 16 claims 4294967295 bytes; the datagram has 32 left", e.getMessage());
@@ -121,26 +122,6 @@ class NetlinkMessagesTest {
         assertEquals(
                 "netlink attribute at byte 32 claims 65535 bytes; its message has " + (bytes.length - 32) + " left",
                 e.getMessage());
-    }
-
-    /**
-     * 48 bytes: an NLMSG_NOOP of 16 bytes, then an RTM_NEWLINK header at byte 16 claiming {@code secondLength}
-     * bytes, and the 16 bytes of its ifinfomsg.
-     */
-    private static byte[] twoMessages(int secondLength) {
-        return ByteBuffer.allocate(48)
-                .order(ByteOrder.nativeOrder())
-                .putInt(16)
-                .putShort((short) 1)
-                .putShort((short) 0)
-                .putInt(1)
-                .putInt(0)
-                .putInt(secondLength)
-                .putShort((short) NetlinkMessages.RTM_NEWLINK)
-                .putShort((short) 0)
-                .putInt(2)
-                .putInt(0)
-                .array();
     }
 
     @Test

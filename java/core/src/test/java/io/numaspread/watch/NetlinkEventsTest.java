@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.netlink.DatagramSource;
 import io.numaspread.netlink.NetlinkMessages;
+import io.numaspread.testing.NetlinkDatagrams;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -112,15 +111,7 @@ class NetlinkEventsTest {
     @Test
     @SuppressWarnings("try") // the readers run while it is open
     void aReaderSkipsAnOverflowingDatagramInOneLineAndGoesOn() throws Exception {
-        byte[] overflowing = ByteBuffer.allocate(48)
-                .order(ByteOrder.nativeOrder())
-                .putInt(16)
-                .putShort((short) 1)
-                .putShort((short) 0)
-                .putInt(1)
-                .putInt(0)
-                .putInt(Integer.MAX_VALUE - 8)
-                .array();
+        byte[] overflowing = NetlinkDatagrams.twoMessages(Integer.MAX_VALUE - 8);
         BlockingQueue<String> said = new LinkedBlockingQueue<>();
         BlockingQueue<KernelEvent> heard = new LinkedBlockingQueue<>();
         try (NetlinkEvents events = NetlinkEvents.start(
