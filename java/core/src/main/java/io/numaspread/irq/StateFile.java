@@ -284,9 +284,12 @@ public final class StateFile {
      * (and a restore never reads) the live machine's state.
      */
     public static Path defaultPath(KernelPaths paths, InterfaceName iface) {
-        Path dir =
-                paths.isLive() ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread");
-        return dir.resolve(iface.value() + ".json");
+        return in(paths.isLive() ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread"), iface);
+    }
+
+    /** {@code iface}'s state file in {@code directory}: {@code IFACE.json}. */
+    public static Path in(Path directory, InterfaceName iface) {
+        return directory.resolve(iface.value() + ".json");
     }
 
     /**

@@ -18,7 +18,6 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
-import io.numaspread.nic.InterruptTable;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettingsChange;
@@ -34,8 +33,6 @@ import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -167,6 +164,7 @@ public final class Watcher {
     private final KernelFiles files;
     private final Planning planning;
     private final Settings settings;
+    private final WatchedState stateFiles;
     private final Listener listener;
     private final Clock clock;
     private final BlockingQueue<KernelEvent> events = new ArrayBlockingQueue<>(EVENT_CAPACITY);
@@ -242,6 +240,7 @@ public final class Watcher {
         this.files = files;
         this.planning = planning;
         this.settings = settings;
+        this.stateFiles = new WatchedState(paths, files, settings.stateDirectory(), settings.napiSettings());
         this.listener = listener;
         this.clock = clock;
         nics.forEach(nic -> placed.put(nic, new Placed()));
@@ -280,7 +279,7 @@ public final class Watcher {
     public void start() {
         try {
             for (InterfaceName iface : nics) {
-                holds.add(StateFile.hold(stateFile(iface)));
+                holds.add(stateFiles.hold(iface));
             }
             for (InterfaceName iface : nics) {
                 check(iface, Trigger.START, List.of());
@@ -611,7 +610,7 @@ public final class Watcher {
                         .refuseWithoutBusyPoll(
                                 settings.napi().orElseThrow().apply(iface).perNapi());
             }
-            recordOriginals(iface, irqSettings);
+            stateFiles.recordOriginals(iface, irqSettings);
         }
         return withNapiThreads(state, reading, irqSettings, trigger, events);
     }
@@ -640,7 +639,7 @@ public final class Watcher {
             InterfaceName iface, Placed state, Reading reading, List<Setting> wanted, List<KernelEvent> events) {
         Optional<NicSnapshot> before = state.present ? Optional.of(state.snapshot.orElseThrow()) : Optional.empty();
         state.heldAfter.clear();
-        pruneStaleState(iface);
+        stateFiles.pruneStale(iface);
         state.fights.forEach((target, fight) -> {
             if (fight.fighting()) {
                 listener.heard(new WatchEvent.FightOver(iface, target, Optional.empty()));
@@ -1039,111 +1038,7 @@ public final class Watcher {
                         .toList();
     }
 
-    private Path stateFile(InterfaceName iface) {
-        return settings.stateDirectory().resolve(iface.value() + ".json");
-    }
-
-    /**
-     * Records, before the first apply, what every file of the plan holds, also those that already hold their
-     * CPUs: apply records only what it changes, and a file that watch changes later (after a CPU went offline)
-     * would otherwise be recorded as it was then, not as it was before watch. The first value recorded wins, so
-     * a state file left by an earlier run keeps its originals.
-     */
-    @SuppressWarnings("try") // the lock is held, not used
-    private void recordOriginals(InterfaceName iface, List<Setting> wanted) {
-        List<StateFile.Saved> now = new ArrayList<>();
-        for (Setting setting : wanted) {
-            if (setting.target().kind() == Target.Kind.NAPI_THREAD) {
-                continue; // no file: apply records a thread's affinity before it first pins it
-            }
-            try {
-                now.add(new StateFile.Saved(
-                        setting.target(), files.read(setting.target().file(paths))));
-            } catch (IOException e) {
-                // Unreadable (XPS of a single-queue device): apply reports it, and there is nothing to restore.
-            }
-        }
-        Path file = stateFile(iface);
-        try (StateFile.Lock lock = StateFile.lock(file)) {
-            StateFile.write(
-                    file,
-                    StateFile.read(file)
-                            .map(state -> state.mergedWith(now))
-                            .orElseGet(() -> new StateFile.State(iface, now)));
-        }
-    }
-
-    /**
-     * Forgets recorded values the kernel itself discarded: IRQs freed or renumbered (a driver unbound, reloaded
-     * or reset) and transmit queues removed. Their originals no longer exist, and restore could not put them back.
-     */
-    @SuppressWarnings("try") // the lock is held, not used
-    private void pruneStaleState(InterfaceName iface) {
-        Path file = stateFile(iface);
-        if (!Files.exists(file)) {
-            return;
-        }
-        try (StateFile.Lock lock = StateFile.lock(file)) {
-            Optional<StateFile.State> state = StateFile.read(file);
-            if (state.isEmpty()) {
-                return;
-            }
-            InterruptTable interrupts = InterruptTable.read(paths);
-            List<StateFile.Saved> kept = state.get().saved().stream()
-                    .filter(saved -> switch (saved.target().kind()) {
-                        case IRQ ->
-                            interrupts
-                                    .name(saved.target().number())
-                                    .equals(saved.target().name());
-                        case XPS -> Files.exists(saved.target().file(paths));
-                        // A re-created thread keeps its name, and its original affinity is still the one to restore.
-                        case NAPI_THREAD -> true;
-                    })
-                    .toList();
-            if (kept.size() == state.get().saved().size()) {
-                return;
-            }
-            // Only the stale IRQ and XPS entries go: the threaded and NAPI records are kept for restore.
-            StateFile.State left = new StateFile.State(
-                    iface,
-                    kept,
-                    state.get().threadedBefore(),
-                    state.get().napiThreadedBefore(),
-                    state.get().napiSettingsBefore(),
-                    state.get().napiThreadSchedBefore());
-            if (left.isEmpty()) {
-                StateFile.delete(file);
-            } else {
-                StateFile.write(file, left);
-            }
-        }
-    }
-
     private void restore(InterfaceName iface) {
-        Path file = stateFile(iface);
-        if (!Files.exists(file)) {
-            listener.heard(new WatchEvent.NothingToRestore(iface, file, false));
-            return;
-        }
-        try {
-            pruneStaleState(iface);
-            if (!Files.exists(file)) {
-                listener.heard(new WatchEvent.NothingToRestore(iface, file, true));
-                return;
-            }
-            List<AffinityTransaction.Result> results = new AffinityTransaction(
-                            paths,
-                            files,
-                            SysfsTree.at(paths.sysfsRoot()).maskBits(),
-                            threadsOf(placed.get(iface)),
-                            settings.napiSettings())
-                    .restore(file, Optional.of(iface));
-            long restored = results.stream()
-                    .filter(r -> r.status() == AffinityTransaction.Status.RESTORED)
-                    .count();
-            listener.heard(new WatchEvent.Restored(iface, restored, results.size(), file));
-        } catch (NumaspreadException e) {
-            listener.heard(new WatchEvent.RestoreFailed(iface, e.getMessage()));
-        }
+        listener.heard(stateFiles.restore(iface, threadsOf(placed.get(iface))));
     }
 }
