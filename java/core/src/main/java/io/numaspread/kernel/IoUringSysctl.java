@@ -43,7 +43,7 @@ public final class IoUringSysctl {
      * @param status this process's {@code /proc/self/status}, for {@code CapEff:}, {@code Gid:} and {@code Groups:}
      * @param where the directory the sysctls were read from, to name them
      */
-    static Optional<String> judge(String disabled, String group, String status, Path where) {
+    public static Optional<String> judge(String disabled, String group, String status, Path where) {
         String name = where.resolve("io_uring_disabled").toString();
         switch (disabled) {
             case "0":
