@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * doctor on this machine's kernel, judged by the kernel's release read here on its own: the netdev features
  * came in known releases (napi-set and irq-suspend-timeout 6.13, per-NAPI threaded 6.17, threaded busy polling
- * and txq_reselection_ms 6.19; io_uring's IORING_REGISTER_NAPI 6.9 and static NAPI tracking 6.13), so the release says which the report must find and which it must say are
- * needed.
+ * and txq_reselection_ms 6.19; io_uring's IORING_REGISTER_NAPI 6.9 and static NAPI tracking 6.13), so the
+ * release says which the report must find and which it must say are needed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LiveDoctorTest {
