@@ -497,8 +497,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
          * @throws io.numaspread.NumaspreadException REFUSED when busy polling is asked of a kernel before 6.9
          *     or of loops that are not epoll, or NAPI settings of a kernel before 6.13 or without a NAPI map
-         *     that links queues, or IRQ suspension of a kernel before 6.13 (before any loop starts); CALL_FAILED
-         *     when a {@code napi-set} fails (nothing is left changed)
+         *     that links queues, or IRQ suspension of a kernel before 6.13, or io_uring busy polling as
+         *     {@link #ioUringBusyPoll} lists (before any loop starts); CALL_FAILED when a {@code napi-set} or an
+         *     {@code io_uring_register} fails (nothing is left changed)
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
