@@ -53,8 +53,13 @@ public final class Doctor {
                 reading.netdev(),
                 reading.nic(),
                 KernelFile.read(proc.resolve("sys/net/core/txq_reselection_ms"))));
-        findings.addAll(Machine.backends(selection.backend().kind(), selection.unavailable()));
         KernelFile status = KernelFile.read(proc.resolve("self/status"));
+        findings.addAll(KernelFeatures.ioUring(
+                releaseText,
+                KernelFile.read(proc.resolve("sys/kernel/io_uring_disabled")),
+                KernelFile.read(proc.resolve("sys/kernel/io_uring_group")),
+                status));
+        findings.addAll(Machine.backends(selection.backend().kind(), selection.unavailable()));
         Path irqFile = paths.irqRoot().resolve("default_smp_affinity");
         findings.addAll(Machine.privileges(
                 status,

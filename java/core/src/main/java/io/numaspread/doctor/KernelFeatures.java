@@ -9,6 +9,7 @@ import static io.numaspread.netlink.NetdevNetlink.NETDEV_CMD_QUEUE_GET;
 import static io.numaspread.netlink.NetdevNetlink.NETDEV_NAPI_THREADED_BUSY_POLL;
 
 import io.numaspread.doctor.Finding.Area;
+import io.numaspread.kernel.IoUringSysctl;
 import io.numaspread.netlink.NetdevNetlink;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -294,6 +295,81 @@ public final class KernelFeatures {
                 feature,
                 "driver " + driver + " on Linux " + release + " calls netif_set_affinity_auto: the kernel keeps each"
                         + " queue IRQ's affinity in its NAPI config and sets it again after each reset");
+    }
+
+    /**
+     * io_uring for the loops' NAPI busy polling: whether this process may make rings ({@code io_uring_disabled}
+     * and {@code io_uring_group} of Linux 6.6, judged as the kernel's {@code io_uring_allowed()} does, with the
+     * process's {@code status}), {@code IORING_REGISTER_NAPI} (Linux 6.9) and its static NAPI tracking (6.13), by
+     * the release, since a register needs a ring to ask.
+     */
+    public static List<Finding> ioUring(String release, KernelFile disabled, KernelFile group, KernelFile status) {
+        List<Finding> found = new ArrayList<>();
+        found.add(ioUringAllowed(release, disabled, group, status));
+        found.add(byRelease(
+                release,
+                "io_uring_napi",
+                6,
+                9,
+                "io_uring_register(IORING_REGISTER_NAPI): each io_uring loop's ring busy-polls its NAPI instances"));
+        found.add(byRelease(
+                release,
+                "io_uring_napi_static",
+                6,
+                13,
+                "IO_URING_NAPI_TRACKING_STATIC: each ring polls exactly its loop's queues' NAPI IDs (before, it"
+                        + " tracks those of the sockets it serves)"));
+        return found;
+    }
+
+    private static Finding ioUringAllowed(String release, KernelFile disabled, KernelFile group, KernelFile status) {
+        String feature = "io_uring_allowed";
+        if (disabled.error().isPresent()) {
+            return Finding.unknown(
+                    Area.KERNEL,
+                    feature,
+                    "cannot read " + disabled.path() + ": " + disabled.error().get(),
+                    "read access to it");
+        }
+        if (disabled.text().isEmpty()) {
+            return atLeast(release, 6, 6)
+                    ? Finding.absent(
+                            Area.KERNEL,
+                            feature,
+                            disabled.path() + " does not exist on Linux " + release
+                                    + ", which has it from 6.6 when built with io_uring",
+                            "a kernel built with CONFIG_IO_URING")
+                    : Finding.unknown(
+                            Area.KERNEL,
+                            feature,
+                            disabled.path() + " does not exist: Linux " + release + " is older than the sysctl (6.6)",
+                            "Linux 6.6, to tell (io_uring busy polling needs 6.9)");
+        }
+        Optional<String> refusal = IoUringSysctl.judge(
+                disabled.text().get(),
+                group.text().orElse("-1"),
+                status.text().orElse(""),
+                disabled.path().getParent());
+        String evidence = disabled.path() + " is " + disabled.text().get()
+                + group.text().map(value -> ", io_uring_group " + value).orElse("");
+        return refusal.isEmpty()
+                ? Finding.present(Area.KERNEL, feature, evidence + ": this process may make rings")
+                : Finding.absent(
+                        Area.KERNEL,
+                        feature,
+                        refusal.get(),
+                        "io_uring_disabled 0, or with 1 CAP_SYS_ADMIN or io_uring_group");
+    }
+
+    private static Finding byRelease(String release, String feature, int major, int minor, String what) {
+        String need = "Linux " + major + "." + minor;
+        if (version(release).isEmpty()) {
+            return Finding.unknown(Area.KERNEL, feature, "no kernel release was read", need);
+        }
+        return atLeast(release, major, minor)
+                ? Finding.present(Area.KERNEL, feature, "Linux " + release + " has " + what + " (" + need + ")")
+                : Finding.absent(
+                        Area.KERNEL, feature, "Linux " + release + " is older than " + need + ": " + what, need);
     }
 
     private static Finding txqReselection(KernelFile file) {

@@ -22,6 +22,7 @@ public enum Errno {
     EAGAIN(11, "Resource temporarily unavailable"),
     EACCES(13, "Permission denied"),
     EBUSY(16, "Device or resource busy"),
+    EEXIST(17, "File exists"),
     ENODEV(19, "No such device"),
     ENOTDIR(20, "Not a directory"),
     EISDIR(21, "Is a directory"),

@@ -220,6 +220,47 @@ public final class JnaBackend implements NativeBackend {
         return new EpollBusyPoll(read.getInt(), Short.toUnsignedInt(read.getShort()), read.get() != 0);
     }
 
+    @Override
+    public IoUringNapi registerIoUringNapi(int ringFd, IoUringNapi settings) {
+        return registerNapi(
+                ringFd,
+                IoUringAbi.napi(
+                        IoUringAbi.NAPI_REGISTER_OP,
+                        settings.busyPollUsecs(),
+                        settings.preferBusyPoll(),
+                        IoUringAbi.number(settings.tracking())),
+                "IORING_REGISTER_NAPI " + settings);
+    }
+
+    @Override
+    public IoUringNapi updateIoUringNapiId(int ringFd, int napiId, boolean add) {
+        int opcode = add ? IoUringAbi.NAPI_STATIC_ADD_ID : IoUringAbi.NAPI_STATIC_DEL_ID;
+        return registerNapi(
+                ringFd,
+                IoUringAbi.napi(opcode, 0, false, napiId),
+                "IORING_REGISTER_NAPI " + (add ? "IO_URING_NAPI_STATIC_ADD_ID " : "IO_URING_NAPI_STATIC_DEL_ID ")
+                        + napiId);
+    }
+
+    private IoUringNapi registerNapi(int ringFd, byte[] napi, String what) {
+        try {
+            libc.syscall(IoUringAbi.SYS_IO_URING_REGISTER, ringFd, IoUringAbi.IORING_REGISTER_NAPI, napi, 1);
+        } catch (LastErrorException e) {
+            throw failure("io_uring_register", e, what + " on ring fd " + ringFd);
+        }
+        return IoUringAbi.settings(napi);
+    }
+
+    @Override
+    public void unregisterIoUringNapi(int ringFd) {
+        byte[] napi = new byte[IoUringAbi.NAPI_SIZE];
+        try {
+            libc.syscall(IoUringAbi.SYS_IO_URING_REGISTER, ringFd, IoUringAbi.IORING_UNREGISTER_NAPI, napi, 1);
+        } catch (LastErrorException e) {
+            throw failure("io_uring_register", e, "IORING_UNREGISTER_NAPI on ring fd " + ringFd);
+        }
+    }
+
     /** libc's open, read, write and close; JNA reads each failure's errno right after the call, on its thread. */
     @Override
     public KernelFiles kernelFiles() {
@@ -364,6 +405,12 @@ public final class JnaBackend implements NativeBackend {
 
         /** Variadic in C; its one pointer argument travels as a fixed one would on x86_64 and aarch64 Linux. */
         int ioctl(int fd, NativeLong request, byte[] argument) throws LastErrorException;
+
+        /**
+         * Variadic in C; numaspread passes {@code io_uring_register}'s four arguments, each in a register as a fixed
+         * argument would be on x86_64 and aarch64 Linux, the integers widened to long as the kernel reads them.
+         */
+        long syscall(long number, long fd, long opcode, byte[] argument, long count) throws LastErrorException;
 
         String strerror(int errnum);
 

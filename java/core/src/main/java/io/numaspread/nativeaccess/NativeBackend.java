@@ -106,6 +106,40 @@ public sealed interface NativeBackend permits FfmBackend, JnaBackend, SysfsBacke
     EpollBusyPoll epollBusyPoll(int epollFd);
 
     /**
+     * {@code io_uring_register(ringFd, IORING_REGISTER_NAPI)} with {@code IO_URING_NAPI_REGISTER_OP} (Linux 6.9+;
+     * tracking other than dynamic 6.13+): sets ring {@code ringFd}'s NAPI busy polling, emptying a static list.
+     * A ring made with {@code IORING_SETUP_SINGLE_ISSUER} takes this only from its submitting thread.
+     *
+     * @return the settings in force before, as the kernel writes them back
+     * @throws NativeCallException with the call's errno ({@code EINVAL}: before 6.9, a kernel without
+     *     {@code CONFIG_NET_RX_BUSY_POLL}, or static tracking before 6.13; {@code EEXIST}: not the ring's
+     *     submitting thread)
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    IoUringNapi registerIoUringNapi(int ringFd, IoUringNapi settings);
+
+    /**
+     * {@code io_uring_register(ringFd, IORING_REGISTER_NAPI)} with {@code IO_URING_NAPI_STATIC_ADD_ID}, or
+     * {@code IO_URING_NAPI_STATIC_DEL_ID} when not {@code add} (Linux 6.13+): adds NAPI instance {@code napiId} to,
+     * or takes it from, the list a ring with static tracking polls.
+     *
+     * @return the ring's settings, as the kernel writes them back
+     * @throws NativeCallException with the call's errno ({@code EINVAL}: the ring's tracking is not static;
+     *     {@code EEXIST}: already added; {@code ENOENT}: no such NAPI instance, or not in the list)
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    IoUringNapi updateIoUringNapiId(int ringFd, int napiId, boolean add);
+
+    /**
+     * {@code io_uring_register(ringFd, IORING_UNREGISTER_NAPI)} (Linux 6.9+): turns ring {@code ringFd}'s NAPI busy
+     * polling off. Kernels before a 2026 fix keep a static list past this; take its IDs out first.
+     *
+     * @throws NativeCallException with the call's errno
+     * @throws UnsupportedOperationException on a backend that cannot call libc
+     */
+    void unregisterIoUringNapi(int ringFd);
+
+    /**
      * The kernel's control files (/proc/irq, xps_cpus) as this backend reaches them: through libc with each
      * failure's errno captured, or, for the sysfs backend, through Java's file API, whose failures tell only
      * EACCES, ENOENT and ENOTDIR apart (see {@link io.numaspread.kernel.Errno}).

@@ -171,6 +171,26 @@ public final class SysfsBackend implements NativeBackend {
     }
 
     @Override
+    public IoUringNapi registerIoUringNapi(int ringFd, IoUringNapi settings) {
+        throw noIoUringRegister();
+    }
+
+    @Override
+    public IoUringNapi updateIoUringNapiId(int ringFd, int napiId, boolean add) {
+        throw noIoUringRegister();
+    }
+
+    @Override
+    public void unregisterIoUringNapi(int ringFd) {
+        throw noIoUringRegister();
+    }
+
+    private static UnsupportedOperationException noIoUringRegister() {
+        return new UnsupportedOperationException(
+                "the sysfs backend cannot call io_uring_register(IORING_REGISTER_NAPI); use the ffm or jna backend");
+    }
+
+    @Override
     public KernelFiles kernelFiles() {
         return KernelFiles.DIRECT;
     }

@@ -186,6 +186,59 @@ final class BoundFfmBackend implements FfmBackend {
         }
     }
 
+    @Override
+    public IoUringNapi registerIoUringNapi(int ringFd, IoUringNapi settings) {
+        return registerNapi(
+                ringFd,
+                "REGISTER_OP",
+                settings.busyPollUsecs(),
+                settings.preferBusyPoll(),
+                LibC.ioUringNapiTracking(settings.tracking().name()),
+                "IORING_REGISTER_NAPI " + settings);
+    }
+
+    @Override
+    public IoUringNapi updateIoUringNapiId(int ringFd, int napiId, boolean add) {
+        String opcode = add ? "STATIC_ADD_ID" : "STATIC_DEL_ID";
+        return registerNapi(
+                ringFd, opcode, 0, false, napiId, "IORING_REGISTER_NAPI IO_URING_NAPI_" + opcode + " " + napiId);
+    }
+
+    private IoUringNapi registerNapi(
+            int ringFd, String opcode, int busyPollUsecs, boolean preferBusyPoll, int opParam, String what) {
+        CallState call = callState.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment napi = LibC.ioUringNapi(arena, opcode, busyPollUsecs, preferBusyPoll, opParam);
+            if (LibC.ioUringRegisterNapi(call, ringFd, true, napi) != 0) {
+                throw failure("io_uring_register", call, what + " on ring fd " + ringFd);
+            }
+            int[] fields = LibC.ioUringNapiFields(napi);
+            return new IoUringNapi(fields[0], fields[1] != 0, tracking(fields[2]));
+        }
+    }
+
+    /** The strategy the kernel's written-back {@code op_param} names; 6.9 to 6.12 write 0 there, dynamic. */
+    private static IoUringNapi.Tracking tracking(int number) {
+        for (IoUringNapi.Tracking tracking : IoUringNapi.Tracking.values()) {
+            if (LibC.ioUringNapiTracking(tracking.name()) == number) {
+                return tracking;
+            }
+        }
+        throw new IllegalStateException(
+                "the kernel wrote back NAPI tracking " + number + ", which is none of <linux/io_uring.h>'s");
+    }
+
+    @Override
+    public void unregisterIoUringNapi(int ringFd) {
+        CallState call = callState.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment napi = LibC.ioUringNapi(arena, "REGISTER_OP", 0, false, 0);
+            if (LibC.ioUringRegisterNapi(call, ringFd, false, napi) != 0) {
+                throw failure("io_uring_register", call, "IORING_UNREGISTER_NAPI on ring fd " + ringFd);
+            }
+        }
+    }
+
     /** libc's open, read, write and close, each failure's errno captured by the call into this thread's state. */
     @Override
     public KernelFiles kernelFiles() {

@@ -2,6 +2,7 @@
 package io.numaspread.doctor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.doctor.Finding.State;
 import io.numaspread.doctor.KernelFeatures.Asked;
@@ -171,5 +172,59 @@ class KernelFeaturesTest {
                         .get("queue_napi_links")
                         .state(),
                 "links unreadable");
+    }
+
+    private static final Path SYSCTL = Path.of("/proc/sys/kernel");
+
+    private static Map<String, Finding> ioUring(String release, KernelFile disabled, String capEff) {
+        Map<String, Finding> found = new java.util.HashMap<>();
+        KernelFeatures.ioUring(
+                        release,
+                        disabled,
+                        KernelFile.of(SYSCTL.resolve("io_uring_group"), "-1"),
+                        KernelFile.of(Path.of("/proc/self/status"), "CapEff:\t" + capEff + "\n"))
+                .forEach(finding -> found.put(finding.feature(), finding));
+        return found;
+    }
+
+    /** The guests' kernels: 6.1 has neither, 6.12 IORING_REGISTER_NAPI alone, 7.3 static tracking too. */
+    @Test
+    void ioUringNapiCameIn69AndStaticTrackingIn613() {
+        KernelFile allowed = KernelFile.of(SYSCTL.resolve("io_uring_disabled"), "0");
+        Map<String, Finding> linux61 =
+                ioUring("6.1.0-31-amd64", KernelFile.missing(SYSCTL.resolve("io_uring_disabled")), "0");
+        assertEquals(State.ABSENT, linux61.get("io_uring_napi").state());
+        assertEquals(Optional.of("Linux 6.9"), linux61.get("io_uring_napi").need());
+        assertEquals(State.ABSENT, linux61.get("io_uring_napi_static").state());
+        assertEquals(State.UNKNOWN, linux61.get("io_uring_allowed").state(), "6.1 has no io_uring_disabled");
+        Map<String, Finding> linux612 = ioUring("6.12.57+deb13-amd64", allowed, "0");
+        assertEquals(State.PRESENT, linux612.get("io_uring_napi").state());
+        assertEquals(State.ABSENT, linux612.get("io_uring_napi_static").state());
+        assertEquals(
+                Optional.of("Linux 6.13"), linux612.get("io_uring_napi_static").need());
+        assertEquals(State.PRESENT, linux612.get("io_uring_allowed").state());
+        assertEquals(
+                "/proc/sys/kernel/io_uring_disabled is 0, io_uring_group -1: this process may make rings",
+                linux612.get("io_uring_allowed").evidence());
+        Map<String, Finding> linux73 = ioUring("7.3.4+deb13-amd64", allowed, "0");
+        assertEquals(State.PRESENT, linux73.get("io_uring_napi_static").state());
+        assertTrue(linux73.get("io_uring_napi_static").evidence().startsWith("Linux 7.3.4+deb13-amd64 has"));
+    }
+
+    @Test
+    void ioUringDisabledIsAbsentWithTheKernelsReason() {
+        Map<String, Finding> two = ioUring("7.3", KernelFile.of(SYSCTL.resolve("io_uring_disabled"), "2"), "0");
+        assertEquals(State.ABSENT, two.get("io_uring_allowed").state());
+        assertEquals(
+                "/proc/sys/kernel/io_uring_disabled is 2: io_uring is disabled for every process",
+                two.get("io_uring_allowed").evidence());
+        Map<String, Finding> oneAdmin =
+                ioUring("7.3", KernelFile.of(SYSCTL.resolve("io_uring_disabled"), "1"), "0000000000200000");
+        assertEquals(State.PRESENT, oneAdmin.get("io_uring_allowed").state(), "CAP_SYS_ADMIN may");
+        Map<String, Finding> noIoUring = ioUring("7.3", KernelFile.missing(SYSCTL.resolve("io_uring_disabled")), "0");
+        assertEquals(State.ABSENT, noIoUring.get("io_uring_allowed").state());
+        assertEquals(
+                Optional.of("a kernel built with CONFIG_IO_URING"),
+                noIoUring.get("io_uring_allowed").need());
     }
 }

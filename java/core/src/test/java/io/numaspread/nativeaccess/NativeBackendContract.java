@@ -126,8 +126,17 @@ abstract class NativeBackendContract {
             checks.add(check(
                     "a netlink bind the kernel refuses fails with bind's errno and closes the socket",
                     () -> refusedBind(backend)));
+            checks.add(check(
+                    "io_uring_register on a descriptor that is no ring fails with EOPNOTSUPP naming it",
+                    () -> ioUringRegisterOnNoRing(backend)));
         } else {
             checks.add(check("setAffinity is unsupported", () -> setAffinityUnsupported(backend)));
+            checks.add(check(
+                    "io_uring_register is unsupported",
+                    () -> assertThrows(
+                            UnsupportedOperationException.class,
+                            () -> backend.registerIoUringNapi(
+                                    0, new IoUringNapi(10, false, IoUringNapi.Tracking.DYNAMIC)))));
             checks.add(check(
                     "setScheduling is unsupported",
                     () -> assertThrows(
@@ -216,6 +225,39 @@ abstract class NativeBackendContract {
                     1,
                     socket.request(getFamily(GENERIC_ACK, 44, "nlctrl"), "getfamily nlctrl", 5000)
                             .size());
+        }
+    }
+
+    /**
+     * A jar the JVM holds open is a file the kernel's io_uring_register refuses as no ring (EOPNOTSUPP), each call
+     * with its own errno and the descriptor named; the real rings are Netty's, in the netty module's tests.
+     */
+    private static void ioUringRegisterOnNoRing(NativeBackend backend) throws Exception {
+        int fd;
+        try (Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            fd = fds.filter(link -> {
+                        try {
+                            return java.nio.file.Files.readSymbolicLink(link)
+                                    .toString()
+                                    .endsWith(".jar");
+                        } catch (java.io.IOException e) {
+                            return false;
+                        }
+                    })
+                    .mapToInt(link -> Integer.parseInt(link.getFileName().toString()))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        List<Executable> calls = List.of(
+                () -> backend.registerIoUringNapi(fd, new IoUringNapi(10, true, IoUringNapi.Tracking.STATIC)),
+                () -> backend.updateIoUringNapiId(fd, 8193, true),
+                () -> backend.updateIoUringNapiId(fd, 8193, false),
+                () -> backend.unregisterIoUringNapi(fd));
+        for (Executable call : calls) {
+            NativeCallException e = assertThrows(NativeCallException.class, call);
+            assertEquals("io_uring_register", e.function(), e.getMessage());
+            assertEquals(Errno.EOPNOTSUPP.number(), e.errno(), e.getMessage());
+            assertTrue(e.getMessage().endsWith(" on ring fd " + fd), e.getMessage());
         }
     }
 

@@ -11,16 +11,20 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.numaspread.NumaspreadException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.netty.ConnectionSteering;
+import io.numaspread.netty.IoUringLoopNapi;
 import io.numaspread.netty.PinnedEventLoopGroup;
 import io.numaspread.netty.PinnedLoop;
 import io.numaspread.netty.SteeringKey;
@@ -32,6 +36,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -48,6 +53,10 @@ import java.util.stream.Collectors;
  * whose CPUs hold its {@code SO_INCOMING_CPU} (the CPU that took its queue's interrupt); {@code --no-steering}
  * keeps the pinned loops and leaves the choice to Netty's round robin. {@code --busy-poll USECS} makes each loop
  * busy-poll its queue for that long in {@code epoll_wait} (Linux 6.9+; refused with exit status 3 before).
+ * {@code --transport io_uring} runs the loops on Netty's io_uring transport instead of epoll; there
+ * {@code --busy-poll USECS} registers each loop's ring for NAPI busy polling ({@code IORING_REGISTER_NAPI}, Linux
+ * 6.9+, each loop's own queue's NAPI IDs from 6.13; refused with exit status 3 before 6.9), and
+ * {@code --irq-suspension}, which is epoll's, is refused.
  * {@code --irq-suspension} turns on {@link IrqSuspension#recipe()} instead: each loop's epoll instance prefers busy
  * polling and each queue's NAPI takes the recipe's {@code napi-set} values, so that the queue's IRQ stays masked
  * while the loop keeps finding events (Linux 6.13+ with {@code CAP_NET_ADMIN}; refused with exit status 3 before 6.13). With
@@ -72,16 +81,17 @@ public final class EchoServer {
                 "echo-server",
                 "EchoServer (--nic IFACE [--no-steering |"
                         + " --steer-by napi-id|cpu] [--busy-poll USECS | --irq-suspension] [--loops-on-irq-cpus]"
-                        + " | --default-loops N) [--port P]"
+                        + " | --default-loops N) [--transport epoll|io_uring] [--port P]"
                         + " [--bind ADDRESS]"
                         + " [--report]",
                 Options::parse,
                 args);
+        Transport transport = options.transport;
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(
-                1, new DefaultThreadFactory("echo-accept"), EpollIoHandler.newFactory());
+                1, new DefaultThreadFactory("echo-accept"), transport.ioHandlerFactory());
         EventLoopGroup workers;
         if (options.nic != null) {
-            PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(EpollIoHandler.newFactory())
+            PinnedEventLoopGroup.Builder builder = PinnedEventLoopGroup.builder(transport.ioHandlerFactory())
                     .nic(options.nic)
                     .names("echo-loop-%d")
                     .steering(options.steering)
@@ -89,7 +99,9 @@ public final class EchoServer {
             if (options.steerBy != null) {
                 builder.steering(options.steerBy);
             }
-            if (options.busyPollUsecs > 0) {
+            if (options.busyPollUsecs > 0 && transport == Transport.IO_URING) {
+                builder.ioUringBusyPoll(options.busyPollUsecs, false);
+            } else if (options.busyPollUsecs > 0) {
                 builder.busyPoll(new EpollBusyPoll(options.busyPollUsecs, EpollBusyPoll.NAPI_POLL_WEIGHT, false));
             }
             if (options.irqSuspension) {
@@ -121,10 +133,21 @@ public final class EchoServer {
                         "busy-poll loop %d usecs %d budget %d prefer %b%n",
                         loop, params.usecs(), params.budget(), params.preferBusyPoll());
             }
+            for (int loop = 0; loop < pinned.ioUringBusyPolling().size(); loop++) {
+                IoUringLoopNapi ring = pinned.ioUringBusyPolling().get(loop);
+                System.out.printf(
+                        "busy-poll loop %d ring-fd %d usecs %d prefer %b tracking %s napi-ids %s%n",
+                        loop,
+                        ring.ringFd(),
+                        ring.settings().busyPollUsecs(),
+                        ring.settings().preferBusyPoll(),
+                        ring.settings().tracking(),
+                        ring.napiIds());
+            }
             workers = pinned;
         } else {
             workers = new MultiThreadIoEventLoopGroup(
-                    options.defaultLoops, new DefaultThreadFactory("echo-loop"), EpollIoHandler.newFactory());
+                    options.defaultLoops, new DefaultThreadFactory("echo-loop"), transport.ioHandlerFactory());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (workers instanceof PinnedEventLoopGroup pinned
@@ -154,13 +177,13 @@ public final class EchoServer {
         }));
         Channel server = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(EpollServerSocketChannel.class)
+                .channel(transport.serverChannel)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .handler(new AtSteering())
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<EpollSocketChannel>() {
+                .childHandler(new ChannelInitializer<Channel>() {
                     @Override
-                    protected void initChannel(EpollSocketChannel channel) {
+                    protected void initChannel(Channel channel) {
                         channel.pipeline().addLast(new Echo(options.report ? System.out : null));
                     }
                 })
@@ -282,6 +305,24 @@ public final class EchoServer {
         }
     }
 
+    /** The Netty transport the loops run on. */
+    enum Transport {
+        EPOLL(EpollIoHandler::newFactory, EpollServerSocketChannel.class),
+        IO_URING(IoUringIoHandler::newFactory, IoUringServerSocketChannel.class);
+
+        private final Supplier<IoHandlerFactory> ioHandlerFactory;
+        private final Class<? extends ServerChannel> serverChannel;
+
+        Transport(Supplier<IoHandlerFactory> ioHandlerFactory, Class<? extends ServerChannel> serverChannel) {
+            this.ioHandlerFactory = ioHandlerFactory;
+            this.serverChannel = serverChannel;
+        }
+
+        IoHandlerFactory ioHandlerFactory() {
+            return ioHandlerFactory.get();
+        }
+    }
+
     record Options(
             String nic,
             boolean steering,
@@ -292,7 +333,8 @@ public final class EchoServer {
             int port,
             boolean report,
             boolean loopsOnIrqCpus,
-            boolean irqSuspension) {
+            boolean irqSuspension,
+            Transport transport) {
         static Options parse(String[] args) {
             String nic = null;
             boolean steering = true;
@@ -304,6 +346,7 @@ public final class EchoServer {
             boolean report = false;
             boolean loopsOnIrqCpus = false;
             boolean irqSuspension = false;
+            Transport transport = Transport.EPOLL;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--nic" -> nic = value(args, ++i, "--nic");
@@ -324,6 +367,14 @@ public final class EchoServer {
                     case "--report" -> report = true;
                     case "--loops-on-irq-cpus" -> loopsOnIrqCpus = true;
                     case "--irq-suspension" -> irqSuspension = true;
+                    case "--transport" ->
+                        transport = switch (value(args, ++i, "--transport")) {
+                            case "epoll" -> Transport.EPOLL;
+                            case "io_uring" -> Transport.IO_URING;
+                            default ->
+                                throw new IllegalArgumentException(
+                                        "--transport is epoll or io_uring, not '" + args[i] + "'");
+                        };
                     default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
                 }
             }
@@ -338,6 +389,10 @@ public final class EchoServer {
                 // The recipe sets the loops' busy polling itself (0 us, prefer_busy_poll); another would replace it.
                 throw new IllegalArgumentException("give one of --busy-poll and --irq-suspension");
             }
+            if (irqSuspension && transport == Transport.IO_URING) {
+                throw new IllegalArgumentException(
+                        "--irq-suspension is for epoll loops; io_uring loops busy-poll with --busy-poll");
+            }
             if (!steering && steerBy != null) {
                 throw new IllegalArgumentException("give one of --no-steering and --steer-by");
             }
@@ -351,7 +406,8 @@ public final class EchoServer {
                     port,
                     report,
                     loopsOnIrqCpus,
-                    irqSuspension);
+                    irqSuspension,
+                    transport);
         }
     }
 }

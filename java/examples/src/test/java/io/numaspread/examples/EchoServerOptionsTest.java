@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The echo server's --irq-suspension flag: what it turns on and what it refuses to go with. */
+/** The echo server's --irq-suspension and --transport flags: what they turn on and what they refuse to go with. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class EchoServerOptionsTest {
     @Test
@@ -41,5 +41,34 @@ class EchoServerOptionsTest {
                 IllegalArgumentException.class,
                 () -> EchoServer.Options.parse(new String[] {"--default-loops", "4", "--irq-suspension"}));
         assertTrue(refused.getMessage().contains("--irq-suspension"), refused.getMessage());
+    }
+
+    @Test
+    void theTransportIsEpollUnlessAsked() {
+        assertEquals(
+                EchoServer.Transport.EPOLL,
+                EchoServer.Options.parse(new String[] {"--nic", "eth0"}).transport());
+        assertEquals(
+                EchoServer.Transport.IO_URING,
+                EchoServer.Options.parse(new String[] {"--nic", "eth0", "--transport", "io_uring", "--busy-poll", "50"})
+                        .transport());
+    }
+
+    @Test
+    void anUnknownTransportIsNamed() {
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
+                () -> EchoServer.Options.parse(new String[] {"--nic", "eth0", "--transport", "nio"}));
+        assertEquals("--transport is epoll or io_uring, not 'nio'", refused.getMessage());
+    }
+
+    @Test
+    void irqSuspensionIsEpollsAlone() {
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
+                () -> EchoServer.Options.parse(
+                        new String[] {"--nic", "eth0", "--transport", "io_uring", "--irq-suspension"}));
+        assertEquals(
+                "--irq-suspension is for epoll loops; io_uring loops busy-poll with --busy-poll", refused.getMessage());
     }
 }

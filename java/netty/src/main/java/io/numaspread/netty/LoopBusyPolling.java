@@ -30,8 +30,8 @@ import java.util.regex.Pattern;
  * neither an accessor nor a channel option for these parameters ({@code EpollChannelOption.SO_BUSY_POLL} is
  * the per-socket {@code SO_BUSY_POLL}, which busy-polls in {@code recv}, not in {@code epoll_wait}). The field is
  * read by reflection, which on the class path needs nothing; on the module path Netty's module exports
- * the package but does not open it, so the JVM needs {@value #ADD_OPENS}. io_uring loops are refused: Netty's
- * {@code IoUringIoHandler} keeps its ring private and offers no {@code IORING_REGISTER_NAPI}.
+ * the package but does not open it, so the JVM needs {@value #ADD_OPENS}. io_uring loops are refused here; their
+ * rings busy-poll through {@link IoUringNapiBusyPolling}.
  */
 final class LoopBusyPolling {
     static final String ADD_OPENS =
@@ -59,7 +59,7 @@ final class LoopBusyPolling {
                                 + "loops (EPIOCSPARAMS); this loop's handler is "
                                 + handler.getClass().getName()
                                 + (handler.getClass().getName().contains("uring")
-                                        ? ", and Netty's io_uring handler offers no IORING_REGISTER_NAPI"
+                                        ? " (io_uring loops busy-poll with ioUringBusyPoll, IORING_REGISTER_NAPI)"
                                         : ""));
             }
         }
@@ -119,7 +119,7 @@ final class LoopBusyPolling {
                         + " or later (epoll's EPIOCSPARAMS); this kernel is " + found);
     }
 
-    private static String release(KernelPaths kernel) {
+    static String release(KernelPaths kernel) {
         Path file = kernel.procRoot().resolve("sys/kernel/osrelease");
         try {
             return KernelText.read(file);

@@ -20,6 +20,7 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
+import io.numaspread.nativeaccess.IoUringNapi;
 import io.numaspread.nic.BusyPollCpus;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiConfig;
@@ -60,7 +61,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * given, else by {@code SO_INCOMING_CPU}, and leaves it to Netty's chooser when no loop fits. NIO channels need
  * the JVM flag {@value ChannelFds#NIO_FLAG} for that; epoll and io_uring do not.
  *
- * <p>Opt-in, epoll loops busy-poll their queue ({@link Builder#busyPoll}, Linux 6.9+).
+ * <p>Opt-in, epoll loops busy-poll their queue ({@link Builder#busyPoll}, Linux 6.9+), and io_uring loops their
+ * queues' NAPI instances ({@link Builder#ioUringBusyPoll}, Linux 6.9+, each loop's own NAPI IDs from 6.13).
  *
  * <p>Built for a NIC, the loops stay off the CPUs of its threaded busy-poll NAPIs ({@code threaded} 2, Linux
  * 6.19+, as {@code numaspread apply --poll-queues} sets them up) and their SMT siblings, as the kernel reports them
@@ -77,6 +79,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
+    private final List<IoUringLoopNapi> ioUringBusyPolling;
     private final Optional<RecordedNapiSettings> napiSettings;
 
     private PinnedEventLoopGroup(
@@ -84,8 +87,20 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             HandlerRecorder handlers,
             ThreadPinner pinner,
             Builder settings,
-            Optional<NapiMap> napis) {
+            Optional<NapiMap> napis,
+            Optional<IoUringNapiBusyPolling> ioUring) {
         super(threads.plan().size(), threads, handlers);
+        if (ioUring.isPresent()) {
+            // The handlers exist and no loop has started: a transport other than io_uring is refused now.
+            List<IoHandler> made = new ArrayList<>();
+            this.forEach(executor -> made.add(handlers.of((IoEventLoop) executor)));
+            try {
+                IoUringNapiBusyPolling.requireIoUring(made);
+            } catch (RuntimeException e) {
+                shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+                throw e;
+            }
+        }
         this.loops = startInOrder(threads.plan(), pinner);
         SteeringKey key = settings.steeringKey != null
                 ? settings.steeringKey
@@ -103,6 +118,18 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                             settings.kernel,
                             loops.stream().map(loop -> handlers.of(loop.loop())).toList(),
                             settings.busyPoll);
+            this.ioUringBusyPolling = ioUring.isEmpty()
+                    ? List.of()
+                    : ioUring.get()
+                            .apply(
+                                    pinner.backend(),
+                                    loops.stream().map(PinnedLoop::loop).toList(),
+                                    loops.stream()
+                                            .map(loop -> handlers.of(loop.loop()))
+                                            .toList(),
+                                    ioUring.get().settings().tracking() == IoUringNapi.Tracking.STATIC
+                                            ? napiIdsByLoop(napis, loops.size())
+                                            : List.of());
             this.napiSettings = settings.napiSettings == null
                     ? Optional.empty()
                     : Optional.of(recordedNapiSettings(settings, pinner, napis, loops.size()));
@@ -140,20 +167,38 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     /** The NAPI IDs of queues 0 to {@code loops} - 1, the loops' own queues. */
     private static List<Integer> napiIdsOfLoops(Optional<NapiMap> napis, int loops) {
-        NapiMap map = napis.filter(PinnedEventLoopGroup::knowsQueues)
+        return queuedMap(napis, "NAPI settings need").instances().stream()
+                .filter(napi -> napi.queue().isPresent() && napi.queue().getAsInt() < loops)
+                .map(NapiInstance::id)
+                .toList();
+    }
+
+    /** For loop i, the NAPI IDs of queue i, its own. */
+    private static List<List<Integer>> napiIdsByLoop(Optional<NapiMap> napis, int loops) {
+        NapiMap map = queuedMap(napis, "busy polling of io_uring loops with static NAPI tracking (Linux 6.13+) needs");
+        List<List<Integer>> byLoop = new ArrayList<>(loops);
+        for (int loop = 0; loop < loops; loop++) {
+            int queue = loop;
+            byLoop.add(map.instances().stream()
+                    .filter(napi -> napi.queue().isPresent() && napi.queue().getAsInt() == queue)
+                    .map(NapiInstance::id)
+                    .toList());
+        }
+        return byLoop;
+    }
+
+    /** The NAPI map, when it links queues; else a refusal that starts with {@code needing} and names the map. */
+    private static NapiMap queuedMap(Optional<NapiMap> napis, String needing) {
+        return napis.filter(PinnedEventLoopGroup::knowsQueues)
                 .orElseThrow(() -> new NumaspreadException(
                         NumaspreadException.Kind.REFUSED,
-                        "NAPI settings need the NIC's NAPI map with its queues (netdev"
+                        needing + " the NIC's NAPI map with its queues (netdev"
                                 + " netlink, " + NapiConfig.NEEDED_KERNEL + " or newer)"
                                 + napis.map(unlinked -> "; the map"
                                                 + " from "
                                                 + unlinked.source().name().toLowerCase(Locale.ROOT) + " links none: "
                                                 + unlinked.detail())
                                         .orElse("")));
-        return map.instances().stream()
-                .filter(napi -> napi.queue().isPresent() && napi.queue().getAsInt() < loops)
-                .map(NapiInstance::id)
-                .toList();
     }
 
     private void restoreNapiSettings() {
@@ -207,6 +252,14 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /** Each loop's epoll busy-poll parameters as read back after {@link Builder#busyPoll}; empty when off. */
     public List<EpollBusyPoll> busyPolling() {
         return busyPolling;
+    }
+
+    /**
+     * Each io_uring loop's NAPI busy polling as its ring read it back after {@link Builder#ioUringBusyPoll}; empty
+     * when off.
+     */
+    public List<IoUringLoopNapi> ioUringBusyPolling() {
+        return ioUringBusyPolling;
     }
 
     /**
@@ -270,6 +323,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private SteeringKey steeringKey;
         private NapiMap napis;
         private EpollBusyPoll busyPoll;
+        private Integer ioUringBusyPollUsecs;
+        private boolean ioUringPreferBusyPoll;
         private NapiSettings napiSettings;
         private IrqSuspension irqSuspension;
         private Path stateFile;
@@ -381,6 +436,24 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         /**
+         * Opt-in, for io_uring loops: each loop's ring busy-polls for {@code busyPollUsecs} in its waits
+         * ({@code IORING_REGISTER_NAPI}, Linux 6.9+), from 6.13 exactly the NAPI instances of its own queues (static
+         * tracking, which needs the NIC's NAPI map), before that those of the sockets it serves (dynamic tracking,
+         * logged). Read back into {@link PinnedEventLoopGroup#ioUringBusyPolling()}; undone as each loop shuts
+         * down. {@link #build()} refuses, before any loop starts, an older kernel, {@code io_uring_disabled}, a
+         * JVM that does not open Netty's io_uring package ({@value IoUringNapiBusyPolling#ADD_OPENS} on the module
+         * path), a Netty whose handler is not as expected, and loops that are not io_uring.
+         */
+        public Builder ioUringBusyPoll(int busyPollUsecs, boolean preferBusyPoll) {
+            if (busyPollUsecs < 0) {
+                throw new IllegalArgumentException("busy-poll time " + busyPollUsecs + " us is negative");
+            }
+            this.ioUringBusyPollUsecs = busyPollUsecs;
+            this.ioUringPreferBusyPoll = preferBusyPoll;
+            return this;
+        }
+
+        /**
          * Opt-in, with {@link #busyPoll} and {@code prefer_busy_poll}: each loop's queue's NAPI instance gets
          * {@code settings} ({@code napi-set}, Linux 6.13+, CAP_NET_ADMIN), so that its hard IRQ stays deferred
          * while the loop polls. The settings are the NIC's, so the group puts back the ones it found when it
@@ -424,8 +497,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
          * @throws io.numaspread.NumaspreadException REFUSED when busy polling is asked of a kernel before 6.9
          *     or of loops that are not epoll, or NAPI settings of a kernel before 6.13 or without a NAPI map
-         *     that links queues, or IRQ suspension of a kernel before 6.13 (before any loop starts); CALL_FAILED
-         *     when a {@code napi-set} fails (nothing is left changed)
+         *     that links queues, or IRQ suspension of a kernel before 6.13, or io_uring busy polling as
+         *     {@link #ioUringBusyPoll} lists (before any loop starts); CALL_FAILED when a {@code napi-set} or an
+         *     {@code io_uring_register} fails (nothing is left changed)
          */
         public PinnedEventLoopGroup build() throws BackendUnavailableException {
             if ((nic != null ? 1 : 0) + (node != null ? 1 : 0) + (plan != null ? 1 : 0) != 1) {
@@ -434,6 +508,17 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             if (onIrqCpus && nic == null) {
                 throw new IllegalArgumentException("loops on their queues' IRQ CPUs need the NIC (nic)");
             }
+            if (ioUringBusyPollUsecs != null && busyPoll != null) {
+                throw new IllegalArgumentException(
+                        "busyPoll (epoll's EPIOCSPARAMS) and ioUringBusyPoll are for different transports; give one");
+            }
+            Optional<IoUringNapiBusyPolling> ioUring = ioUringBusyPollUsecs == null
+                    ? Optional.empty()
+                    : Optional.of(IoUringNapiBusyPolling.prepare(
+                            kernel,
+                            ioHandlerFactory.getClass().getClassLoader(),
+                            ioUringBusyPollUsecs,
+                            ioUringPreferBusyPoll));
             if (irqSuspension != null) {
                 // Before any loop starts: 6.9 to 6.12 would take the busy polling and then refuse napi-set.
                 LoopBusyPolling.requireIrqSuspension(kernel);
@@ -450,8 +535,12 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             if (steeringKey == SteeringKey.INCOMING_NAPI_ID && napis == null && nic == null) {
                 throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map (napis)");
             }
+            if (ioUring.isPresent() && ioUring.get().settings().tracking() == IoUringNapi.Tracking.STATIC) {
+                // Before any loop starts: static tracking registers the loops' own NAPI IDs, from the map.
+                napiIdsByLoop(napiMap, spreadPlan.size());
+            }
             return new PinnedEventLoopGroup(
-                    threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this, napiMap);
+                    threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this, napiMap, ioUring);
         }
 
         /**

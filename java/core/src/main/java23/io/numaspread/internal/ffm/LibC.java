@@ -2,6 +2,7 @@
 package io.numaspread.internal.ffm;
 
 import io.numaspread.internal.ffm.gen.epoll_params;
+import io.numaspread.internal.ffm.gen.io_uring_napi;
 import io.numaspread.internal.ffm.gen.libc_h;
 import io.numaspread.internal.ffm.gen.pollfd;
 import io.numaspread.internal.ffm.gen.sched_param;
@@ -39,7 +40,8 @@ public final class LibC {
             "bind",
             "poll",
             "recv",
-            "send");
+            "send",
+            "syscall");
 
     private LibC() {}
 
@@ -197,6 +199,65 @@ public final class LibC {
     }
 
     /**
+     * A {@code struct io_uring_napi} in {@code arena}: {@code opcode} (as {@code <linux/io_uring.h>} names it without
+     * its {@code IO_URING_NAPI_} prefix: {@code REGISTER_OP}, {@code STATIC_ADD_ID}, {@code STATIC_DEL_ID}) with
+     * {@code op_param}, which for {@code REGISTER_OP} is a {@link #ioUringNapiTracking} number.
+     */
+    public static MemorySegment ioUringNapi(
+            Arena arena, String opcode, int busyPollUsecs, boolean preferBusyPoll, int opParam) {
+        MemorySegment napi = io_uring_napi.allocate(arena);
+        io_uring_napi.busy_poll_to(napi, busyPollUsecs);
+        io_uring_napi.prefer_busy_poll(napi, (byte) (preferBusyPoll ? 1 : 0));
+        io_uring_napi.opcode(napi, (byte)
+                switch (opcode) {
+                    case "REGISTER_OP" -> libc_h.IO_URING_NAPI_REGISTER_OP();
+                    case "STATIC_ADD_ID" -> libc_h.IO_URING_NAPI_STATIC_ADD_ID();
+                    case "STATIC_DEL_ID" -> libc_h.IO_URING_NAPI_STATIC_DEL_ID();
+                    default -> throw new IllegalArgumentException("no io_uring NAPI opcode " + opcode);
+                });
+        io_uring_napi.op_param(napi, opParam);
+        return napi;
+    }
+
+    /**
+     * The header's number for a NAPI tracking strategy named as {@code <linux/io_uring.h>} names it without its
+     * {@code IO_URING_NAPI_TRACKING_} prefix ({@code STATIC}), or -1 for a name it does not define.
+     */
+    public static int ioUringNapiTracking(String name) {
+        return switch (name) {
+            case "DYNAMIC" -> libc_h.IO_URING_NAPI_TRACKING_DYNAMIC();
+            case "STATIC" -> libc_h.IO_URING_NAPI_TRACKING_STATIC();
+            case "INACTIVE" -> libc_h.IO_URING_NAPI_TRACKING_INACTIVE();
+            default -> -1;
+        };
+    }
+
+    /** {@code busy_poll_to}, {@code prefer_busy_poll} and {@code op_param} of a struct the kernel wrote back. */
+    public static int[] ioUringNapiFields(MemorySegment napi) {
+        return new int[] {
+            io_uring_napi.busy_poll_to(napi), io_uring_napi.prefer_busy_poll(napi), io_uring_napi.op_param(napi)
+        };
+    }
+
+    /**
+     * {@code syscall(SYS_io_uring_register, ringFd, IORING_REGISTER_NAPI or IORING_UNREGISTER_NAPI, napi, 1)}: 0,
+     * or -1 with errno in {@code call}.
+     */
+    public static long ioUringRegisterNapi(CallState call, int ringFd, boolean register, MemorySegment napi) {
+        try {
+            return (long) Handles.SYSCALL_IO_URING_REGISTER.invokeExact(
+                    call.state(),
+                    (long) libc_h.SYS_io_uring_register(),
+                    (long) ringFd,
+                    (long) (register ? libc_h.IORING_REGISTER_NAPI() : libc_h.IORING_UNREGISTER_NAPI()),
+                    napi,
+                    1L);
+        } catch (Throwable e) {
+            throw unexpected(e);
+        }
+    }
+
+    /**
      * {@code open(path, flags)}, without a mode (no {@code O_CREAT}): a descriptor, or -1 with errno in
      * {@code call}. The caller's flags are the running architecture's, which this jar's bindings, generated on
      * one architecture, cannot all give.
@@ -348,6 +409,14 @@ public final class LibC {
                 libc_h.ioctl.address(),
                 libc_h.ioctl.makeInvoker(libc_h.C_POINTER).descriptor(),
                 Linker.Option.firstVariadicArg(2));
+        // syscall is variadic; numaspread passes io_uring_register's arguments, the integers as the longs the
+        // kernel's registers hold.
+        static final MethodHandle SYSCALL_IO_URING_REGISTER = CallState.capturingErrno(
+                libc_h.syscall.address(),
+                libc_h.syscall
+                        .makeInvoker(libc_h.C_LONG, libc_h.C_LONG, libc_h.C_POINTER, libc_h.C_LONG)
+                        .descriptor(),
+                Linker.Option.firstVariadicArg(1));
         static final MethodHandle READ = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
         static final MethodHandle WRITE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
         static final MethodHandle CLOSE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());

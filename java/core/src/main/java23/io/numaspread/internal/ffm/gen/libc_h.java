@@ -997,6 +997,78 @@ public class libc_h extends libc_h$shared {
         }
     }
 
+    /**
+     * Variadic invoker class for:
+     * {@snippet lang=c :
+     * extern long syscall(long __sysno, ...)
+     * }
+     */
+    public static class syscall {
+        private static final FunctionDescriptor BASE_DESC = FunctionDescriptor.of(
+                libc_h.C_LONG,
+                libc_h.C_LONG
+            );
+        private static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("syscall");
+
+        private final MethodHandle handle;
+        private final FunctionDescriptor descriptor;
+        private final MethodHandle spreader;
+
+        private syscall(MethodHandle handle, FunctionDescriptor descriptor, MethodHandle spreader) {
+            this.handle = handle;
+            this.descriptor = descriptor;
+            this.spreader = spreader;
+        }
+
+        /**
+         * Variadic invoker factory for:
+         * {@snippet lang=c :
+         * extern long syscall(long __sysno, ...)
+         * }
+         */
+        public static syscall makeInvoker(MemoryLayout... layouts) {
+            FunctionDescriptor desc$ = BASE_DESC.appendArgumentLayouts(layouts);
+            Linker.Option fva$ = Linker.Option.firstVariadicArg(BASE_DESC.argumentLayouts().size());
+            var mh$ = Linker.nativeLinker().downcallHandle(ADDR, desc$, fva$);
+            var spreader$ = mh$.asSpreader(Object[].class, layouts.length);
+            return new syscall(mh$, desc$, spreader$);
+        }
+
+        /**
+         * {@return the address}
+         */
+        public static MemorySegment address() {
+            return ADDR;
+        }
+
+        /**
+         * {@return the specialized method handle}
+         */
+        public MethodHandle handle() {
+            return handle;
+        }
+
+        /**
+         * {@return the specialized descriptor}
+         */
+        public FunctionDescriptor descriptor() {
+            return descriptor;
+        }
+
+        public long apply(long __sysno, Object... x1) {
+            try {
+                if (TRACE_DOWNCALLS) {
+                    traceDowncall("syscall", __sysno, x1);
+                }
+                return (long) spreader.invokeExact(__sysno, x1);
+            } catch(IllegalArgumentException | ClassCastException ex$)  {
+                throw ex$; // rethrow IAE from passing wrong number/type of args
+            } catch (Throwable ex$) {
+               throw new AssertionError("should not reach here", ex$);
+            }
+        }
+    }
+
     private static class gettid {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             libc_h.C_INT    );
@@ -1189,6 +1261,78 @@ public class libc_h extends libc_h$shared {
            throw new AssertionError("should not reach here", ex$);
         }
     }
+    private static final int IORING_REGISTER_NAPI = (int)27L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_register_op.IORING_REGISTER_NAPI = 27
+     * }
+     */
+    public static int IORING_REGISTER_NAPI() {
+        return IORING_REGISTER_NAPI;
+    }
+    private static final int IORING_UNREGISTER_NAPI = (int)28L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_register_op.IORING_UNREGISTER_NAPI = 28
+     * }
+     */
+    public static int IORING_UNREGISTER_NAPI() {
+        return IORING_UNREGISTER_NAPI;
+    }
+    private static final int IO_URING_NAPI_REGISTER_OP = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_napi_op.IO_URING_NAPI_REGISTER_OP = 0
+     * }
+     */
+    public static int IO_URING_NAPI_REGISTER_OP() {
+        return IO_URING_NAPI_REGISTER_OP;
+    }
+    private static final int IO_URING_NAPI_STATIC_ADD_ID = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_napi_op.IO_URING_NAPI_STATIC_ADD_ID = 1
+     * }
+     */
+    public static int IO_URING_NAPI_STATIC_ADD_ID() {
+        return IO_URING_NAPI_STATIC_ADD_ID;
+    }
+    private static final int IO_URING_NAPI_STATIC_DEL_ID = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_napi_op.IO_URING_NAPI_STATIC_DEL_ID = 2
+     * }
+     */
+    public static int IO_URING_NAPI_STATIC_DEL_ID() {
+        return IO_URING_NAPI_STATIC_DEL_ID;
+    }
+    private static final int IO_URING_NAPI_TRACKING_DYNAMIC = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_napi_tracking_strategy.IO_URING_NAPI_TRACKING_DYNAMIC = 0
+     * }
+     */
+    public static int IO_URING_NAPI_TRACKING_DYNAMIC() {
+        return IO_URING_NAPI_TRACKING_DYNAMIC;
+    }
+    private static final int IO_URING_NAPI_TRACKING_STATIC = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_napi_tracking_strategy.IO_URING_NAPI_TRACKING_STATIC = 1
+     * }
+     */
+    public static int IO_URING_NAPI_TRACKING_STATIC() {
+        return IO_URING_NAPI_TRACKING_STATIC;
+    }
+    private static final int IO_URING_NAPI_TRACKING_INACTIVE = (int)255L;
+    /**
+     * {@snippet lang=c :
+     * enum io_uring_napi_tracking_strategy.IO_URING_NAPI_TRACKING_INACTIVE = 255
+     * }
+     */
+    public static int IO_URING_NAPI_TRACKING_INACTIVE() {
+        return IO_URING_NAPI_TRACKING_INACTIVE;
+    }
     private static final int AF_NETLINK = (int)16L;
     /**
      * {@snippet lang=c :
@@ -1215,6 +1359,15 @@ public class libc_h extends libc_h$shared {
      */
     public static long EPIOCGPARAMS() {
         return EPIOCGPARAMS;
+    }
+    private static final int SYS_io_uring_register = (int)427L;
+    /**
+     * {@snippet lang=c :
+     * #define SYS_io_uring_register 427
+     * }
+     */
+    public static int SYS_io_uring_register() {
+        return SYS_io_uring_register;
     }
 }
 
