@@ -95,7 +95,8 @@ public final class Planner {
                     total + " queues are beyond the " + PlanRequest.MAX_QUEUES + " queues a plan may hold");
         }
         List<Integer> origins = consumers.stream()
-                .map(consumer -> consumer.origins().isEmpty() ? -1 : consumer.origins().get(0))
+                .map(consumer ->
+                        consumer.origins().isEmpty() ? -1 : consumer.origins().get(0))
                 .toList();
         CpuSet candidates = checkedCandidates(topology, first.withOrigins(origins));
         Assignment[][] assignments = shared(

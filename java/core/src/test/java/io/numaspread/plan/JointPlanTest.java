@@ -56,7 +56,9 @@ class JointPlanTest {
         // Planned apart, both NICs take the same 8 CPUs: each gets two queues while 8 CPUs of the node have none.
         List<SpreadPlan> apart = List.of(Planner.plan(XEON, nic(0, 8)), Planner.plan(XEON, nic(0, 8)));
         assertEquals(8, loads(apart).size(), loads(apart).toString());
-        assertEquals(PriorityCheck.Status.BROKEN, Priorities.check(XEON, apart).get(0).status());
+        assertEquals(
+                PriorityCheck.Status.BROKEN,
+                Priorities.check(XEON, apart).get(0).status());
     }
 
     @Test
@@ -67,7 +69,9 @@ class JointPlanTest {
         assertEquals(8, load.size(), load.toString());
         assertEquals(5, plans.get(0).size());
         assertEquals(3, plans.get(1).size());
-        assertTrue(plans.get(1).assignments().stream().allMatch(a -> a.node() == 1), plans.get(1).toString());
+        assertTrue(
+                plans.get(1).assignments().stream().allMatch(a -> a.node() == 1),
+                plans.get(1).toString());
         assertEquals(
                 4,
                 plans.get(0).assignments().stream().filter(a -> a.node() == 0).count(),
@@ -81,22 +85,25 @@ class JointPlanTest {
     @Test
     void nicsOnDifferentNodesStayLocal() {
         List<SpreadPlan> plans = Planner.together(XEON, List.of(nic(0, 8), nic(1, 8)));
-        assertTrue(plans.get(0).assignments().stream().allMatch(a -> a.node() == 0), plans.get(0).toString());
-        assertTrue(plans.get(1).assignments().stream().allMatch(a -> a.node() == 1), plans.get(1).toString());
+        assertTrue(
+                plans.get(0).assignments().stream().allMatch(a -> a.node() == 0),
+                plans.get(0).toString());
+        assertTrue(
+                plans.get(1).assignments().stream().allMatch(a -> a.node() == 1),
+                plans.get(1).toString());
         assertEquals(
                 Planner.plan(XEON, nic(0, 8)).assignments(),
                 plans.get(0).assignments(),
                 "with room on its own node, a NIC gets what it gets alone");
-        assertEquals(
-                Planner.plan(XEON, nic(1, 8)).assignments(), plans.get(1).assignments());
+        assertEquals(Planner.plan(XEON, nic(1, 8)).assignments(), plans.get(1).assignments());
     }
 
     @Test
     void equalCountsAreTheSeveralOriginPlan() {
         for (Topology topology : List.of(XEON, MANA)) {
             for (int queues : new int[] {1, 3, 8, 40}) {
-                SpreadPlan several = Planner.plan(topology, PlanRequest.irqs(List.of(0, 0, 1), queues)
-                        .withMode(Mode.CPU));
+                SpreadPlan several = Planner.plan(
+                        topology, PlanRequest.irqs(List.of(0, 0, 1), queues).withMode(Mode.CPU));
                 List<SpreadPlan> together =
                         Planner.together(topology, List.of(nic(0, queues), nic(0, queues), nic(1, queues)));
                 for (int o = 0; o < 3; o++) {
@@ -110,15 +117,15 @@ class JointPlanTest {
     void oneNicIsPlannedExactlyAsAlone() {
         PlanRequest request = nic(1, 6).withSkipFirst(true).withPolicy(Policy.CORES);
         assertEquals(List.of(Planner.plan(XEON, request)), Planner.together(XEON, List.of(request)));
-        PlanRequest noOrigin = new PlanRequest(
-                List.of(), 4, Mode.CPU, Purpose.IRQS, java.util.Optional.empty(), CpuSet.EMPTY, false);
+        PlanRequest noOrigin =
+                new PlanRequest(List.of(), 4, Mode.CPU, Purpose.IRQS, java.util.Optional.empty(), CpuSet.EMPTY, false);
         assertEquals(List.of(Planner.plan(MANA, noOrigin)), Planner.together(MANA, List.of(noOrigin)));
     }
 
     @Test
     void aNicWithoutANodeSharesTheCpusToo() {
-        PlanRequest noOrigin = new PlanRequest(
-                List.of(), 4, Mode.CPU, Purpose.IRQS, java.util.Optional.empty(), CpuSet.EMPTY, false);
+        PlanRequest noOrigin =
+                new PlanRequest(List.of(), 4, Mode.CPU, Purpose.IRQS, java.util.Optional.empty(), CpuSet.EMPTY, false);
         Map<Integer, Integer> load = loads(Planner.together(MANA, List.of(nic(0, 4), noOrigin)));
         assertEquals(8, load.size(), load.toString());
     }
@@ -144,8 +151,8 @@ class JointPlanTest {
         assertThrows(
                 IllegalArgumentException.class,
                 () -> Planner.together(MANA, List.of(nic(0, 4), PlanRequest.irqs(List.of(0, 1), 2))));
-        IllegalArgumentException unknown =
-                assertThrows(IllegalArgumentException.class, () -> Planner.together(MANA, List.of(nic(0, 4), nic(5, 4))));
+        IllegalArgumentException unknown = assertThrows(
+                IllegalArgumentException.class, () -> Planner.together(MANA, List.of(nic(0, 4), nic(5, 4))));
         assertTrue(unknown.getMessage().startsWith("node 5 does not exist"), unknown.getMessage());
     }
 }
