@@ -71,7 +71,9 @@ class SeveralNicsCliTest extends StandInCliTest {
         // Planned alone, as apply did before, each port took CPUs 0-3 and shared them with the other.
         CliRun alone = CliRun.of(args("plan", "--nic", "eth1", "--json"));
         List<String> aloneCpus = new ArrayList<>();
-        JSON.readTree(alone.out()).get("assignments").forEach(a -> aloneCpus.add(a.get("cpu").asText()));
+        JSON.readTree(alone.out())
+                .get("assignments")
+                .forEach(a -> aloneCpus.add(a.get("cpu").asText()));
         assertEquals(List.of("0", "2", "1", "3"), aloneCpus);
 
         CliRun again = CliRun.of(args("apply", "--nic", "eth0", "--nic", "eth1"));
@@ -91,8 +93,8 @@ class SeveralNicsCliTest extends StandInCliTest {
 
     @Test
     void irqsAndPlanShowTheJointPlan() throws Exception {
-        JsonNode irqs = JSON.readTree(
-                CliRun.of(args("irqs", "--nic", "eth0", "--nic", "eth1", "--json")).out());
+        JsonNode irqs = JSON.readTree(CliRun.of(args("irqs", "--nic", "eth0", "--nic", "eth1", "--json"))
+                .out());
         List<String> planned = new ArrayList<>();
         for (JsonNode nic : irqs.get("nics")) {
             nic.get("irqs").forEach(irq -> {
@@ -102,14 +104,14 @@ class SeveralNicsCliTest extends StandInCliTest {
             });
         }
         assertEquals(
-                List.of(
-                        "eth0:[0]", "eth0:[3]", "eth0:[4]", "eth0:[7]", "eth1:[2]", "eth1:[1]", "eth1:[6]",
-                        "eth1:[5]"),
+                List.of("eth0:[0]", "eth0:[3]", "eth0:[4]", "eth0:[7]", "eth1:[2]", "eth1:[1]", "eth1:[6]", "eth1:[5]"),
                 planned);
 
         JsonNode plan = JSON.readTree(CliRun.of(args("plan", "--all", "--json")).out());
         TreeSet<Integer> cpus = new TreeSet<>();
-        plan.get("nics").forEach(nic -> nic.get("assignments").forEach(a -> cpus.add(a.get("cpu").asInt())));
+        plan.get("nics")
+                .forEach(nic -> nic.get("assignments")
+                        .forEach(a -> cpus.add(a.get("cpu").asInt())));
         assertEquals(8, cpus.size(), plan.toString());
         assertEquals("held", plan.at("/priorities/0/status").asText(), plan.toString());
 
@@ -136,8 +138,7 @@ class SeveralNicsCliTest extends StandInCliTest {
         assertEquals(Failures.ROLLED_BACK, failed.exitCode(), failed.err());
         assertTrue(failed.err().startsWith("numaspread: IRQ 61 (i40e-eth1-TxRx-1): writing \"1\" to "), failed.err());
         assertTrue(
-                failed.err().contains("; eth0 (8 values) put back too, with its state file as before\n"),
-                failed.err());
+                failed.err().contains("; eth0 (8 values) put back too, with its state file as before\n"), failed.err());
         assertEquals(before, kernelFiles());
         assertFalse(Files.exists(eth0State), "no state file claims a change that was undone");
         assertFalse(Files.exists(eth1State));
@@ -167,7 +168,8 @@ class SeveralNicsCliTest extends StandInCliTest {
     @Test
     void badInputNamesTheCulpritAndChangesNothing() {
         assertBadInput("no such interface eth9", "apply", "--nic", "eth0", "--nic", "eth9");
-        assertBadInput("--all takes every NIC with queue IRQs: leave out --nic eth0", "apply", "--all", "--nic", "eth0");
+        assertBadInput(
+                "--all takes every NIC with queue IRQs: leave out --nic eth0", "apply", "--all", "--nic", "eth0");
         assertBadInput("--nic eth0 is given twice", "apply", "--nic", "eth0", "--nic", "eth1", "--nic", "eth0");
         assertBadInput("give --nic IFACE (repeat it for several NICs) or --all", "apply");
         assertBadInput("--state works on one NIC, and 2 were chosen (eth0, eth1)", "apply", "--all", "--state", "x");
@@ -175,8 +177,12 @@ class SeveralNicsCliTest extends StandInCliTest {
         assertBadInput("--irq-suspend works on one NIC", "apply", "--all", "--irq-suspend");
         assertBadInput("no such interface eth9", "irqs", "--nic", "eth9", "--nic", "eth0");
         assertBadInput("--poll-queues works on one NIC", "plan", "--all", "--poll-queues", "1");
-        assertBadInput("--all restores every state file of the state directory: leave out --nic eth0", "restore",
-                "--all", "--nic", "eth0");
+        assertBadInput(
+                "--all restores every state file of the state directory: leave out --nic eth0",
+                "restore",
+                "--all",
+                "--nic",
+                "eth0");
     }
 
     private void assertBadInput(String message, String command, String... more) {
@@ -194,8 +200,11 @@ class SeveralNicsCliTest extends StandInCliTest {
         Files.writeString(eth1State, "{\"interface\": \"eth1\", \"saved\": 3}");
         CliRun restore = CliRun.of(args("restore", "--all"));
         assertEquals(Failures.BAD_INPUT, restore.exitCode(), restore.err());
-        assertTrue(restore.err().startsWith("numaspread: restore --all: 1 of 2 NICs not restored: eth1 (state file "
-                + eth1State + " is not a numaspread state file"), restore.err());
+        assertTrue(
+                restore.err()
+                        .startsWith("numaspread: restore --all: 1 of 2 NICs not restored: eth1 (state file " + eth1State
+                                + " is not a numaspread state file"),
+                restore.err());
         assertTrue(restore.out().contains("\neth1:\nnot restored: state file "), restore.out());
         assertEquals(ETH0.stream().map(irq -> "0-7").toList(), affinities(ETH0), "eth0 was restored all the same");
         assertFalse(Files.exists(eth0State));

@@ -51,6 +51,7 @@ public final class NicFixture {
     private final Map<Integer, String> otherIrqs = new TreeMap<>(Map.of(1, "i8042"));
     /** The /proc/interrupts lines of NICs written before this one, by IRQ: {@link #besides}. */
     private final Map<Integer, String> neighbours = new TreeMap<>();
+
     private String padding = "";
 
     private NicFixture(Path sysfs, Path proc) {
