@@ -44,7 +44,10 @@ import picocli.CommandLine.Spec;
                     + " nothing: every write is read back, and any failure puts back every change already made.",
             "Before the first change the previous values are saved (write then rename) to the state file;"
                     + " 'numaspread restore' puts them back, also after a crash. A second apply keeps the original"
-                    + " values. Kernel-managed IRQs are reported and left alone."
+                    + " values. Kernel-managed IRQs are reported and left alone.",
+            "Several --nic (or --all) are planned together and applied all or nothing across them: each NIC keeps"
+                    + " its own state file, and a failure on one puts back the NICs already written, state files"
+                    + " and all."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Put back exactly what 'apply' recorded in the state file (also after a crash or a kill in"
-                    + " the middle of an apply), verify it, and remove the state file."
+                    + " the middle of an apply), verify it, and remove the state file. --all does so for every NIC"
+                    + " with a state file in the state directory."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
