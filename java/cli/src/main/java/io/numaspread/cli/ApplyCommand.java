@@ -19,13 +19,17 @@ import io.numaspread.nic.Nic;
 import io.numaspread.plan.PollFlags;
 import io.numaspread.plan.PollPlan;
 import java.io.PrintWriter;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,7 +44,10 @@ import picocli.CommandLine.Spec;
                     + " nothing: every write is read back, and any failure puts back every change already made.",
             "Before the first change the previous values are saved (write then rename) to the state file;"
                     + " 'numaspread restore' puts them back, also after a crash. A second apply keeps the original"
-                    + " values. Kernel-managed IRQs are reported and left alone."
+                    + " values. Kernel-managed IRQs are reported and left alone.",
+            "Several --nic (or --all) are planned together and applied all or nothing across them: each NIC keeps"
+                    + " its own state file, and a failure on one puts back the NICs already written, state files"
+                    + " and all."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -116,7 +123,12 @@ final class ApplyCommand implements Runnable {
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        NicOptions.NicPlan planned = nicOptions.planToWrite();
+        List<NicOptions.NicPlan> chosen = nicOptions.plansToWrite();
+        if (chosen.size() > 1) {
+            applyTogether(out, chosen);
+            return;
+        }
+        NicOptions.NicPlan planned = chosen.get(0);
         Nic nic = planned.nic();
         Optional<PollFlags.Around> polled =
                 polling.plan(planned.topology(), planned.plan().request());
@@ -195,6 +207,79 @@ final class ApplyCommand implements Runnable {
             out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
                     + " the previous values are in " + outcome.stateFile() + ". Undo with: "
                     + CommandLines.undo(outcome));
+        } else {
+            out.println("nothing to change");
+        }
+        out.flush();
+    }
+
+    /**
+     * Several NICs: each with its share of their joint plan, all or nothing across them ({@link
+     * NicPlacement#applyTogether}), each NIC's previous values in its own default state file.
+     */
+    private void applyTogether(PrintWriter out, List<NicOptions.NicPlan> nicPlans) {
+        String names = nicPlans.stream().map(plan -> plan.nic().name().value()).collect(Collectors.joining(", "));
+        Stream.of(
+                        polling.pollQueues != null ? "--poll-queues" : null,
+                        pollSched != null ? "--poll-sched" : null,
+                        irqSuspend ? "--irq-suspend" : null,
+                        stateFile.given().isPresent() ? "--state" : null)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .ifPresent(flag -> {
+                    throw NumaspreadException.badInput(flag + " works on one NIC, and " + nicPlans.size()
+                            + " were chosen (" + names + "): give one --nic; nothing was changed");
+                });
+        for (NicOptions.NicPlan nicPlan : nicPlans) {
+            nicPlan.report().printHeader(out);
+            out.println();
+        }
+        KernelPaths paths = nicPlans.get(0).paths();
+        NicPlacement placement = new NicPlacement(
+                paths,
+                kernelFiles.apply(nicOptions.machine.kernelFiles()),
+                Optional.of(iface -> nicOptions.machine.napiAccess(iface, paths)),
+                NicPlacement.StateLocation.DEFAULT);
+        List<NicPlacement.Outcome> outcomes = placement.applyTogether(
+                nicPlans.stream()
+                        .map(plan -> new NicPlacement.Share(plan.nic(), plan.plan()))
+                        .toList(),
+                new NicPlacement.Options(applyOptions.placement(), dryRun));
+        Set<String> notes = new LinkedHashSet<>();
+        for (int i = 0; i < nicPlans.size(); i++) {
+            NicPlacement.Outcome outcome = outcomes.get(i);
+            out.println(outcome.iface() + ":");
+            printResults(out, outcome.results());
+            out.println();
+            outcome.notes().forEach(note -> notes.add("note: " + note));
+            outcome.threading()
+                    .ifPresent(threading -> notes.add("note: " + threadingLine(outcome.iface(), threading, dryRun)));
+            LinkPolicyWords.lines(outcome.iface(), nicOptions.linkPolicies(nicPlans.get(i)))
+                    .forEach(line -> notes.add("note: " + line));
+        }
+        notes.forEach(out::println);
+        String undo = outcomes.stream().map(CommandLines::undo).collect(Collectors.joining("; "));
+        if (dryRun) {
+            String chosen = nicOptions.nics.all
+                    ? " --all"
+                    : nicPlans.stream()
+                            .map(plan -> " --nic " + plan.nic().name())
+                            .collect(Collectors.joining());
+            out.println("dry run: nothing was changed. To apply: numaspread apply" + chosen
+                    + CommandLines.rootOptions(paths) + " (as root; undo with: " + undo + ")");
+        } else if (outcomes.stream().anyMatch(NicPlacement.Outcome::changed)) {
+            for (NicOptions.NicPlan nicPlan : nicPlans) {
+                NicReport after = nicPlan.report();
+                after.printTable(out);
+                after.printWarnings(out);
+                out.println();
+            }
+            out.println("applied and read back (effective_affinity_list follows at each IRQ's next interrupt);"
+                    + " the previous values are in "
+                    + outcomes.stream()
+                            .map(outcome -> outcome.stateFile().toString())
+                            .collect(Collectors.joining(", "))
+                    + ". Undo with: " + undo);
         } else {
             out.println("nothing to change");
         }

@@ -10,9 +10,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --nic IFACE}, every declaration of it. The commands ask different things of the flag: irqs and apply
- * cannot work without their one NIC, plan takes one instead of {@code --node/--count}, restore takes one instead of
- * {@code --state}, watch keeps one or more; so there is one mixin per meaning, each with its own help text, and the
- * name, the label and the parsing into an {@link InterfaceName} are this class's.
+ * cannot work without NICs (or {@code --all}), plan takes them instead of {@code --node/--count}, restore takes
+ * one instead of {@code --state}, watch keeps one or more; so there is one mixin per meaning, each with its own
+ * help text, and the name, the label and the parsing into an {@link InterfaceName} are this class's.
  */
 final class NicOption {
     private static final String NAME = "--nic";
@@ -20,31 +20,45 @@ final class NicOption {
 
     private NicOption() {}
 
-    /** The one NIC a command works on (irqs, apply). */
-    static final class Required {
+    /**
+     * The NICs irqs, apply and plan work on: {@code --nic} once or more, or {@code --all}; several are planned
+     * together ({@link io.numaspread.plan.Planner#together}). For plan they give the origins and the counts that
+     * {@code --node} and {@code --count} give otherwise.
+     */
+    static final class Chosen {
         @Option(
                 names = NAME,
                 paramLabel = LABEL,
-                required = true,
-                description = "The network interface whose queue IRQs are placed (e.g. eth0).")
-        String nic;
+                description = "A network interface whose queue IRQs are planned (e.g. eth0): near the node of its PCI"
+                        + " function (numa_node, else local_cpulist), one per queue. Repeat for several, which are"
+                        + " planned together: no CPU gets a second queue IRQ while one they may use has none.")
+        List<String> nics = new ArrayList<>();
 
-        InterfaceName name() {
-            return new InterfaceName(nic);
+        @Option(
+                names = "--all",
+                description = "Every NIC with queue IRQs (each interface with a device whose MSI vectors name"
+                        + " queues), planned together.")
+        boolean all;
+
+        /** Whether either flag is given. */
+        boolean given() {
+            return all || !nics.isEmpty();
         }
-    }
 
-    /** plan's NIC, which gives the origin and the count that {@code --node} and {@code --count} give otherwise. */
-    static final class PlanOrigin {
-        @Option(
-                names = NAME,
-                paramLabel = LABEL,
-                description = "Plan for this NIC: the origin is the node of its"
-                        + " PCI function (numa_node, else local_cpulist), the count its number of queues.")
-        String nic;
-
-        Optional<InterfaceName> name() {
-            return Optional.ofNullable(nic).map(InterfaceName::new);
+        /**
+         * The NICs given, in order, or empty for {@code --all}.
+         *
+         * @throws NumaspreadException (bad input) for neither flag, both, or a NIC given twice
+         */
+        List<InterfaceName> names() {
+            if (all && !nics.isEmpty()) {
+                throw NumaspreadException.badInput(
+                        "--all takes every NIC with queue IRQs: leave out --nic " + String.join(", ", nics));
+            }
+            if (!all && nics.isEmpty()) {
+                throw NumaspreadException.badInput("give --nic IFACE (repeat it for several NICs) or --all");
+            }
+            return distinct(nics);
         }
     }
 
@@ -87,20 +101,25 @@ final class NicOption {
 
         /** The NICs in the order given; a NIC given twice is bad input. */
         List<InterfaceName> names() {
-            List<InterfaceName> names = new ArrayList<>();
-            for (String nic : nics) {
-                InterfaceName name = new InterfaceName(nic);
-                if (names.contains(name)) {
-                    throw NumaspreadException.badInput(NAME + " " + nic + " is given twice");
-                }
-                names.add(name);
-            }
-            return names;
+            return distinct(nics);
         }
 
         /** "eth0, eth1", as given. */
         String joined() {
             return String.join(", ", nics);
         }
+    }
+
+    /** {@code nics} as names, in the order given; a NIC given twice is bad input. */
+    private static List<InterfaceName> distinct(List<String> nics) {
+        List<InterfaceName> names = new ArrayList<>();
+        for (String nic : nics) {
+            InterfaceName name = new InterfaceName(nic);
+            if (names.contains(name)) {
+                throw NumaspreadException.badInput(NAME + " " + nic + " is given twice");
+            }
+            names.add(name);
+        }
+        return names;
     }
 }

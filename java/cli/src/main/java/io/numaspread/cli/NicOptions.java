@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import java.util.List;
 import picocli.CommandLine.Mixin;
 
-/** Which NIC (it is required), where the kernel's files are, and how its queues are spread. */
+/** Which NICs (one at least, or {@code --all}), where the kernel's files are, and how their queues are spread. */
 final class NicOptions extends NicPlanOptions {
     @Mixin
-    NicOption.Required nic = new NicOption.Required();
+    NicOption.Chosen nics = new NicOption.Chosen();
 
-    NicPlan plan() {
-        return plan(nic.name());
+    /** Each chosen NIC with its share of their joint plan. */
+    List<NicPlan> plans() {
+        return plans(nics);
     }
 
     /** For commands that write: see {@link ProcRootOptions#writablePaths}. */
-    NicPlan planToWrite() {
-        return planToWrite(nic.name());
+    List<NicPlan> plansToWrite() {
+        return plansToWrite(nics);
     }
 }

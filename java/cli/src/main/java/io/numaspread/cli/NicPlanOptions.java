@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
@@ -8,11 +9,13 @@ import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.plan.PlanRequest;
+import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import picocli.CommandLine.Mixin;
 
 /**
@@ -39,24 +42,43 @@ class NicPlanOptions {
         }
     }
 
-    NicPlan plan(InterfaceName nic) {
-        return plan(nic, proc.paths(machine), machine::topology);
+    /** The NICs' joint plan ({@link Planner#together}): each NIC with its share, in the order chosen. */
+    List<NicPlan> plans(NicOption.Chosen nics) {
+        return plans(nics, proc.paths(machine), machine.topology());
     }
 
-    /** {@link #plan(InterfaceName)} on the topology the command has read already. */
-    NicPlan plan(InterfaceName nic, Topology topology) {
-        return plan(nic, proc.paths(machine), () -> topology);
+    /** {@link #plans(NicOption.Chosen)} on the topology the command has read already. */
+    List<NicPlan> plans(NicOption.Chosen nics, Topology topology) {
+        return plans(nics, proc.paths(machine), topology);
     }
 
     /** For commands that write: see {@link ProcRootOptions#writablePaths}. */
-    NicPlan planToWrite(InterfaceName nic) {
-        return plan(nic, proc.writablePaths(machine), machine::topology);
+    List<NicPlan> plansToWrite(NicOption.Chosen nics) {
+        return plans(nics, proc.writablePaths(machine), machine.topology());
     }
 
-    private NicPlan plan(InterfaceName nic, KernelPaths paths, Supplier<Topology> machineTopology) {
-        Nic found = NicDiscovery.discover(nic, paths);
-        Topology topology = machineTopology.get();
-        return new NicPlan(paths, topology, found, planFor(topology, found, planOptions));
+    private List<NicPlan> plans(NicOption.Chosen chosen, KernelPaths paths, Topology topology) {
+        List<InterfaceName> names = chosen.names();
+        List<Nic> nics = chosen.all
+                ? NicDiscovery.withQueueIrqs(paths)
+                : names.stream().map(name -> NicDiscovery.discover(name, paths)).toList();
+        if (nics.isEmpty()) {
+            throw NumaspreadException.badInput("--all: no interface of " + paths.netClass() + " has queue IRQs");
+        }
+        List<PlanRequest> requests = nics.stream()
+                .map(nic -> planOptions.refine(nic.planRequest(topology, Purpose.IRQS)))
+                .toList();
+        List<SpreadPlan> shares;
+        try {
+            shares = Planner.together(topology, requests);
+        } catch (IllegalArgumentException e) {
+            throw NumaspreadException.badInput(e.getMessage());
+        }
+        List<NicPlan> plans = new ArrayList<>();
+        for (int i = 0; i < nics.size(); i++) {
+            plans.add(new NicPlan(paths, topology, nics.get(i), shares.get(i)));
+        }
+        return List.copyOf(plans);
     }
 
     /** The NIC's NAPI instances, through the backend this command reads the machine with. */

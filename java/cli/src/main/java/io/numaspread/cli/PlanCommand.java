@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
                     + "SMT siblings apart. Changes nothing.",
             "Several --node values (--node 0,1) plan --count queues for each, sharing the CPUs.",
             "--nic IFACE plans for that NIC: its node and its number of queues; it also shows each queue's NAPI"
-                    + " instance, with the source that named it.",
+                    + " instance, with the source that named it. Several --nic (or --all) plan the NICs together,"
+                    + " sharing the CPUs as several --node values do.",
             "--poll-queues N plans a core of its own for each of N busy-poll threads (threaded busy polling,"
                     + " Linux 6.19+) and keeps the IRQs and event loops off those cores."
         })
@@ -56,7 +57,7 @@ final class PlanCommand implements Runnable {
     Integer count;
 
     @Mixin
-    NicOption.PlanOrigin nic = new NicOption.PlanOrigin();
+    NicOption.Chosen nics = new NicOption.Chosen();
 
     @Mixin
     PollOptions polling = new PollOptions();
@@ -69,17 +70,22 @@ final class PlanCommand implements Runnable {
 
     @Override
     public void run() {
-        picture.target();
+        boolean drawn = picture.target().isPresent();
         Topology topology = planning.machine.topology();
         SpreadPlan plan;
         Nic found = null;
         NapiMap napis = null;
-        if (nic.nic != null) {
+        if (nics.given()) {
             if (count != null || !nodes.isEmpty()) {
                 throw NumaspreadException.badInput(
                         "--nic takes the origin and the count from the NIC: leave out --node and --count");
             }
-            NicPlanOptions.NicPlan nicPlan = planning.plan(nic.name().get(), topology);
+            List<NicPlanOptions.NicPlan> nicPlans = planning.plans(nics, topology);
+            if (nicPlans.size() > 1) {
+                planTogether(topology, nicPlans, drawn);
+                return;
+            }
+            NicPlanOptions.NicPlan nicPlan = nicPlans.get(0);
             found = nicPlan.nic();
             plan = nicPlan.plan();
             napis = planning.napis(nicPlan);
@@ -105,20 +111,12 @@ final class PlanCommand implements Runnable {
                 root.set("poll", pollJson(poll, loops));
             }
             if (found != null) {
-                root.put("interface", found.name().value());
-                root.put("pci", found.pciAddress());
-                root.put("numa_node", found.numaNode());
-                root.set("napi", NapiReport.toJson(napis));
+                putNic(root, found, napis);
             }
             out.println(Json.write(root));
         } else {
             if (found != null) {
-                out.println(found.name() + ": PCI " + found.pciAddress() + ", " + found.originReason(topology) + "; "
-                        + found.queues().size() + " queue" + (found.queues().size() == 1 ? "" : "s") + " ("
-                        + (found.grouping().recognised()
-                                ? found.grouping().scheme() + " naming"
-                                : "naming not recognised: one per vector")
-                        + ")");
+                printNic(out, found, topology);
             }
             if (poll != null) {
                 printPoll(out, poll, loops);
@@ -137,6 +135,68 @@ final class PlanCommand implements Runnable {
                 found == null ? "origin" : found.name().value(),
                 List.of(),
                 planning.proc.paths(planning.machine).procRoot());
+    }
+
+    /**
+     * Several NICs: each NIC's share of their joint plan, in the order chosen, and the priorities judged over all
+     * their queues as one.
+     */
+    private void planTogether(Topology topology, List<NicPlanOptions.NicPlan> nicPlans, boolean drawn) {
+        String flag = drawn ? "--svg" : polling.pollQueues != null ? "--poll-queues" : null;
+        if (flag != null) {
+            throw NumaspreadException.badInput(
+                    flag + " works on one NIC, and " + nicPlans.size() + " were chosen: give one --nic");
+        }
+        List<SpreadPlan> shares =
+                nicPlans.stream().map(NicPlanOptions.NicPlan::plan).toList();
+        List<PriorityCheck> checks = Priorities.check(topology, shares);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json.requested) {
+            ObjectNode root = Json.object();
+            ArrayNode each = root.putArray("nics");
+            for (NicPlanOptions.NicPlan nicPlan : nicPlans) {
+                ObjectNode entry = toJson(nicPlan.plan(), List.of());
+                entry.remove("priorities"); // judged over the joint plan, below
+                putNic(entry, nicPlan.nic(), planning.napis(nicPlan));
+                each.add(entry);
+            }
+            root.set("priorities", toJson(shares.get(0), checks).get("priorities"));
+            out.println(Json.write(root));
+        } else {
+            printSummary(out, shares.get(0));
+            for (NicPlanOptions.NicPlan nicPlan : nicPlans) {
+                out.println();
+                printNic(out, nicPlan.nic(), topology);
+                printAssignments(out, nicPlan.plan());
+            }
+            out.println();
+            out.println("priorities over the " + nicPlans.size() + " NICs' "
+                    + shares.stream().mapToInt(SpreadPlan::size).sum() + " queues:");
+            checks.forEach(out::println);
+            for (NicPlanOptions.NicPlan nicPlan : nicPlans) {
+                out.println();
+                NapiReport.print(out, planning.napis(nicPlan));
+            }
+        }
+        out.flush();
+    }
+
+    /** The NIC a plan is for, in the JSON object of its plan. */
+    private static void putNic(ObjectNode root, Nic found, NapiMap napis) {
+        root.put("interface", found.name().value());
+        root.put("pci", found.pciAddress());
+        root.put("numa_node", found.numaNode());
+        root.set("napi", NapiReport.toJson(napis));
+    }
+
+    /** The NIC a plan is for, in one line. */
+    private static void printNic(PrintWriter out, Nic found, Topology topology) {
+        out.println(found.name() + ": PCI " + found.pciAddress() + ", " + found.originReason(topology) + "; "
+                + found.queues().size() + " queue" + (found.queues().size() == 1 ? "" : "s") + " ("
+                + (found.grouping().recognised()
+                        ? found.grouping().scheme() + " naming"
+                        : "naming not recognised: one per vector")
+                + ")");
     }
 
     static ObjectNode pollJson(PollPlan poll, SpreadPlan loops) {
@@ -237,11 +297,22 @@ final class PlanCommand implements Runnable {
     }
 
     static void printText(PrintWriter out, SpreadPlan plan, List<PriorityCheck> checks) {
-        boolean several = plan.request().origins().size() > 1;
+        printSummary(out, plan);
+        printAssignments(out, plan);
+        out.println();
+        checks.forEach(out::println);
+    }
+
+    /** The candidates, the policy and the mode, which every share of a joint plan has alike. */
+    private static void printSummary(PrintWriter out, SpreadPlan plan) {
         out.println("candidates " + plan.candidates() + "   policy "
                 + plan.request().policy().id() + "   mode "
                 + plan.request().mode().label()
                 + (plan.request().skipFirst() ? "   first slot skipped" : ""));
+    }
+
+    private static void printAssignments(PrintWriter out, SpreadPlan plan) {
+        boolean several = plan.request().origins().size() > 1;
         out.println((several ? "origin  " : "") + "queue  cpus              slot  node  distance  level  pass");
         for (Assignment a : plan.assignments()) {
             String origin = several
@@ -262,7 +333,5 @@ final class PlanCommand implements Runnable {
                     a.level(),
                     a.pass());
         }
-        out.println();
-        checks.forEach(out::println);
     }
 }

@@ -12,6 +12,7 @@ import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Put back exactly what 'apply' recorded in the state file (also after a crash or a kill in"
-                    + " the middle of an apply), verify it, and remove the state file."
+                    + " the middle of an apply), verify it, and remove the state file. --all does so for every NIC"
+                    + " with a state file in the state directory."
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -35,7 +37,8 @@ import picocli.CommandLine.Spec;
                     + " --if-present, there was no state file",
             "2:bad input (no state file, wrong interface, a malformed state file or value); nothing was written",
             "3:refused for safety (no privilege, a state directory others can write); nothing was written",
-            "4:some values could not be put back (named); the state file is kept for another try"
+            "4:some values could not be put back (named); the state file is kept for another try (with --all: the"
+                    + " code of the first NIC that failed, after every NIC was tried)"
         })
 final class RestoreCommand implements Runnable {
     @Spec
@@ -54,6 +57,13 @@ final class RestoreCommand implements Runnable {
                     + " should fail.")
     boolean ifPresent;
 
+    @Option(
+            names = "--all",
+            description = "Restore every NIC that has a state file in the state directory (/run/numaspread, or"
+                    + " PROC_ROOT/numaspread with --proc-root), each in turn, reporting each; a NIC that fails is"
+                    + " named and the others are still restored.")
+    boolean all;
+
     @Mixin
     MachineOptions machine = new MachineOptions();
 
@@ -62,18 +72,69 @@ final class RestoreCommand implements Runnable {
 
     @Override
     public void run() {
-        if (nic.nic == null && stateFile.given().isEmpty()) {
-            throw NumaspreadException.badInput("restore needs --nic IFACE or --state FILE");
+        if (all && (nic.nic != null || stateFile.given().isPresent())) {
+            throw NumaspreadException.badInput("--all restores every state file of the state directory: leave out "
+                    + (nic.nic != null
+                            ? "--nic " + nic.nic
+                            : "--state " + stateFile.given().get()));
+        }
+        if (!all && nic.nic == null && stateFile.given().isEmpty()) {
+            throw NumaspreadException.badInput("restore needs --nic IFACE, --state FILE or --all");
+        }
+        KernelPaths paths = proc.writablePaths(machine);
+        PrintWriter out = spec.commandLine().getOut();
+        AffinityTransaction applier = applier(paths);
+        if (all) {
+            restoreAll(out, paths, applier);
+            return;
         }
         Optional<InterfaceName> iface = nic.name();
-        KernelPaths paths = proc.writablePaths(machine);
         Path state = stateFile.given().orElseGet(() -> StateFile.defaultPath(paths, iface.get()));
-        PrintWriter out = spec.commandLine().getOut();
         if (ifPresent && StateFile.read(state).isEmpty()) {
             out.println("no state file " + state + ": nothing to restore");
             out.flush();
             return;
         }
+        restore(out, paths, applier, state, iface);
+        out.flush();
+    }
+
+    /**
+     * Every NIC that has a state file in the default state directory, one after the other, whatever became of the
+     * others; then a failure naming those that failed, if any did.
+     */
+    private void restoreAll(PrintWriter out, KernelPaths paths, AffinityTransaction applier) {
+        Path directory = StateFile.defaultDirectory(paths);
+        List<InterfaceName> recorded = StateFile.interfacesIn(directory);
+        if (recorded.isEmpty()) {
+            out.println("no state file in " + directory + ": nothing to restore");
+            out.flush();
+            return;
+        }
+        Map<InterfaceName, NumaspreadException> failed = new LinkedHashMap<>();
+        for (InterfaceName iface : recorded) {
+            out.println(iface + ":");
+            try {
+                restore(out, paths, applier, StateFile.defaultPath(paths, iface), Optional.of(iface));
+            } catch (NumaspreadException e) {
+                failed.put(iface, e);
+                out.println("not restored: " + CommandLines.words(e));
+            }
+            out.println();
+        }
+        out.flush();
+        if (!failed.isEmpty()) {
+            throw new NumaspreadException(
+                    failed.values().iterator().next().kind(),
+                    "restore --all: " + failed.size() + " of " + recorded.size() + " NICs not restored: "
+                            + failed.entrySet().stream()
+                                    .map(entry -> entry.getKey() + " (" + CommandLines.words(entry.getValue()) + ")")
+                                    .collect(Collectors.joining("; ")));
+        }
+    }
+
+    /** How the state file's values are put back on these trees. */
+    private AffinityTransaction applier(KernelPaths paths) {
         // NAPI threads are found again by name: a re-created thread has a new PID.
         // Each NAPI's own threaded is the running kernel's (netdev netlink), never a stand-in tree's.
         PerNapiThreaded perNapi =
@@ -88,8 +149,17 @@ final class RestoreCommand implements Runnable {
         // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
         // tree a state file recording them is refused.
         int maskBits = SysfsTree.at(paths.sysfsRoot()).maskBits();
-        AffinityTransaction applier = new AffinityTransaction(
+        return new AffinityTransaction(
                 paths, machine.kernelFiles(), maskBits, threads, machine.napiSettingsRestore(paths));
+    }
+
+    /** Restores one state file and says what was put back. */
+    private static void restore(
+            PrintWriter out,
+            KernelPaths paths,
+            AffinityTransaction applier,
+            Path state,
+            Optional<InterfaceName> iface) {
         Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);
@@ -125,6 +195,5 @@ final class RestoreCommand implements Runnable {
                         : "; " + gone + " recorded IRQ" + (gone == 1 ? " or queue is" : "s or queues are")
                                 + " gone (named above), nothing to put back there")
                 + "; removed it");
-        out.flush();
     }
 }

@@ -148,6 +148,49 @@ class LiveIrqTest {
     }
 
     /**
+     * On a host whose only NIC with queue IRQs is eth0, {@code apply --all} is {@code apply --nic eth0}: the same
+     * dry run, word for word, and the same IRQ affinities written.
+     */
+    @Test
+    @NeedsRoot
+    @NeedsLiveNic
+    void applyAllIsApplyOfTheOneNicOnThisHost() throws Exception {
+        assertEquals(
+                List.of(new InterfaceName("eth0")),
+                NicDiscovery.withQueueIrqs(KernelPaths.LIVE).stream()
+                        .map(Nic::name)
+                        .toList(),
+                "this test is for the project's machines, whose one NIC with queue IRQs is eth0");
+        String cpu = Integer.toString(Runtime.getRuntime().availableProcessors() - 1);
+        Path state = run.resolve("eth0.json");
+        Map<String, Map<Integer, String>> applied = new TreeMap<>();
+        try {
+            List<String> dryRuns = new ArrayList<>();
+            for (List<String> chosen : List.of(List.of("--all"), List.of("--nic", "eth0"))) {
+                List<String> apply = new ArrayList<>(List.of("apply"));
+                apply.addAll(chosen);
+                apply.addAll(List.of("--cpus", cpu, "--state", state.toString()));
+                CliRun dry = CliRun.of(
+                        Stream.concat(apply.stream(), Stream.of("--dry-run")).toArray(String[]::new));
+                assertEquals(0, dry.exitCode(), dry.err());
+                dryRuns.add(dry.out());
+                CliRun real = CliRun.of(apply.toArray(String[]::new));
+                assertEquals(0, real.exitCode(), real.err() + real.out());
+                applied.put(String.join(" ", chosen), everyAffinity());
+                CliRun restore = CliRun.of("restore", "--nic", "eth0", "--state", state.toString());
+                assertEquals(0, restore.exitCode(), restore.err() + restore.out());
+                assertEquals(original, everyAffinity(), "every IRQ is back after " + chosen);
+            }
+            assertEquals(dryRuns.get(0), dryRuns.get(1));
+            assertEquals(applied.get("--nic eth0"), applied.get("--all"));
+            assertTrue(eth0QueueIrqs().stream()
+                    .allMatch(irq -> cpu.equals(applied.get("--all").get(irq))));
+        } finally {
+            putBackEveryIrq();
+        }
+    }
+
+    /**
      * irqs and plan show eth0's NAPI instances as discovery finds them through this JVM's backend, with the
      * source; netlink answers on Linux 6.8 and newer.
      */

@@ -801,6 +801,34 @@ public final class AffinityTransaction {
     private record Restoring(StateFile.Saved saved, CpuSet recorded, String current) {}
 
     private List<Result> restoreHoldingLock(StateFile.State state, Path stateFile) {
+        PutBack back = putBack(state, "state file " + stateFile);
+        if (!back.failures().isEmpty()) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.INCOMPLETE,
+                    "could not restore everything: " + String.join("; ", back.failures()) + "; the state file "
+                            + stateFile + " is kept");
+        }
+        StateFile.delete(stateFile);
+        return back.results();
+    }
+
+    /**
+     * Puts back what {@code changed} records, as restore does, with no state file read or removed: the undo of one
+     * NIC's apply, which succeeded, when a later NIC of the same joint apply failed. The caller holds the NIC's
+     * state file lock.
+     *
+     * @param changed what the apply changed, each value as it was before the apply
+     * @return what could not be put back, each named; empty when everything is back
+     */
+    public List<String> putBack(StateFile.State changed) {
+        return putBack(changed, "the values " + changed.iface() + " had").failures();
+    }
+
+    /** What a put back did, and what it could not put back. */
+    private record PutBack(List<Result> results, List<String> failures) {}
+
+    /** @param source what {@code state} comes from, for the refusal of values this machine cannot hold */
+    private PutBack putBack(StateFile.State state, String source) {
         InterruptTable interrupts = InterruptTable.read(paths);
         List<Result> results = new ArrayList<>();
         List<Restoring> toWrite = new ArrayList<>();
@@ -833,7 +861,7 @@ public final class AffinityTransaction {
             }
         }
         if (!invalid.isEmpty()) {
-            throw NumaspreadException.badInput("state file " + stateFile + " cannot be restored on this machine: "
+            throw NumaspreadException.badInput(source + " cannot be restored on this machine: "
                     + String.join("; ", invalid) + "; nothing was written");
         }
         // Another apply may have added entries while this one waited for the lock.
@@ -864,17 +892,12 @@ public final class AffinityTransaction {
                 .ifPresent(before -> threaded.restore(state.iface(), before).ifPresent(failures::add));
         failures.addAll(restoreNapis(state));
         failures.addAll(restoreNapiSettings(state));
-        if (!failures.isEmpty()) {
-            throw new NumaspreadException(
-                    NumaspreadException.Kind.INCOMPLETE,
-                    "could not restore everything: " + String.join("; ", failures) + "; the state file " + stateFile
-                            + " is kept");
-        }
-        StateFile.delete(stateFile);
         List<Target> order = state.saved().stream().map(StateFile.Saved::target).toList();
-        return results.stream()
-                .sorted(Comparator.comparingInt(r -> order.indexOf(r.target())))
-                .toList();
+        return new PutBack(
+                results.stream()
+                        .sorted(Comparator.comparingInt(r -> order.indexOf(r.target())))
+                        .toList(),
+                failures);
     }
 
     /**

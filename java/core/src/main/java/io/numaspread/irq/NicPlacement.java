@@ -19,12 +19,14 @@ import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.SpreadPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -419,6 +421,127 @@ public final class NicPlacement {
             }
             throw e;
         }
+    }
+
+    /** One NIC of a joint apply, and its share of the joint plan ({@link io.numaspread.plan.Planner#together}). */
+    public record Share(Nic nic, SpreadPlan plan) {}
+
+    /**
+     * Applies each NIC's share of a joint plan, all or nothing across them: each NIC keeps its own state file, and
+     * when one NIC's apply fails, the NICs applied before it are put back, newest first, and their state files
+     * rewritten as they were (removed when there was none), so that no state file claims a change that was undone.
+     * Every NIC's state file lock is held from the first change to the last. One NIC is applied exactly as {@link
+     * #apply} does.
+     *
+     * @return each NIC's outcome, in the order given
+     * @throws NumaspreadException as {@link #apply} does for the NIC that failed, saying which NICs were put back
+     *     too; a {@link RestoreNeeded} when one of them could not be, naming its state file, which then keeps the
+     *     values it had before
+     * @throws IllegalArgumentException when two shares have one state file
+     */
+    public List<Outcome> applyTogether(List<Share> shares, Options options) {
+        if (shares.size() == 1 || options.dryRun()) {
+            return shares.stream()
+                    .map(share -> apply(share.nic(), Wanted.plan(share.plan()), options))
+                    .toList();
+        }
+        List<Path> stateFiles = shares.stream()
+                .map(share -> state.of(paths, share.nic().name()))
+                .toList();
+        if (Set.copyOf(stateFiles).size() != stateFiles.size()) {
+            throw new IllegalArgumentException("the NICs of a joint apply need a state file each, not " + stateFiles);
+        }
+        List<StateFile.Lock> held = new ArrayList<>();
+        try {
+            for (Path stateFile : stateFiles) {
+                held.add(StateFile.hold(stateFile));
+            }
+            List<Optional<StateFile.State>> recorded =
+                    stateFiles.stream().map(StateFile::read).toList();
+            List<Outcome> done = new ArrayList<>();
+            for (Share share : shares) {
+                try {
+                    done.add(apply(share.nic(), Wanted.plan(share.plan()), options));
+                } catch (NumaspreadException failed) {
+                    throw undone(done, recorded, options, failed);
+                }
+            }
+            return List.copyOf(done);
+        } finally {
+            for (int i = held.size() - 1; i >= 0; i--) {
+                held.get(i).close();
+            }
+        }
+    }
+
+    /**
+     * Puts back the NICs a joint apply changed before {@code failed}, newest first, and their state files as they
+     * were: the failure to throw.
+     */
+    private NumaspreadException undone(
+            List<Outcome> done, List<Optional<StateFile.State>> recorded, Options options, NumaspreadException failed) {
+        List<String> back = new ArrayList<>();
+        for (int i = done.size() - 1; i >= 0; i--) {
+            Outcome outcome = done.get(i);
+            StateFile.State changed = changed(outcome);
+            if (changed.isEmpty()) {
+                continue;
+            }
+            NapiThreads threads = options.napiThreads()
+                    ? napi.orElseThrow().apply(outcome.iface()).threads(paths, files)
+                    : NapiThreads.NONE;
+            List<String> stuck = transaction(threads).putBack(changed);
+            if (!stuck.isEmpty()) {
+                RestoreNeeded needed = new RestoreNeeded(
+                        NumaspreadException.Kind.ROLLED_BACK,
+                        failed.getMessage() + "; ROLLBACK FAILED for " + outcome.iface() + ": "
+                                + String.join("; ", stuck),
+                        outcome.stateFile(),
+                        paths,
+                        "");
+                needed.initCause(failed);
+                return needed;
+            }
+            Optional<StateFile.State> before = recorded.get(i);
+            if (before.isPresent()) {
+                StateFile.write(outcome.stateFile(), before.get());
+            } else {
+                StateFile.delete(outcome.stateFile());
+            }
+            back.add(outcome.iface() + " (" + changed.saved().size() + " value"
+                    + (changed.saved().size() == 1 ? "" : "s") + ")");
+        }
+        if (back.isEmpty()) {
+            return failed;
+        }
+        String more = "; " + String.join(", ", back) + " put back too, with "
+                + (back.size() == 1 ? "its state file" : "their state files") + " as before";
+        if (failed instanceof RestoreNeeded stale) {
+            return stale.followedBy(more);
+        }
+        if (failed instanceof NapiFeatureFailure feature) {
+            return feature.followedBy(more);
+        }
+        return new NumaspreadException(failed.kind(), failed.getMessage() + more, failed);
+    }
+
+    /** What an apply changed, each value as it was before: what its undo puts back. */
+    private static StateFile.State changed(Outcome outcome) {
+        List<StateFile.Saved> saved = outcome.results().stream()
+                .filter(result -> result.status() == AffinityTransaction.Status.CHANGED)
+                .map(result -> new StateFile.Saved(result.target(), result.before()))
+                .toList();
+        StateFile.State changed = new StateFile.State(outcome.iface(), saved);
+        if (outcome.threading().isEmpty()) {
+            return changed;
+        }
+        Threading threading = outcome.threading().get();
+        if (threading.way() == ThreadingWay.DEVICE) {
+            return threading.switchedDevice() ? changed.withThreadedBefore(0) : changed;
+        }
+        Map<Integer, Integer> off = new TreeMap<>();
+        threading.turnedOn().forEach(napiId -> off.put(napiId, 0));
+        return changed.withNapiThreadedBefore(off);
     }
 
     @SuppressWarnings("try") // the lock is held, not used

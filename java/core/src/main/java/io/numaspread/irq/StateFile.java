@@ -16,6 +16,7 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -35,6 +36,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 
 /**
  * The write-ahead record of what an apply changed: the text every touched kernel file held before the first
@@ -284,12 +286,47 @@ public final class StateFile {
      * (and a restore never reads) the live machine's state.
      */
     public static Path defaultPath(KernelPaths paths, InterfaceName iface) {
-        return in(paths.isLive() ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread"), iface);
+        return in(defaultDirectory(paths), iface);
     }
 
     /** {@code iface}'s state file in {@code directory}: {@code IFACE.json}. */
     public static Path in(Path directory, InterfaceName iface) {
         return directory.resolve(iface.value() + ".json");
+    }
+
+    /** Where the interfaces' default state files are ({@link #defaultPath}). */
+    public static Path defaultDirectory(KernelPaths paths) {
+        return paths.isLive() ? Path.of("/run/numaspread") : paths.procRoot().resolve("numaspread");
+    }
+
+    /**
+     * The interfaces that have a state file {@code IFACE.json} in {@code directory}, by name; none when it does
+     * not exist. Only the names are read here: each file is read, with its checks, when it is restored.
+     *
+     * @throws NumaspreadException (refused) for a directory others can change; (bad input) when it cannot be listed
+     */
+    public static List<InterfaceName> interfacesIn(Path directory) {
+        Path any = directory.resolve("any.json");
+        try {
+            Optional<TrustedDirectory> found = directory(any, false);
+            if (found.isEmpty()) {
+                return List.of();
+            }
+            found.get().close();
+            try (Stream<Path> entries = Files.list(directory)) {
+                return entries.map(entry -> entry.getFileName().toString())
+                        .filter(name -> name.endsWith(".json") && !name.startsWith("."))
+                        .map(name -> name.substring(0, name.length() - ".json".length()))
+                        .filter(InterfaceName::isValid)
+                        .sorted()
+                        .map(InterfaceName::new)
+                        .toList();
+            }
+        } catch (NoSuchFileException e) {
+            return List.of();
+        } catch (IOException e) {
+            throw failure("cannot list the state directory " + directory, e);
+        }
     }
 
     /**

@@ -22,6 +22,11 @@ public record InterfaceName(String value) {
         }
     }
 
+    /** Whether {@code name} is a valid interface name, for names found rather than given (state files). */
+    public static boolean isValid(String name) {
+        return invalidBecause(name) == null;
+    }
+
     private static String invalidBecause(String name) {
         if (name == null || name.isEmpty()) {
             return "it is empty";

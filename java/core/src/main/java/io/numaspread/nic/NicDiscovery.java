@@ -77,6 +77,31 @@ public final class NicDiscovery {
     }
 
     /**
+     * Every NIC with queue IRQs, by interface name: each interface with a device whose discovery finds queue
+     * vectors ({@code numaspread apply --all}). An interface discovery cannot place (virtual, down, without MSI
+     * vectors) has no queue IRQs to plan and is left out.
+     */
+    public static List<Nic> withQueueIrqs(KernelPaths paths) {
+        List<Nic> nics = new ArrayList<>();
+        for (String name : interfaces(paths)) {
+            try {
+                InterfaceName iface = new InterfaceName(name);
+                if (Files.exists(paths.netDevice(iface).resolve("device"))) {
+                    Nic nic = discover(iface, paths);
+                    if (!nic.queueVectors().isEmpty()) {
+                        nics.add(nic);
+                    }
+                }
+            } catch (NumaspreadException e) {
+                if (e.kind() != NumaspreadException.Kind.BAD_INPUT) {
+                    throw e;
+                }
+            }
+        }
+        return List.copyOf(nics);
+    }
+
+    /**
      * The interface of the default route in {@code /proc/net/route} (destination and mask 0, flag RTF_UP),
      * lowest metric first.
      */

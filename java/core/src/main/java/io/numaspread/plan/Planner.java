@@ -40,6 +40,83 @@ public final class Planner {
      * @throws IllegalArgumentException for an unknown origin node or an empty candidate set, naming it
      */
     public static SpreadPlan plan(Topology topology, PlanRequest request) {
+        CpuSet candidates = checkedCandidates(topology, request);
+        Layout layout = new Layout(topology, candidates);
+        Assignment[] assignments;
+        if (request.origins().size() <= 1) {
+            assignments = single(
+                    layout,
+                    request,
+                    request.origins().isEmpty() ? -1 : request.origins().get(0));
+        } else {
+            int[] counts = new int[request.origins().size()];
+            Arrays.fill(counts, request.count());
+            assignments = Arrays.stream(shared(layout, request, request.origins(), counts))
+                    .flatMap(Arrays::stream)
+                    .toArray(Assignment[]::new);
+        }
+        return new SpreadPlan(request, candidates, Arrays.asList(assignments));
+    }
+
+    /**
+     * Several consumers of queues planned together, each with its own count: the joint plan of a host's NICs. It
+     * is the several-origin plan of {@link PlanRequest} with a count per origin: the consumers take turns, one
+     * queue each in list order while they have queues left, so no CPU gets a second queue while a candidate CPU
+     * has none, and each consumer stays as near its origin as the others leave room for. With equal counts it is
+     * {@code plan(--node A,B --count K)}; with one consumer it is exactly {@link #plan(Topology, PlanRequest)}.
+     *
+     * @param consumers one request each, with one origin or none, alike in everything but origin and count
+     * @return each consumer's plan, in the order given, each with its own request
+     * @throws IllegalArgumentException for no consumers, consumers that differ in more than origin and count, an
+     *     unknown origin node or an empty candidate set, naming it
+     */
+    public static List<SpreadPlan> together(Topology topology, List<PlanRequest> consumers) {
+        if (consumers.isEmpty()) {
+            throw new IllegalArgumentException("a joint plan needs one consumer at least");
+        }
+        PlanRequest first = consumers.get(0);
+        long total = 0;
+        for (PlanRequest consumer : consumers) {
+            if (consumer.origins().size() > 1) {
+                throw new IllegalArgumentException(
+                        "each consumer of a joint plan has one origin or none, not " + consumer.origins());
+            }
+            if (!consumer.withOrigins(first.origins()).withCount(first.count()).equals(first)) {
+                throw new IllegalArgumentException("consumers planned together differ in more than origin and count: "
+                        + first + " and " + consumer);
+            }
+            total += consumer.count();
+        }
+        if (consumers.size() == 1) {
+            return List.of(plan(topology, first));
+        }
+        if (total > PlanRequest.MAX_QUEUES) {
+            throw new IllegalArgumentException(
+                    total + " queues are beyond the " + PlanRequest.MAX_QUEUES + " queues a plan may hold");
+        }
+        List<Integer> origins = consumers.stream()
+                .map(consumer ->
+                        consumer.origins().isEmpty() ? -1 : consumer.origins().get(0))
+                .toList();
+        CpuSet candidates = checkedCandidates(topology, first.withOrigins(origins));
+        Assignment[][] assignments = shared(
+                new Layout(topology, candidates),
+                first,
+                origins,
+                consumers.stream().mapToInt(PlanRequest::count).toArray());
+        List<SpreadPlan> plans = new ArrayList<>();
+        for (int o = 0; o < consumers.size(); o++) {
+            plans.add(new SpreadPlan(consumers.get(o), candidates, Arrays.asList(assignments[o])));
+        }
+        return List.copyOf(plans);
+    }
+
+    /**
+     * The candidates of {@code request}, after checking that there are some and that its origins exist.
+     *
+     * @throws IllegalArgumentException for an unknown origin node or an empty candidate set, naming it
+     */
+    private static CpuSet checkedCandidates(Topology topology, PlanRequest request) {
         CpuSet candidates = candidates(topology, request);
         if (candidates.isEmpty()) {
             throw new IllegalArgumentException("no candidate CPUs: the allowed set " + allowed(topology, request)
@@ -52,14 +129,7 @@ public final class Planner {
                         + topology.nodes().stream().map(NumaNode::id).toList());
             }
         }
-        Layout layout = new Layout(topology, candidates);
-        Assignment[] assignments = request.origins().size() <= 1
-                ? single(
-                        layout,
-                        request,
-                        request.origins().isEmpty() ? -1 : request.origins().get(0))
-                : shared(layout, request);
-        return new SpreadPlan(request, candidates, Arrays.asList(assignments));
+        return candidates;
     }
 
     /**
@@ -222,22 +292,33 @@ public final class Planner {
     }
 
     /**
-     * Several origins share the CPUs: they take turns in list order (each origin's first turn is a phantom with
-     * {@code skipFirst}), and each turn takes, among the origin's eligible CPUs with the fewest queues, the one
-     * its policy ranks first. Also valid for one origin, where it yields exactly {@link #onePass}'s order.
+     * Several origins share the CPUs: they take turns in list order while they have queues left (each origin's
+     * first turn is a phantom with {@code skipFirst}), and each turn takes, among the origin's eligible CPUs with
+     * the fewest queues, the one its policy ranks first. Also valid for one origin, where it yields exactly
+     * {@link #onePass}'s order.
+     *
+     * @param request the mode, policy and {@code skipFirst} of every origin
+     * @param counts how many queues each of {@code origins} gets
+     * @return each origin's assignments, in index order
      */
-    static Assignment[] shared(Layout layout, PlanRequest request) {
-        List<Integer> origins = request.origins().isEmpty() ? List.of(-1) : request.origins();
-        Turns turns = new Turns(layout, origins, request.policy());
+    static Assignment[][] shared(Layout layout, PlanRequest request, List<Integer> origins, int[] counts) {
+        List<Integer> turnTakers = origins.isEmpty() ? List.of(-1) : origins;
+        Turns turns = new Turns(layout, turnTakers, request.policy());
         int skip = request.skipFirst() ? 1 : 0;
-        int count = request.count();
-        Assignment[] assignments = new Assignment[count * origins.size()];
-        for (int turn = 0; turn < count + skip; turn++) {
-            for (int o = 0; o < origins.size(); o++) {
+        int most = Arrays.stream(counts).max().orElse(0);
+        Assignment[][] assignments = new Assignment[turnTakers.size()][];
+        for (int o = 0; o < turnTakers.size(); o++) {
+            assignments[o] = new Assignment[counts[o]];
+        }
+        for (int turn = 0; turn < most + skip; turn++) {
+            for (int o = 0; o < turnTakers.size(); o++) {
+                if (turn >= counts[o] + skip) {
+                    continue; // this origin has all its queues
+                }
                 int pass = turns.pass(o);
                 int cpu = turns.take(o);
                 if (turn >= skip) {
-                    assignments[o * count + turn - skip] =
+                    assignments[o][turn - skip] =
                             assignment(layout, turns.views[o], request.mode(), turn - skip, cpu, pass);
                 }
             }

@@ -44,6 +44,18 @@ public final class Priorities {
         return check(topology, plan.candidates(), queues, plan.request().policy());
     }
 
+    /** The checks of plans made together ({@link Planner#together}), judged over all their queues as one. */
+    public static List<PriorityCheck> check(Topology topology, List<SpreadPlan> together) {
+        List<Queue> queues = new ArrayList<>();
+        for (SpreadPlan plan : together) {
+            for (Assignment assignment : plan.assignments()) {
+                queues.add(new Queue(assignment.origin(), assignment.cpus()));
+            }
+        }
+        SpreadPlan first = together.get(0);
+        return check(topology, first.candidates(), queues, first.request().policy());
+    }
+
     /**
      * @param candidates the CPUs the placement could use
      * @param policy which priorities the placement may waive

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.plan;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.numaspread.CpuSet;
+import io.numaspread.testing.MachineShape;
+import io.numaspread.testing.Topologies;
+import io.numaspread.topology.Topology;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@link Planner#together}: a host's NICs planned as one, each with its own queue count. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class JointPlanTest {
+    /** Two sockets of 16 cores with two threads each, Intel numbering: CPU n's sibling is n + 32. */
+    private static final Topology XEON =
+            Topologies.of(MachineShape.smt("xeon-2s", 2, 16, 2, true, new int[][] {{10, 21}, {21, 10}}));
+
+    private static final Topology MANA = Topologies.of(MachineShape.mana());
+
+    /** What a NIC asks for its IRQs: a CPU per queue near its node ({@link io.numaspread.nic.Nic#planRequest}). */
+    private static PlanRequest nic(int node, int queues) {
+        return PlanRequest.irqs(node, queues).withMode(Mode.CPU);
+    }
+
+    /** How many queues each CPU of {@code plans} carries. */
+    private static Map<Integer, Integer> loads(List<SpreadPlan> plans) {
+        Map<Integer, Integer> load = new HashMap<>();
+        plans.forEach(plan -> plan.assignments().forEach(a -> load.merge(a.cpu(), 1, Integer::sum)));
+        return load;
+    }
+
+    @Test
+    void twoNicsOnOneNodeGetACpuEachWhileTheNodeHasFreeOnes() {
+        List<SpreadPlan> plans = Planner.together(XEON, List.of(nic(0, 8), nic(0, 8)));
+        assertEquals(2, plans.size());
+        Map<Integer, Integer> load = loads(plans);
+        assertEquals(16, load.size(), "16 queues on 16 CPUs: " + load);
+        assertTrue(load.values().stream().allMatch(n -> n == 1), load.toString());
+        for (SpreadPlan plan : plans) {
+            assertEquals(8, plan.size());
+            assertTrue(plan.assignments().stream().allMatch(a -> a.node() == 0), plan.toString());
+            assertEquals(List.of(0), plan.request().origins(), "each NIC's plan keeps its own request");
+        }
+        assertTrue(
+                Priorities.check(XEON, plans).stream().allMatch(c -> c.status() == PriorityCheck.Status.HELD),
+                Priorities.check(XEON, plans).toString());
+
+        // Planned apart, both NICs take the same 8 CPUs: each gets two queues while 8 CPUs of the node have none.
+        List<SpreadPlan> apart = List.of(Planner.plan(XEON, nic(0, 8)), Planner.plan(XEON, nic(0, 8)));
+        assertEquals(8, loads(apart).size(), loads(apart).toString());
+        assertEquals(
+                PriorityCheck.Status.BROKEN,
+                Priorities.check(XEON, apart).get(0).status());
+    }
+
+    @Test
+    void unequalCountsStillGiveEveryQueueItsOwnCpuWhileCpusRemain() {
+        // mana: 8 CPUs, 4 per node. 5 + 3 queues fill the machine once, nearest first for each NIC.
+        List<SpreadPlan> plans = Planner.together(MANA, List.of(nic(0, 5), nic(1, 3)));
+        Map<Integer, Integer> load = loads(plans);
+        assertEquals(8, load.size(), load.toString());
+        assertEquals(5, plans.get(0).size());
+        assertEquals(3, plans.get(1).size());
+        assertTrue(
+                plans.get(1).assignments().stream().allMatch(a -> a.node() == 1),
+                plans.get(1).toString());
+        assertEquals(
+                4,
+                plans.get(0).assignments().stream().filter(a -> a.node() == 0).count(),
+                "the NIC of node 0 fills its node, and its fifth queue takes node 1's last free CPU");
+        // Beyond the CPUs: 8 + 4 queues on 8 CPUs; no CPU carries three while one carries one.
+        Map<Integer, Integer> over = loads(Planner.together(MANA, List.of(nic(0, 8), nic(0, 4))));
+        assertEquals(8, over.size());
+        assertTrue(over.values().stream().allMatch(n -> n == 1 || n == 2), over.toString());
+    }
+
+    @Test
+    void nicsOnDifferentNodesStayLocal() {
+        List<SpreadPlan> plans = Planner.together(XEON, List.of(nic(0, 8), nic(1, 8)));
+        assertTrue(
+                plans.get(0).assignments().stream().allMatch(a -> a.node() == 0),
+                plans.get(0).toString());
+        assertTrue(
+                plans.get(1).assignments().stream().allMatch(a -> a.node() == 1),
+                plans.get(1).toString());
+        assertEquals(
+                Planner.plan(XEON, nic(0, 8)).assignments(),
+                plans.get(0).assignments(),
+                "with room on its own node, a NIC gets what it gets alone");
+        assertEquals(Planner.plan(XEON, nic(1, 8)).assignments(), plans.get(1).assignments());
+    }
+
+    @Test
+    void equalCountsAreTheSeveralOriginPlan() {
+        for (Topology topology : List.of(XEON, MANA)) {
+            for (int queues : new int[] {1, 3, 8, 40}) {
+                SpreadPlan several = Planner.plan(
+                        topology, PlanRequest.irqs(List.of(0, 0, 1), queues).withMode(Mode.CPU));
+                List<SpreadPlan> together =
+                        Planner.together(topology, List.of(nic(0, queues), nic(0, queues), nic(1, queues)));
+                for (int o = 0; o < 3; o++) {
+                    assertEquals(several.forOrigin(o), together.get(o).assignments(), queues + " queues, NIC " + o);
+                }
+            }
+        }
+    }
+
+    @Test
+    void oneNicIsPlannedExactlyAsAlone() {
+        PlanRequest request = nic(1, 6).withSkipFirst(true).withPolicy(Policy.CORES);
+        assertEquals(List.of(Planner.plan(XEON, request)), Planner.together(XEON, List.of(request)));
+        PlanRequest noOrigin =
+                new PlanRequest(List.of(), 4, Mode.CPU, Purpose.IRQS, java.util.Optional.empty(), CpuSet.EMPTY, false);
+        assertEquals(List.of(Planner.plan(MANA, noOrigin)), Planner.together(MANA, List.of(noOrigin)));
+    }
+
+    @Test
+    void aNicWithoutANodeSharesTheCpusToo() {
+        PlanRequest noOrigin =
+                new PlanRequest(List.of(), 4, Mode.CPU, Purpose.IRQS, java.util.Optional.empty(), CpuSet.EMPTY, false);
+        Map<Integer, Integer> load = loads(Planner.together(MANA, List.of(nic(0, 4), noOrigin)));
+        assertEquals(8, load.size(), load.toString());
+    }
+
+    @Test
+    void fourThousandCpusAreCheap() {
+        Topology huge = Topologies.of(MachineShape.huge4096());
+        List<PlanRequest> nics = List.of(nic(0, 64), nic(0, 64), nic(1, 32), nic(0, 128));
+        long start = System.nanoTime();
+        List<SpreadPlan> plans = Planner.together(huge, nics);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(288, loads(plans).size(), "288 queues, each on its own CPU");
+        assertTrue(millis < 5_000, "took " + millis + " ms");
+    }
+
+    @Test
+    void consumersThatDifferInMoreThanOriginAndCountAreRefused() {
+        IllegalArgumentException mixed = assertThrows(
+                IllegalArgumentException.class,
+                () -> Planner.together(MANA, List.of(nic(0, 4), nic(1, 4).withMode(Mode.SIBLINGS))));
+        assertTrue(mixed.getMessage().startsWith("consumers planned together differ in more than origin and count"));
+        assertThrows(IllegalArgumentException.class, () -> Planner.together(MANA, List.of()));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Planner.together(MANA, List.of(nic(0, 4), PlanRequest.irqs(List.of(0, 1), 2))));
+        IllegalArgumentException unknown = assertThrows(
+                IllegalArgumentException.class, () -> Planner.together(MANA, List.of(nic(0, 4), nic(5, 4))));
+        assertTrue(unknown.getMessage().startsWith("node 5 does not exist"), unknown.getMessage());
+    }
+}
