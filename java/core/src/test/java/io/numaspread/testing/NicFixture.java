@@ -49,6 +49,9 @@ public final class NicFixture {
     private CpuSet online = CpuSet.range(0, 1);
     private final Map<Integer, String> vectors = new LinkedHashMap<>();
     private final Map<Integer, String> otherIrqs = new TreeMap<>(Map.of(1, "i8042"));
+    /** The /proc/interrupts lines of NICs written before this one, by IRQ: {@link #besides}. */
+    private final Map<Integer, String> neighbours = new TreeMap<>();
+
     private String padding = "";
 
     private NicFixture(Path sysfs, Path proc) {
@@ -78,8 +81,35 @@ public final class NicFixture {
      * transmit queues; every vector starts on 0-7 and every xps_cpus on ff. Written.
      */
     public static NicFixture i40eOnMana(Path sysfs, Path proc) {
-        return at(sysfs, proc, MachineShape.mana())
-                .iface("eth0")
+        return firstI40ePort(at(sysfs, proc, MachineShape.mana())).write();
+    }
+
+    /**
+     * eth1, the second port of {@link #i40eOnMana}'s card, written beside it in the same trees: PCI function
+     * 0000:3b:00.1 on node 0, a misc vector (59), queue vectors 60-63 and four transmit queues, all on 0-7 and ff.
+     */
+    public static NicFixture secondI40ePort(Path sysfs, Path proc) {
+        NicFixture fixture = new NicFixture(sysfs, proc);
+        fixture.online = MachineShape.mana().online();
+        return fixture.besides(firstI40ePort(new NicFixture(sysfs, proc)))
+                .iface("eth1")
+                .pci("0000:3b:00.1")
+                .driver("i40e")
+                .numaNode(0)
+                .localCpus("0-3")
+                .affinity("0-7")
+                .txQueues(4, "ff")
+                .vector(59, "i40e-0000:3b:00.1:misc")
+                .vector(60, "i40e-eth1-TxRx-0")
+                .vector(61, "i40e-eth1-TxRx-1")
+                .vector(62, "i40e-eth1-TxRx-2")
+                .vector(63, "i40e-eth1-TxRx-3")
+                .write();
+    }
+
+    /** {@link #i40eOnMana}'s eth0, not yet written. */
+    private static NicFixture firstI40ePort(NicFixture fixture) {
+        return fixture.iface("eth0")
                 .pci("0000:3b:00.0")
                 .driver("i40e")
                 .numaNode(0)
@@ -90,8 +120,7 @@ public final class NicFixture {
                 .vector(50, "i40e-eth0-TxRx-0")
                 .vector(51, "i40e-eth0-TxRx-1")
                 .vector(52, "i40e-eth0-TxRx-2")
-                .vector(53, "i40e-eth0-TxRx-3")
-                .write();
+                .vector(53, "i40e-eth0-TxRx-3");
     }
 
     public NicFixture iface(String name) {
@@ -158,6 +187,19 @@ public final class NicFixture {
     }
 
     /**
+     * A second NIC of the same trees: {@code /proc/interrupts} keeps listing {@code written}'s vectors (the file is
+     * written whole), whose {@code irq/N/} files stay as they are.
+     */
+    public NicFixture besides(NicFixture written) {
+        int hwirq = 0;
+        for (Map.Entry<Integer, String> vector : written.vectors.entrySet()) {
+            neighbours.put(vector.getKey(), written.chip(hwirq++) + "      " + vector.getValue());
+        }
+        neighbours.putAll(written.neighbours);
+        return this;
+    }
+
+    /**
      * Text after the final newline of every file this NIC writes (numa_node, local_cpulist, xps_cpus,
      * interrupts, irq/N/*): "\0" pads them as some kernels pad sysfs files.
      */
@@ -190,6 +232,7 @@ public final class NicFixture {
         }
         Map<Integer, String> lines = new TreeMap<>(vectors);
         otherIrqs.keySet().forEach(irq -> lines.put(irq, null));
+        neighbours.keySet().forEach(irq -> lines.put(irq, ""));
         StringBuilder interrupts = new StringBuilder("     ");
         online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, "      CPU%d", cpu)));
         interrupts.append('\n');
@@ -198,6 +241,10 @@ public final class NicFixture {
             int irq = line.getKey();
             interrupts.append(String.format(Locale.ROOT, "%4d:", irq));
             online.forEachCpu(cpu -> interrupts.append(String.format(Locale.ROOT, " %10d", 100 * irq + cpu)));
+            if (neighbours.containsKey(irq)) {
+                interrupts.append("   ").append(neighbours.get(irq)).append('\n');
+                continue;
+            }
             interrupts.append(
                     line.getValue() == null
                             ? "   IO-APIC   " + irq + "-edge      " + otherIrqs.get(irq)
