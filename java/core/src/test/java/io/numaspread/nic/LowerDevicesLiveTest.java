@@ -11,15 +11,12 @@ import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.KernelText;
 import io.numaspread.nic.LowerDevices.Kind;
 import io.numaspread.nic.LowerDevices.Upper;
+import io.numaspread.testing.IpLink;
 import io.numaspread.testing.NeedsLiveNic;
 import io.numaspread.testing.NeedsRoot;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,9 +34,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class LowerDevicesLiveTest {
     private static final InterfaceName ETH0 = new InterfaceName("eth0");
-    /** Names of this run's own: "nsu" and four hex digits of the PID, and a role (at most 15 characters). */
-    private static final String PREFIX =
-            String.format(Locale.ROOT, "nsu%04x", ProcessHandle.current().pid() & 0xffff);
+    private static final String PREFIX = IpLink.name("");
 
     private final List<String> made = new ArrayList<>();
     private String eth0Flags;
@@ -55,7 +50,7 @@ class LowerDevicesLiveTest {
         for (int i = made.size() - 1; i >= 0; i--) {
             String device = made.get(i);
             if (Files.exists(KernelPaths.LIVE.netClass().resolve(device))) {
-                ip("link", "del", device);
+                IpLink.run("del", device);
             }
             if (Files.exists(KernelPaths.LIVE.netClass().resolve(device))) {
                 left.add(device);
@@ -70,7 +65,7 @@ class LowerDevicesLiveTest {
 
     @Test
     void aMacvlanOnEth0ResolvesToEth0() throws Exception {
-        String macvlan = make(PREFIX + "mv", "link", "add", "link", "eth0", "name", PREFIX + "mv", "type", "macvlan");
+        String macvlan = make(PREFIX + "mv", "add", "link", "eth0", "name", PREFIX + "mv", "type", "macvlan");
         LowerDevices lower = LowerDevices.resolve(new InterfaceName(macvlan), KernelPaths.LIVE);
         assertEquals(Kind.MACVLAN, lower.kind());
         assertEquals(List.of(new LowerDevices.Member(ETH0, List.of(upper(macvlan, Kind.MACVLAN)))), lower.nics());
@@ -81,11 +76,11 @@ class LowerDevicesLiveTest {
     /** Two levels, as a VLAN on a bond: the bridge's macvlan port is on eth0, its veth port has no queues. */
     @Test
     void aBridgeOverAMacvlanAndAVethResolvesToEth0ThroughTheMacvlan() throws Exception {
-        String macvlan = make(PREFIX + "mv", "link", "add", "link", "eth0", "name", PREFIX + "mv", "type", "macvlan");
-        String veth = make(PREFIX + "va", "link", "add", PREFIX + "va", "type", "veth", "peer", "name", PREFIX + "vb");
-        String bridge = make(PREFIX + "br", "link", "add", PREFIX + "br", "type", "bridge");
-        ip("link", "set", macvlan, "master", bridge);
-        ip("link", "set", veth, "master", bridge);
+        String macvlan = make(PREFIX + "mv", "add", "link", "eth0", "name", PREFIX + "mv", "type", "macvlan");
+        String veth = make(PREFIX + "va", "add", PREFIX + "va", "type", "veth", "peer", "name", PREFIX + "vb");
+        String bridge = make(PREFIX + "br", "add", PREFIX + "br", "type", "bridge");
+        IpLink.run("set", macvlan, "master", bridge);
+        IpLink.run("set", veth, "master", bridge);
         LowerDevices lower = LowerDevices.resolve(new InterfaceName(bridge), KernelPaths.LIVE);
         assertEquals(Kind.BRIDGE, lower.kind());
         assertEquals(
@@ -102,9 +97,9 @@ class LowerDevicesLiveTest {
 
     @Test
     void aBridgeOverAVethAloneHasNoQueueIrqs() throws Exception {
-        String veth = make(PREFIX + "va", "link", "add", PREFIX + "va", "type", "veth", "peer", "name", PREFIX + "vb");
-        String bridge = make(PREFIX + "br", "link", "add", PREFIX + "br", "type", "bridge");
-        ip("link", "set", veth, "master", bridge);
+        String veth = make(PREFIX + "va", "add", PREFIX + "va", "type", "veth", "peer", "name", PREFIX + "vb");
+        String bridge = make(PREFIX + "br", "add", PREFIX + "br", "type", "bridge");
+        IpLink.run("set", veth, "master", bridge);
         NumaspreadException e = assertThrows(
                 NumaspreadException.class, () -> LowerDevices.resolve(new InterfaceName(bridge), KernelPaths.LIVE));
         assertEquals(
@@ -132,22 +127,10 @@ class LowerDevicesLiveTest {
         return new Upper(new InterfaceName(name), kind);
     }
 
-    /** Runs {@code ip ARGS}, which makes {@code device}, remembered for deletion before it runs. */
+    /** Runs {@code ip link ARGS}, which makes {@code device}, remembered for deletion before it runs. */
     private String make(String device, String... args) throws Exception {
         made.add(device);
-        ip(args);
+        IpLink.run(args);
         return device;
-    }
-
-    private static void ip(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("ip"));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(20, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish");
-        }
-        assertEquals(0, process.exitValue(), String.join(" ", command) + ": " + output);
     }
 }

@@ -20,6 +20,7 @@ import io.numaspread.plan.Assignment;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
+import io.numaspread.testing.IpLink;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NeedsLiveNic;
 import io.numaspread.testing.NeedsRoot;
@@ -27,12 +28,9 @@ import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.UpperDeviceFixture;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -163,10 +161,9 @@ class UpperDeviceLoopsTest {
     @NeedsRoot
     @NeedsLiveNic
     void aLiveMacvlansGroupHasEth0sLoopsAndNapiMap() throws Exception {
-        String macvlan =
-                String.format(Locale.ROOT, "nsn%04xmv", ProcessHandle.current().pid() & 0xffff);
+        String macvlan = IpLink.name("gmv");
         String eth0Flags = Files.readString(Path.of("/sys/class/net/eth0/flags"));
-        ip("link", "add", "link", "eth0", "name", macvlan, "type", "macvlan");
+        IpLink.run("add", "link", "eth0", "name", macvlan, "type", "macvlan");
         try {
             ThreadPinner pinner = ThreadPinner.live();
             PinnedEventLoopGroup group = PinnedEventLoopGroup.forNic(macvlan, Transport.EPOLL.ioHandlerFactory());
@@ -195,21 +192,9 @@ class UpperDeviceLoopsTest {
                 eth0.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             }
         } finally {
-            ip("link", "del", macvlan);
+            IpLink.run("del", macvlan);
         }
         assertEquals(false, Files.exists(Path.of("/sys/class/net", macvlan)), macvlan + " is deleted");
         assertEquals(eth0Flags, Files.readString(Path.of("/sys/class/net/eth0/flags")), "eth0's flags as they were");
-    }
-
-    private static void ip(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of("ip"));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(20, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " did not finish");
-        }
-        assertEquals(0, process.exitValue(), String.join(" ", command) + ": " + output);
     }
 }
