@@ -4,10 +4,12 @@ package io.numaspread.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
+import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.NapiMap;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,6 +22,8 @@ import picocli.CommandLine.Spec;
             "Show a NIC's IRQs (each NIC's in turn with several --nic or --all, beside their joint plan): name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
                     + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
                     + " against the plan; and each queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
+            "For an upper device (a bond, team, VLAN, macvlan or bridge, or a VLAN on a bond), a section for each NIC"
+                    + " under it, saying how it is under the device, with its share of the NICs' plan together.",
             "--svg FILE also draws them: each queue on its planned CPUs, each vector on the CPU the kernel delivers"
                     + " it to, in red where that is outside the plan."
         })
@@ -40,14 +44,22 @@ final class IrqsCommand implements Runnable {
     public void run() {
         boolean drawn = picture.target().isPresent();
         PrintWriter out = spec.commandLine().getOut();
-        List<NicOptions.NicPlan> nicPlans = nicOptions.plans();
+        Optional<LowerDevices> upper = nicOptions.upperDevice();
+        if (upper.isPresent() && drawn) {
+            UpperDeviceIrqs.requireOneToDraw(upper.get());
+        }
+        List<NicOptions.NicPlan> nicPlans = upper.isPresent() ? nicOptions.plans(upper.get()) : nicOptions.plans();
         if (drawn && nicPlans.size() > 1) {
             throw NumaspreadException.badInput(
                     "--svg draws one NIC, and " + nicPlans.size() + " were chosen: give one" + " --nic");
         }
+        if (upper.isPresent() && !json.requested) {
+            out.println(UpperDeviceIrqs.heading(upper.get()));
+        }
         List<ObjectNode> objects = new ArrayList<>();
         List<NicReport> reports = new ArrayList<>();
-        for (NicOptions.NicPlan nicPlan : nicPlans) {
+        for (int m = 0; m < nicPlans.size(); m++) {
+            NicOptions.NicPlan nicPlan = nicPlans.get(m);
             NicReport report = nicPlan.report();
             reports.add(report);
             NapiMap napis = nicOptions.napis(nicPlan);
@@ -58,7 +70,11 @@ final class IrqsCommand implements Runnable {
                 LinkPolicyWords.putJson(root, linkPolicies);
                 objects.add(root);
             } else {
-                if (nicPlan != nicPlans.get(0)) {
+                if (upper.isPresent()) {
+                    out.println();
+                    out.println("== " + nicPlan.nic().name() + ", "
+                            + upper.get().nics().get(m).relation());
+                } else if (m > 0) {
                     out.println();
                 }
                 report.printHeader(out);
@@ -71,10 +87,14 @@ final class IrqsCommand implements Runnable {
             }
         }
         if (json.requested) {
-            // One NIC's object as it always was; several NICs' objects in a list, each with its share of the plan.
+            // One NIC's object as it always was; several NICs' objects in a list, each with its share of the plan;
+            // an upper device's with its kind and how each NIC is under it.
             ObjectNode several = Json.object();
             several.putArray("nics").addAll(objects);
-            out.println(Json.write(objects.size() == 1 ? objects.get(0) : several));
+            out.println(Json.write(
+                    upper.isPresent()
+                            ? UpperDeviceIrqs.toJson(upper.get(), objects)
+                            : objects.size() == 1 ? objects.get(0) : several));
         }
         out.flush();
         if (drawn) {

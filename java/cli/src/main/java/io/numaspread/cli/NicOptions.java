@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.cli;
 
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.LowerDevices;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 import picocli.CommandLine.Mixin;
 
 /** Which NICs (one at least, or {@code --all}), where the kernel's files are, and how their queues are spread. */
@@ -17,5 +25,27 @@ final class NicOptions extends NicPlanOptions {
     /** For commands that write: see {@link ProcRootOptions#writablePaths}. */
     List<NicPlan> plansToWrite() {
         return plansToWrite(nics);
+    }
+
+    /**
+     * The one {@code --nic} given when it is an upper device (it has {@code lower_*} links: a bond, a VLAN, a
+     * macvlan), resolved to the NICs under it; empty for a NIC, several, or {@code --all}, which keep their own
+     * errors.
+     */
+    Optional<LowerDevices> upperDevice() {
+        if (nics.all || nics.nics.size() != 1) {
+            return Optional.empty();
+        }
+        InterfaceName name = nics.names().get(0);
+        KernelPaths paths = proc.paths(machine);
+        Path device = paths.netDevice(name);
+        try (Stream<Path> entries = Files.list(device)) {
+            if (entries.noneMatch(entry -> entry.getFileName().toString().startsWith("lower_"))) {
+                return Optional.empty();
+            }
+        } catch (IOException e) {
+            return Optional.empty(); // no such interface: discovery names it, as for any NIC
+        }
+        return Optional.of(LowerDevices.resolve(name, paths));
     }
 }

@@ -5,6 +5,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
@@ -65,6 +66,21 @@ class NicPlanOptions {
         if (nics.isEmpty()) {
             throw NumaspreadException.badInput("--all: no interface of " + paths.netClass() + " has queue IRQs");
         }
+        return together(nics, paths, topology);
+    }
+
+    /** The NICs under an upper device ({@link LowerDevices#nics}), planned together as several --nic are. */
+    List<NicPlan> plans(LowerDevices lower) {
+        KernelPaths paths = proc.paths(machine);
+        return together(
+                lower.nics().stream()
+                        .map(member -> NicDiscovery.discover(member.name(), paths))
+                        .toList(),
+                paths,
+                machine.topology());
+    }
+
+    private List<NicPlan> together(List<Nic> nics, KernelPaths paths, Topology topology) {
         List<PlanRequest> requests = nics.stream()
                 .map(nic -> planOptions.refine(nic.planRequest(topology, Purpose.IRQS)))
                 .toList();

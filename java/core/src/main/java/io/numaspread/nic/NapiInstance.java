@@ -9,7 +9,8 @@ import java.util.OptionalInt;
  * {@code napi/IFACE-ID}.
  *
  * @param id the NAPI ID (from the kernel's {@code MIN_NAPI_ID} up, which depends on how it was built)
- * @param queue the driver's receive queue it polls, when known (see {@link NapiMap#source()})
+ * @param queue the driver's receive queue it polls, when known (see {@link NapiMap#source()}); in the map of an
+ *     upper device's NICs, that queue's place among all their queues ({@link NapiMap#merged})
  * @param irq the IRQ that schedules it, when the driver links one
  * @param threadPid the PID of its {@code napi/IFACE-ID} kernel thread, when NAPI is threaded
  * @param threaded whether this NAPI is threaded (0 no, 1 yes, 2 yes and busy-polling), when the kernel reports it

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.nic;
 
-/** Where a {@link NapiMap} came from, so that every report can say how far to trust it. */
+/** Where a {@link NapiMap} came from, so that every report can say how far to trust it; most trusted first. */
 public enum NapiSource {
     /** netdev netlink {@code queue-get} and {@code napi-get} (Linux 6.8+), with the driver linking queues. */
     NETLINK,

@@ -29,8 +29,7 @@ public final class NicDiscovery {
     public static Nic discover(InterfaceName iface, KernelPaths paths) {
         Path netDir = paths.netDevice(iface);
         if (!Files.isDirectory(netDir)) {
-            throw NumaspreadException.badInput("no such interface " + iface + " (" + paths.netClass() + " has "
-                    + String.join(", ", interfaces(paths)) + ")");
+            throw noSuchInterface(iface, paths);
         }
         Path device = netDir.resolve("device");
         if (!Files.exists(device)) {
@@ -177,6 +176,12 @@ public final class NicDiscovery {
             throw NumaspreadException.badInput("cannot list " + dir + ": " + Errno.describe(e));
         }
         return List.copyOf(numbers);
+    }
+
+    /** The error for an interface that is not in the tree, naming those that are. */
+    static NumaspreadException noSuchInterface(InterfaceName iface, KernelPaths paths) {
+        return NumaspreadException.badInput("no such interface " + iface + " (" + paths.netClass() + " has "
+                + String.join(", ", interfaces(paths)) + ")");
     }
 
     private static List<String> interfaces(KernelPaths paths) {

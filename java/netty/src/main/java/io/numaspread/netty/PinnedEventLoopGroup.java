@@ -23,12 +23,14 @@ import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nativeaccess.IoUringNapi;
 import io.numaspread.nic.BusyPollCpus;
 import io.numaspread.nic.IrqSuspension;
+import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.NapiConfig;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.NapiSettingsChange;
+import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
@@ -42,6 +44,7 @@ import io.numaspread.topology.TopologyDiscovery;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -50,6 +53,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * A Netty event loop group whose loop i is pinned to assignment i of a {@link SpreadPlan}: by default the
@@ -211,7 +216,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     /**
      * One loop per queue of {@code nic}, loop i on the sibling group of queue i as {@code numaspread plan --nic}
-     * places it (within this process's allowed CPUs), with steering.
+     * places it (within this process's allowed CPUs), with steering. For an upper device ({@code bond0}, {@code
+     * bond0.100}), one loop per queue of each NIC under it: {@link Builder#nic}.
      */
     public static PinnedEventLoopGroup forNic(String nic, IoHandlerFactory ioHandlerFactory)
             throws BackendUnavailableException {
@@ -335,7 +341,13 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
         }
 
-        /** One loop per queue of {@code nic}, planned by {@link io.numaspread.nic.Nic#planRequest}. */
+        /**
+         * One loop per queue of {@code nic}, planned by {@link io.numaspread.nic.Nic#planRequest}. For an upper
+         * device (a bond, team, VLAN, macvlan or bridge, or a stack of them such as a VLAN on a bond), one loop per
+         * queue of each NIC under it ({@link LowerDevices}), NIC by NIC in that order, all planned together as
+         * several origins; steering by NAPI ID then works across the NICs, whose NAPI IDs are unique on the host
+         * ({@link NapiMap#merged}).
+         */
         public Builder nic(String name) {
             this.nic = Objects.requireNonNull(name);
             return this;
@@ -376,7 +388,7 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             return this;
         }
 
-        /** Overrides the loop count of {@link #nic} (default: its queue count). */
+        /** Overrides the loop count of {@link #nic} (default: its queue count), per NIC for an upper device. */
         public Builder loops(int loops) {
             this.count = loops;
             return this;
@@ -491,7 +503,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
         /**
          * @throws io.numaspread.NumaspreadException naming the NIC or file when the NIC is unknown, virtual or
-         *     has no queue vectors, or naming the NIC and its busy-poll CPUs when those leave no CPU for loops
+         *     has no queue vectors, or naming the NIC and its busy-poll CPUs when those leave no CPU for loops; for
+         *     an upper device, naming it when no NIC is under it or its NICs' queue counts differ (without {@link
+         *     #loops}), and REFUSED for NAPI settings or IRQ suspension, which are per NIC
          * @throws IllegalArgumentException for an unknown node, or when neither or both of a NIC, a node and a
          *     plan are given
          * @throws io.numaspread.pin.CpusNotAllowedException when the plan uses CPUs this process may not
@@ -551,8 +565,26 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             if (napis != null || nic == null) {
                 return Optional.ofNullable(napis);
             }
+            return discovered(() -> NapiDiscovery.discover(new InterfaceName(nic), kernel, threadPinner.backend()));
+        }
+
+        /** The NAPI map of an upper device: its NICs' maps in one, NIC m's queues after those before it. */
+        private Optional<NapiMap> napiMap(ThreadPinner threadPinner, LowerDevices lower, int share) {
+            if (napis != null) {
+                return Optional.of(napis);
+            }
+            return discovered(() -> NapiMap.merged(
+                    lower.device(),
+                    lower.nics().stream()
+                            .map(member -> NapiDiscovery.discover(member.name(), kernel, threadPinner.backend()))
+                            .toList(),
+                    Collections.nCopies(lower.nics().size(), share)));
+        }
+
+        /** What {@code discovery} finds; none, logged, when netlink fails and nothing needs the map. */
+        private Optional<NapiMap> discovered(Supplier<NapiMap> discovery) {
             try {
-                return Optional.of(NapiDiscovery.discover(new InterfaceName(nic), kernel, threadPinner.backend()));
+                return Optional.of(discovery.get());
             } catch (NumaspreadException e) {
                 if (e.kind() == NumaspreadException.Kind.BAD_INPUT
                         || steeringKey == SteeringKey.INCOMING_NAPI_ID
@@ -584,10 +616,17 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             PlanRequest request;
             Optional<NapiMap> napis;
             if (nic != null) {
-                request = NicDiscovery.discover(new InterfaceName(nic), kernel)
-                        .planRequest(topology, onIrqCpus ? Purpose.IRQS : Purpose.THREADS);
-                napis = napiMap(threadPinner);
-                request = count > 0 ? request.withCount(count) : request;
+                LowerDevices lower = LowerDevices.resolve(new InterfaceName(nic), kernel);
+                Purpose purpose = onIrqCpus ? Purpose.IRQS : Purpose.THREADS;
+                if (lower.kind() == LowerDevices.Kind.NIC) {
+                    request = NicDiscovery.discover(new InterfaceName(nic), kernel)
+                            .planRequest(topology, purpose);
+                    napis = napiMap(threadPinner);
+                    request = count > 0 ? request.withCount(count) : request;
+                } else {
+                    request = upperDeviceRequest(this, lower, topology, purpose);
+                    napis = napiMap(threadPinner, lower, request.count());
+                }
                 if (napis.isPresent()) {
                     BusyPollCpus busyPoll = BusyPollCpus.read(napis.get(), threadPinner.backend());
                     busyPoll.unreported().ifPresent(why -> {
@@ -612,6 +651,39 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             }
             return new PlannedLoops(Planner.plan(topology, request), napis);
         }
+    }
+
+    /**
+     * The loops of an upper device (a bond, a VLAN on one): each of its NICs is an origin with its own loops, as
+     * many as it has queues (or {@link Builder#loops}), planned together so that no two share a CPU while one is
+     * free, NIC by NIC in {@link LowerDevices} order; loop {@code m * count + q} is NIC m's queue q.
+     *
+     * @throws NumaspreadException (bad input) when the NICs have different queue counts and no loop count is
+     *     given; (refused) when NAPI settings are asked, which are set and restored per NIC
+     */
+    private static PlanRequest upperDeviceRequest(
+            Builder settings, LowerDevices lower, Topology topology, Purpose purpose) {
+        if (settings.napiSettings != null) {
+            throw new NumaspreadException(
+                    NumaspreadException.Kind.REFUSED,
+                    "NAPI settings and IRQ suspension are per NIC, and " + lower.device() + " is a "
+                            + lower.kind().label() + ": build the group for one of its NICs "
+                            + lower.nics().stream().map(m -> m.name().value()).toList());
+        }
+        List<Nic> nics = lower.nics().stream()
+                .map(member -> NicDiscovery.discover(member.name(), settings.kernel))
+                .toList();
+        int share = settings.count > 0 ? settings.count : nics.get(0).queues().size();
+        if (settings.count == 0 && nics.stream().anyMatch(nic -> nic.queues().size() != share)) {
+            throw NumaspreadException.badInput(lower.device() + "'s NICs have different queue counts ("
+                    + nics.stream()
+                            .map(nic -> nic.name() + " " + nic.queues().size())
+                            .collect(Collectors.joining(", "))
+                    + "): give the loops per NIC (Builder.loops)");
+        }
+        List<Integer> origins =
+                nics.stream().map(nic -> nic.origin(topology).orElse(-1)).toList();
+        return nics.get(0).planRequest(topology, purpose).withOrigins(origins).withCount(share);
     }
 
     /** The loops' plan and the NAPI map it was made with. */
