@@ -75,10 +75,7 @@ public final class Watcher {
          * for (chosen off {@code keptFree} too), the IRQs off the CPUs those reserve.
          */
         Planned plan(Topology topology, Nic nic, CpuSet keptFree) {
-            PlanRequest request = flags.applyTo(nic.planRequest(topology, Purpose.IRQS));
-            if (!keptFree.isEmpty()) {
-                request = request.withExclude(request.exclude().union(keptFree));
-            }
+            PlanRequest request = request(topology, nic, keptFree);
             if (poll.isPresent()) {
                 PollFlags.Around around = poll.get().plan(topology, request);
                 return new Planned(around.irqs(), Optional.of(around.poll()));
@@ -88,6 +85,39 @@ public final class Watcher {
             } catch (IllegalArgumentException e) {
                 throw NumaspreadException.badInput(e.getMessage());
             }
+        }
+
+        /**
+         * {@code nic}'s share of the plan of every watched NIC that is present ({@code watched}, {@code nic} among
+         * them), planned together as {@code apply --nic A --nic B} plans them ({@link Planner#together}): no CPU gets a
+         * second queue IRQ while one they may use has none. A NIC alone, or busy-poll cores (planned around one NIC's
+         * queues), is planned as {@link #plan(Topology, Nic, CpuSet)} plans it.
+         */
+        Planned plan(Topology topology, Nic nic, List<Nic> watched, CpuSet keptFree) {
+            if (poll.isPresent() || watched.size() < 2) {
+                return plan(topology, nic, keptFree);
+            }
+            int index = watched.indexOf(nic);
+            if (index < 0) {
+                throw new IllegalArgumentException(nic.name() + " is not among the watched NICs " + watched);
+            }
+            try {
+                List<SpreadPlan> shares = Planner.together(
+                        topology,
+                        watched.stream()
+                                .map(n -> request(topology, n, keptFree))
+                                .toList());
+                return new Planned(shares.get(index), Optional.empty());
+            } catch (IllegalArgumentException e) {
+                throw NumaspreadException.badInput(e.getMessage());
+            }
+        }
+
+        private PlanRequest request(Topology topology, Nic nic, CpuSet keptFree) {
+            PlanRequest request = flags.applyTo(nic.planRequest(topology, Purpose.IRQS));
+            return keptFree.isEmpty()
+                    ? request
+                    : request.withExclude(request.exclude().union(keptFree));
         }
     }
 
@@ -581,7 +611,7 @@ public final class Watcher {
         }
         try {
             Nic nic = NicDiscovery.discover(iface, paths);
-            Planned plan = planning.plan(topology, nic, keptFree);
+            Planned plan = planning.plan(topology, nic, watchedPresent(nic), keptFree);
             return Optional.of(new Reading(
                     nic,
                     plan.irqs(),
@@ -594,6 +624,26 @@ public final class Watcher {
             reportGone(iface, state, e, events, now);
             return Optional.empty();
         }
+    }
+
+    /**
+     * Every watched NIC that is there now, in the order given, {@code read} among them: the NICs planned together.
+     * One that cannot be read is gone (its own check says so), and its CPUs are the others' to use.
+     */
+    private List<Nic> watchedPresent(Nic read) {
+        List<Nic> present = new ArrayList<>();
+        for (InterfaceName other : nics) {
+            if (other.equals(read.name())) {
+                present.add(read);
+            } else {
+                try {
+                    present.add(NicDiscovery.discover(other, paths));
+                } catch (NumaspreadException e) {
+                    // Gone or going: its own check reports it.
+                }
+            }
+        }
+        return present;
     }
 
     /**
