@@ -4,12 +4,8 @@ package io.numaspread.cli;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.LowerDevices;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import picocli.CommandLine.Mixin;
 
 /** Which NICs (one at least, or {@code --all}), where the kernel's files are, and how their queues are spread. */
@@ -38,13 +34,8 @@ final class NicOptions extends NicPlanOptions {
         }
         InterfaceName name = nics.names().get(0);
         KernelPaths paths = proc.paths(machine);
-        Path device = paths.netDevice(name);
-        try (Stream<Path> entries = Files.list(device)) {
-            if (entries.noneMatch(entry -> entry.getFileName().toString().startsWith("lower_"))) {
-                return Optional.empty();
-            }
-        } catch (IOException e) {
-            return Optional.empty(); // no such interface: discovery names it, as for any NIC
+        if (!LowerDevices.isUpper(name, paths)) {
+            return Optional.empty();
         }
         return Optional.of(LowerDevices.resolve(name, paths));
     }

@@ -223,6 +223,14 @@ public record LowerDevices(InterfaceName device, Kind kind, List<Member> nics, L
                 .collect(Collectors.joining(" -> "));
     }
 
+    /**
+     * Whether {@code iface} is an upper device, one with {@code lower_*} links (a bond, a VLAN, a macvlan); false
+     * for a NIC and for a name with no directory in the tree, which the callers' discovery then names.
+     */
+    public static boolean isUpper(InterfaceName iface, KernelPaths paths) {
+        return read(iface, paths).map(links -> !links.lowers().isEmpty()).orElse(false);
+    }
+
     /** A device's links as sysfs shows them; empty when it has no directory in the tree. */
     static Optional<Links> read(InterfaceName name, KernelPaths paths) {
         Path dir = paths.netDevice(name);
