@@ -47,7 +47,7 @@ public final class LibC {
 
     /**
      * The first symbol this class needs that libc lacks. Checked before anything touches the bindings or
-     * {@link Handles}, whose static initializers would otherwise fail with an {@link ExceptionInInitializerError}.
+     * the handles' holders, whose static initializers would otherwise fail with an {@link ExceptionInInitializerError}.
      */
     public static Optional<String> missingSymbol() {
         return SYMBOLS.stream()
@@ -58,7 +58,7 @@ public final class LibC {
     /** {@code sched_getaffinity}: 0 (glibc clears the mask beyond what the kernel wrote), or -1 with errno in {@code call}. */
     public static int schedGetaffinity(CallState call, int tid, MemorySegment mask) {
         try {
-            return (int) Handles.SCHED_GETAFFINITY.invokeExact(call.state(), tid, mask.byteSize(), mask);
+            return (int) SchedGetaffinity.HANDLE.invokeExact(call.state(), tid, mask.byteSize(), mask);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -67,7 +67,7 @@ public final class LibC {
     /** {@code sched_setaffinity}: 0, or -1 with errno in {@code call}. */
     public static int schedSetaffinity(CallState call, int tid, MemorySegment mask) {
         try {
-            return (int) Handles.SCHED_SETAFFINITY.invokeExact(call.state(), tid, mask.byteSize(), mask);
+            return (int) SchedSetaffinity.HANDLE.invokeExact(call.state(), tid, mask.byteSize(), mask);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -93,7 +93,7 @@ public final class LibC {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment param = sched_param.allocate(arena);
             sched_param.sched_priority(param, priority);
-            return (int) Handles.SCHED_SETSCHEDULER.invokeExact(call.state(), tid, policy, param);
+            return (int) SchedSetscheduler.HANDLE.invokeExact(call.state(), tid, policy, param);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -102,7 +102,7 @@ public final class LibC {
     /** {@code sched_getscheduler}: the thread's policy, or -1 with errno in {@code call}. */
     public static int schedGetscheduler(CallState call, int tid) {
         try {
-            return (int) Handles.SCHED_GETSCHEDULER.invokeExact(call.state(), tid);
+            return (int) SchedGetscheduler.HANDLE.invokeExact(call.state(), tid);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -114,7 +114,7 @@ public final class LibC {
      */
     public static int schedGetparam(CallState call, int tid) {
         try {
-            return (int) Handles.SCHED_GETPARAM.invokeExact(call.state(), tid, call.option());
+            return (int) SchedGetparam.HANDLE.invokeExact(call.state(), tid, call.option());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -123,7 +123,7 @@ public final class LibC {
     /** {@code sched_getcpu}: the calling thread's CPU, or -1 with errno in {@code call}. */
     public static int schedGetcpu(CallState call) {
         try {
-            return (int) Handles.SCHED_GETCPU.invokeExact(call.state());
+            return (int) SchedGetcpu.HANDLE.invokeExact(call.state());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -136,7 +136,7 @@ public final class LibC {
     public static int incomingCpu(CallState call, int fd) {
         call.optionLength().set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
         try {
-            return (int) Handles.GETSOCKOPT.invokeExact(
+            return (int) Getsockopt.HANDLE.invokeExact(
                     call.state(),
                     fd,
                     libc_h.SOL_SOCKET(),
@@ -155,7 +155,7 @@ public final class LibC {
     public static int incomingNapiId(CallState call, int fd) {
         call.optionLength().set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
         try {
-            return (int) Handles.GETSOCKOPT.invokeExact(
+            return (int) Getsockopt.HANDLE.invokeExact(
                     call.state(),
                     fd,
                     libc_h.SOL_SOCKET(),
@@ -191,7 +191,7 @@ public final class LibC {
      */
     public static int epollParams(CallState call, int epollFd, boolean set, MemorySegment params) {
         try {
-            return (int) Handles.IOCTL.invokeExact(
+            return (int) Ioctl.HANDLE.invokeExact(
                     call.state(), epollFd, set ? libc_h.EPIOCSPARAMS() : libc_h.EPIOCGPARAMS(), params);
         } catch (Throwable e) {
             throw unexpected(e);
@@ -245,7 +245,7 @@ public final class LibC {
      */
     public static long ioUringRegisterNapi(CallState call, int ringFd, boolean register, MemorySegment napi) {
         try {
-            return (long) Handles.SYSCALL_IO_URING_REGISTER.invokeExact(
+            return (long) SyscallIoUringRegister.HANDLE.invokeExact(
                     call.state(),
                     (long) libc_h.SYS_io_uring_register(),
                     (long) ringFd,
@@ -264,7 +264,7 @@ public final class LibC {
      */
     public static int open(CallState call, MemorySegment nulTerminatedPath, int flags) {
         try {
-            return (int) Handles.OPEN.invokeExact(call.state(), nulTerminatedPath, flags);
+            return (int) Open.HANDLE.invokeExact(call.state(), nulTerminatedPath, flags);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -276,7 +276,7 @@ public final class LibC {
      */
     public static int netlinkSocket(CallState call, int protocol) {
         try {
-            return (int) Handles.SOCKET.invokeExact(
+            return (int) Socket.HANDLE.invokeExact(
                     call.state(), libc_h.AF_NETLINK(), libc_h.SOCK_RAW() | libc_h.SOCK_CLOEXEC(), protocol);
         } catch (Throwable e) {
             throw unexpected(e);
@@ -292,7 +292,7 @@ public final class LibC {
             MemorySegment address = sockaddr_nl.allocate(arena);
             sockaddr_nl.nl_family(address, (short) libc_h.AF_NETLINK());
             sockaddr_nl.nl_groups(address, groups);
-            return (int) Handles.BIND.invokeExact(call.state(), fd, address, (int) address.byteSize());
+            return (int) Bind.HANDLE.invokeExact(call.state(), fd, address, (int) address.byteSize());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -301,7 +301,7 @@ public final class LibC {
     /** {@code read}: the bytes read, 0 at the end, or -1 with errno in {@code call}. */
     public static long read(CallState call, int fd, MemorySegment buffer) {
         try {
-            return (long) Handles.READ.invokeExact(call.state(), fd, buffer, buffer.byteSize());
+            return (long) Read.HANDLE.invokeExact(call.state(), fd, buffer, buffer.byteSize());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -318,7 +318,7 @@ public final class LibC {
     /** {@code poll} on one {@code struct pollfd}: above 0 when ready, 0 on timeout, -1 with errno in {@code call}. */
     public static int poll(CallState call, MemorySegment wait, int timeoutMillis) {
         try {
-            return (int) Handles.POLL.invokeExact(call.state(), wait, 1L, timeoutMillis);
+            return (int) Poll.HANDLE.invokeExact(call.state(), wait, 1L, timeoutMillis);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -327,7 +327,7 @@ public final class LibC {
     /** {@code write}: the bytes written, or -1 with errno in {@code call}. */
     public static long write(CallState call, int fd, MemorySegment buffer) {
         try {
-            return (long) Handles.WRITE.invokeExact(call.state(), fd, buffer, buffer.byteSize());
+            return (long) Write.HANDLE.invokeExact(call.state(), fd, buffer, buffer.byteSize());
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -336,7 +336,7 @@ public final class LibC {
     /** {@code recv(fd, buffer, size, 0)}: the byte count, or -1 with errno in {@code call}. */
     public static long recv(CallState call, int fd, MemorySegment buffer) {
         try {
-            return (long) Handles.RECV.invokeExact(call.state(), fd, buffer, buffer.byteSize(), 0);
+            return (long) Recv.HANDLE.invokeExact(call.state(), fd, buffer, buffer.byteSize(), 0);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -345,7 +345,7 @@ public final class LibC {
     /** {@code send(fd, message, size, 0)}: the byte count, or -1 with errno in {@code call}. */
     public static long send(CallState call, int fd, MemorySegment message) {
         try {
-            return (long) Handles.SEND.invokeExact(call.state(), fd, message, message.byteSize(), 0);
+            return (long) Send.HANDLE.invokeExact(call.state(), fd, message, message.byteSize(), 0);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -354,7 +354,7 @@ public final class LibC {
     /** {@code close}: 0, or -1 with errno in {@code call}. */
     public static int close(CallState call, int fd) {
         try {
-            return (int) Handles.CLOSE.invokeExact(call.state(), fd);
+            return (int) Close.HANDLE.invokeExact(call.state(), fd);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -368,7 +368,7 @@ public final class LibC {
     /** {@code strerror}: the C library's words for an errno value. */
     public static String strerror(int errno) {
         try {
-            return ((MemorySegment) Handles.STRERROR.invokeExact(errno)).getString(0);
+            return ((MemorySegment) Strerror.HANDLE.invokeExact(errno)).getString(0);
         } catch (Throwable e) {
             throw unexpected(e);
         }
@@ -385,53 +385,110 @@ public final class LibC {
         return new IllegalStateException("a downcall threw a checked exception", e);
     }
 
-    /** Built on first use, after {@link #missingSymbol()}; static final so that the JIT inlines the calls. */
-    private static final class Handles {
-        static final MethodHandle SCHED_GETAFFINITY =
+    // The handles, one holder class each: each is built on its first use, after missingSymbol(), and is static
+    // final so that the JIT inlines the calls. A holder each, since a downcall handle costs the JVM dozens of
+    // method-handle classes to spin, and a run calls few of these functions.
+
+    private static final class SchedGetaffinity {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.sched_getaffinity$address(), libc_h.sched_getaffinity$descriptor());
-        static final MethodHandle SCHED_SETAFFINITY =
+    }
+
+    private static final class SchedSetaffinity {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.sched_setaffinity$address(), libc_h.sched_setaffinity$descriptor());
-        static final MethodHandle SCHED_SETSCHEDULER =
+    }
+
+    private static final class SchedSetscheduler {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.sched_setscheduler$address(), libc_h.sched_setscheduler$descriptor());
-        static final MethodHandle SCHED_GETSCHEDULER =
+    }
+
+    private static final class SchedGetscheduler {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.sched_getscheduler$address(), libc_h.sched_getscheduler$descriptor());
-        static final MethodHandle SCHED_GETPARAM =
+    }
+
+    private static final class SchedGetparam {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.sched_getparam$address(), libc_h.sched_getparam$descriptor());
-        static final MethodHandle SCHED_GETCPU =
+    }
+
+    private static final class SchedGetcpu {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.sched_getcpu$address(), libc_h.sched_getcpu$descriptor());
-        static final MethodHandle GETSOCKOPT =
+    }
+
+    private static final class Getsockopt {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.getsockopt$address(), libc_h.getsockopt$descriptor());
-        // open is variadic (a mode follows O_CREAT, which numaspread never passes), so its handle says so.
-        static final MethodHandle OPEN = CallState.capturingErrno(
+    }
+
+    // open is variadic (a mode follows O_CREAT, which numaspread never passes), so its handle says so.
+    private static final class Open {
+        static final MethodHandle HANDLE = CallState.capturingErrno(
                 libc_h.open.address(), libc_h.open.makeInvoker().descriptor(), Linker.Option.firstVariadicArg(2));
-        // ioctl is variadic; numaspread passes it one pointer, a struct epoll_params.
-        static final MethodHandle IOCTL = CallState.capturingErrno(
+    }
+
+    // ioctl is variadic; numaspread passes it one pointer, a struct epoll_params.
+    private static final class Ioctl {
+        static final MethodHandle HANDLE = CallState.capturingErrno(
                 libc_h.ioctl.address(),
                 libc_h.ioctl.makeInvoker(libc_h.C_POINTER).descriptor(),
                 Linker.Option.firstVariadicArg(2));
-        // syscall is variadic; numaspread passes io_uring_register's arguments, the integers as the longs the
-        // kernel's registers hold.
-        static final MethodHandle SYSCALL_IO_URING_REGISTER = CallState.capturingErrno(
+    }
+
+    // syscall is variadic; numaspread passes io_uring_register's arguments, the integers as the longs the
+    // kernel's registers hold.
+    private static final class SyscallIoUringRegister {
+        static final MethodHandle HANDLE = CallState.capturingErrno(
                 libc_h.syscall.address(),
                 libc_h.syscall
                         .makeInvoker(libc_h.C_LONG, libc_h.C_LONG, libc_h.C_POINTER, libc_h.C_LONG)
                         .descriptor(),
                 Linker.Option.firstVariadicArg(1));
-        static final MethodHandle READ = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
-        static final MethodHandle WRITE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
-        static final MethodHandle CLOSE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());
-        static final MethodHandle SOCKET =
+    }
+
+    private static final class Read {
+        static final MethodHandle HANDLE = CallState.capturingErrno(libc_h.read$address(), libc_h.read$descriptor());
+    }
+
+    private static final class Write {
+        static final MethodHandle HANDLE = CallState.capturingErrno(libc_h.write$address(), libc_h.write$descriptor());
+    }
+
+    private static final class Close {
+        static final MethodHandle HANDLE = CallState.capturingErrno(libc_h.close$address(), libc_h.close$descriptor());
+    }
+
+    private static final class Socket {
+        static final MethodHandle HANDLE =
                 CallState.capturingErrno(libc_h.socket$address(), libc_h.socket$descriptor());
-        // bind is outside the bound symbol list (headers/libc.txt says why): C passes its transparent-union
-        // address argument as the pointer it holds.
-        static final MethodHandle BIND = CallState.capturingErrno(
+    }
+
+    // bind is outside the bound symbol list (headers/libc.txt says why): C passes its transparent-union
+    // address argument as the pointer it holds.
+    private static final class Bind {
+        static final MethodHandle HANDLE = CallState.capturingErrno(
                 Linker.nativeLinker().defaultLookup().findOrThrow("bind"),
                 FunctionDescriptor.of(libc_h.C_INT, libc_h.C_INT, libc_h.C_POINTER, libc_h.C_INT));
-        static final MethodHandle POLL = CallState.capturingErrno(libc_h.poll$address(), libc_h.poll$descriptor());
-        static final MethodHandle RECV = CallState.capturingErrno(libc_h.recv$address(), libc_h.recv$descriptor());
-        static final MethodHandle SEND = CallState.capturingErrno(libc_h.send$address(), libc_h.send$descriptor());
-        // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
-        static final MethodHandle STRERROR = Linker.nativeLinker()
+    }
+
+    private static final class Poll {
+        static final MethodHandle HANDLE = CallState.capturingErrno(libc_h.poll$address(), libc_h.poll$descriptor());
+    }
+
+    private static final class Recv {
+        static final MethodHandle HANDLE = CallState.capturingErrno(libc_h.recv$address(), libc_h.recv$descriptor());
+    }
+
+    private static final class Send {
+        static final MethodHandle HANDLE = CallState.capturingErrno(libc_h.send$address(), libc_h.send$descriptor());
+    }
+
+    // strerror is outside the bound symbol list (headers/libc.txt): it only words an errno for a message.
+    private static final class Strerror {
+        static final MethodHandle HANDLE = Linker.nativeLinker()
                 .downcallHandle(
                         Linker.nativeLinker().defaultLookup().findOrThrow("strerror"),
                         FunctionDescriptor.of(libc_h.C_POINTER, libc_h.C_INT));
