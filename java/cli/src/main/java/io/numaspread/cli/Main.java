@@ -2,6 +2,7 @@
 package io.numaspread.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,17 +12,6 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
-        subcommands = {
-            TopologyCommand.class,
-            PlanCommand.class,
-            IrqsCommand.class,
-            ApplyCommand.class,
-            RestoreCommand.class,
-            WatchCommand.class,
-            DoctorCommand.class,
-            AgentPathCommand.class,
-            AttachCommand.class
-        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
@@ -32,6 +22,18 @@ import picocli.CommandLine.Command;
             "5:watch stopped because an event reader died (the line says which and why)"
         })
 public final class Main implements Runnable {
+    /** The subcommands, in the order {@code --help} lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(
+            TopologyCommand.class,
+            PlanCommand.class,
+            IrqsCommand.class,
+            ApplyCommand.class,
+            RestoreCommand.class,
+            WatchCommand.class,
+            DoctorCommand.class,
+            AgentPathCommand.class,
+            AttachCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -46,7 +48,7 @@ public final class Main implements Runnable {
 
     /** As {@link #run(String[], PrintWriter, PrintWriter)}, with the commands {@code factory} makes (tests' faults). */
     static int run(String[] args, PrintWriter out, PrintWriter err, CommandLine.IFactory factory) {
-        CommandLine commandLine = new CommandLine(new Main(), factory);
+        CommandLine commandLine = commandLine(args, factory);
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setExecutionExceptionHandler(new Failures());
@@ -58,6 +60,30 @@ public final class Main implements Runnable {
             // still one line, not a trace of a thousand.
             return Failures.exhausted(e, err);
         }
+    }
+
+    /**
+     * The command line for {@code args}: the subcommand that {@code args[0]} names alone, or all of them when it names
+     * none (help, a typo that picocli answers with the names, no subcommand). picocli reflects over every option of
+     * every command it is given, at every start; one command's model is a fraction of that, and the CLI's start is
+     * what every guest check and script pays for each call.
+     */
+    static CommandLine commandLine(String[] args, CommandLine.IFactory factory) {
+        CommandLine commandLine = new CommandLine(new Main(), factory);
+        List<Class<?>> named = args.length == 0
+                ? List.of()
+                : SUBCOMMANDS.stream()
+                        .filter(command ->
+                                command.getAnnotation(Command.class).name().equals(args[0]))
+                        .toList();
+        for (Class<?> subcommand : named.isEmpty() ? SUBCOMMANDS : named) {
+            try {
+                commandLine.addSubcommand(factory.create(subcommand));
+            } catch (Exception e) {
+                throw new CommandLine.InitializationException("cannot create " + subcommand.getName(), e);
+            }
+        }
+        return commandLine;
     }
 
     /**

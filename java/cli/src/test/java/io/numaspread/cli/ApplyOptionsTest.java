@@ -38,7 +38,8 @@ class ApplyOptionsTest {
     private static PlacementOptions placement(String command, List<String> words) {
         List<String> args = new ArrayList<>(List.of(command, "--nic", "eth0"));
         args.addAll(words);
-        CommandLine.ParseResult parsed = new CommandLine(new Main()).parseArgs(args.toArray(String[]::new));
+        CommandLine.ParseResult parsed = Main.commandLine(args.toArray(String[]::new), CommandLine.defaultFactory())
+                .parseArgs(args.toArray(String[]::new));
         Object parsedCommand = parsed.subcommand().commandSpec().userObject();
         ApplyOptions options = parsedCommand instanceof ApplyCommand apply
                 ? apply.applyOptions
