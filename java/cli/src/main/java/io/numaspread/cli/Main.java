@@ -2,6 +2,7 @@
 package io.numaspread.cli;
 
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,6 +13,17 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Places a NIC's queue IRQs and the JVM's I/O threads on the right CPUs.",
+        subcommands = {
+            TopologyCommand.class,
+            PlanCommand.class,
+            IrqsCommand.class,
+            ApplyCommand.class,
+            RestoreCommand.class,
+            WatchCommand.class,
+            DoctorCommand.class,
+            AgentPathCommand.class,
+            AttachCommand.class
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:ok",
@@ -22,18 +34,6 @@ import picocli.CommandLine.Command;
             "5:watch stopped because an event reader died (the line says which and why)"
         })
 public final class Main implements Runnable {
-    /** The subcommands, in the order {@code --help} lists them. */
-    private static final List<Class<?>> SUBCOMMANDS = List.of(
-            TopologyCommand.class,
-            PlanCommand.class,
-            IrqsCommand.class,
-            ApplyCommand.class,
-            RestoreCommand.class,
-            WatchCommand.class,
-            DoctorCommand.class,
-            AgentPathCommand.class,
-            AttachCommand.class);
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -63,28 +63,33 @@ public final class Main implements Runnable {
     }
 
     /**
-     * The command line for {@code args}: the subcommand that {@code args[0]} names alone, or all of them when it names
-     * none (help, a typo that picocli answers with the names, no subcommand). picocli reflects over every option of
-     * every command it is given, at every start; one command's model is a fraction of that, and the CLI's start is
-     * what every guest check and script pays for each call.
+     * The command line for {@code args}. picocli reflects over every option of every command it is given, at every
+     * start, and the CLI's start is what every script and guest check pays for each call; so when {@code args[0]}
+     * names a subcommand, that one alone goes under {@link OneCommand}. Otherwise (help, a typo that picocli answers
+     * with the names, no subcommand) it is {@code Main} with all of them, the model that the man pages and the
+     * completion script are generated from.
      */
     static CommandLine commandLine(String[] args, CommandLine.IFactory factory) {
-        CommandLine commandLine = new CommandLine(new Main(), factory);
         List<Class<?>> named = args.length == 0
                 ? List.of()
-                : SUBCOMMANDS.stream()
+                : Arrays.stream(Main.class.getAnnotation(Command.class).subcommands())
                         .filter(command ->
                                 command.getAnnotation(Command.class).name().equals(args[0]))
                         .toList();
-        for (Class<?> subcommand : named.isEmpty() ? SUBCOMMANDS : named) {
-            try {
-                commandLine.addSubcommand(factory.create(subcommand));
-            } catch (Exception e) {
-                throw new CommandLine.InitializationException("cannot create " + subcommand.getName(), e);
-            }
+        if (named.isEmpty()) {
+            return new CommandLine(new Main(), factory);
         }
-        return commandLine;
+        try {
+            return new CommandLine(new OneCommand(), factory).addSubcommand(factory.create(named.get(0)));
+        } catch (Exception e) {
+            throw new CommandLine.InitializationException(
+                    "cannot create " + named.get(0).getName(), e);
+        }
     }
+
+    /** {@code numaspread} as the parent of the one subcommand a run names: what a subcommand's usage and help use. */
+    @Command(name = "numaspread", mixinStandardHelpOptions = true, versionProvider = Main.Version.class)
+    static final class OneCommand {}
 
     /**
      * With no subcommand: the main job on this machine's defaults, changing nothing: the topology, then the plan
