@@ -25,11 +25,11 @@ import java.util.zip.ZipEntry;
  *       writable by neither group nor others, and none of them is a symbolic link (each is examined without
  *       following links), so that nobody but those who could change the jar can change what the path names
  *       between this check and the load;
- *   <li>the file has the size and the CRC-32 that the jar's central directory records for its copy. The ownership above is what keeps others out; the
- *       checksum catches a file of another build or a damaged one, which CRC-32 does as well as a cryptographic
- *       hash would (only the owners above could plant a colliding file, and they could replace the jar too), it
- *       reads no more than the load maps anyway, and it needs neither the JDK's security providers (milliseconds
- *       on a cold JVM) nor a second copy of the library's bytes from the jar.
+ *   <li>the file has the size and the CRC-32 that the jar's central directory records for its copy. The ownership above
+ *       is what keeps others out; the checksum catches a file of another build or a damaged one, which CRC-32 does as
+ *       well as a cryptographic hash would (only the owners above could plant a colliding file, and they could replace
+ *       the jar too), it reads no more than the load maps anyway, and it needs neither the JDK's security providers
+ *       (milliseconds on a cold JVM) nor a second copy of the library's bytes from the jar.
  * </ul>
  *
  * @param path where the installed file is, or would be; null when the jar is not in a {@code share/numaspread}

@@ -29,12 +29,11 @@ final class ApplyOptions {
 
     @Option(
             names = "--napi-threads",
-            description = "Also pin each queue's threaded NAPI kernel thread"
-                    + " (napi/IFACE-ID) to the queue's planned CPUs, in the same all-or-nothing apply. Turns threaded NAPI on"
-                    + " (/sys/class/net/IFACE/threaded, Linux 5.12+) when it is off; restore puts back the threads' affinity"
-                    + " and threaded. Which thread serves which queue comes from netdev netlink (Linux 6.8+). Watch pins again"
-                    + " the threads that are re-created (threaded toggled, ethtool -L, a reset) or moved, and keeps threaded"
-                    + " NAPI on.")
+            description = "Also pin each queue's threaded NAPI kernel thread (napi/IFACE-ID) to the queue's planned"
+                    + " CPUs, in the same all-or-nothing apply. Turns threaded NAPI on (/sys/class/net/IFACE/threaded,"
+                    + " Linux 5.12+) when it is off; restore puts back the threads' affinity and threaded. Which thread"
+                    + " serves which queue comes from netdev netlink (Linux 6.8+). Watch pins again the threads that"
+                    + " are re-created (threaded toggled, ethtool -L, a reset) or moved, and keeps threaded NAPI on.")
     boolean napiThreads;
 
     PlacementOptions placement() {

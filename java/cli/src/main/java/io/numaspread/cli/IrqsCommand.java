@@ -19,9 +19,10 @@ import picocli.CommandLine.Spec;
         name = "irqs",
         mixinStandardHelpOptions = true,
         description = {
-            "Show a NIC's IRQs (each NIC's in turn with several --nic or --all, beside their joint plan): name, queue, smp_affinity_list, effective_affinity_list, interrupts per"
-                    + " CPU, the planned CPUs, and whether each matches the plan; warn where the kernel delivers them"
-                    + " against the plan; and each queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
+            "Show a NIC's IRQs (each NIC's in turn with several --nic or --all, beside their joint plan): name,"
+                    + " queue, smp_affinity_list, effective_affinity_list, interrupts per CPU, the planned CPUs, and"
+                    + " whether each matches the plan; warn where the kernel delivers them against the plan; and each"
+                    + " queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
             "For an upper device (a bond, team, VLAN, macvlan or bridge, or a VLAN on a bond), a section for each NIC"
                     + " under it, saying how it is under the device, with its share of the NICs' plan together.",
             "--svg FILE also draws them: each queue on its planned CPUs, each vector on the CPU the kernel delivers"

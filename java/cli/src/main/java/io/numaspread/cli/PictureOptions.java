@@ -30,9 +30,8 @@ final class PictureOptions {
     @Option(
             names = "--svg",
             paramLabel = "FILE",
-            description =
-                    "Also draw the machine (packages, nodes, cores,"
-                            + " CPUs) with the queues on their planned CPUs into FILE, an SVG image; written whole or not at all.")
+            description = "Also draw the machine (packages, nodes, cores, CPUs) with the queues on their planned"
+                    + " CPUs into FILE, an SVG image; written whole or not at all.")
     Path svg;
 
     @Option(

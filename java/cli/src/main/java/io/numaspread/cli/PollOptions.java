@@ -9,7 +9,9 @@ import io.numaspread.topology.Topology;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
-/** The busy-poll flags of {@code plan}, {@code apply} and {@code watch}: one declaration of each, planned the same way. */
+/**
+ * The busy-poll flags of {@code plan}, {@code apply} and {@code watch}: one declaration of each, planned the same way.
+ */
 final class PollOptions {
     @Option(
             names = "--poll-queues",

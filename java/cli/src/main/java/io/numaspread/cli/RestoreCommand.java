@@ -52,9 +52,8 @@ final class RestoreCommand implements Runnable {
 
     @Option(
             names = "--if-present",
-            description = "No state file is no error: say so and exit 0. For hooks that"
-                    + " run whether or not anything was applied (a preStop, a unit's ExecStop); by hand, a mistyped --state"
-                    + " should fail.")
+            description = "No state file is no error: say so and exit 0. For hooks that run whether or not"
+                    + " anything was applied (a preStop, a unit's ExecStop); by hand, a mistyped --state should fail.")
     boolean ifPresent;
 
     @Option(

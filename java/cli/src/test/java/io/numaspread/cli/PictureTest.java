@@ -256,10 +256,10 @@ class PictureTest {
     @Test
     void threadsAreReadFromTheProcTreeWhateverTheirNames() throws Exception {
         SysfsFixture.write(PictureShapes.mana(), sys);
-        task(4242, 4242, "java", 0, "0-7");
-        task(4242, 4250, "epollEventLoopG", 5, "4-5");
-        task(4242, 4251, "epollEventLoopG", 6, "6-7");
-        task(4242, 4260, "a (b) ) c", 3, "0-7");
+        ProcTasks.write(proc, 4242, 4242, "java", 0, "0-7");
+        ProcTasks.write(proc, 4242, 4250, "epollEventLoopG", 5, "4-5");
+        ProcTasks.write(proc, 4242, 4251, "epollEventLoopG", 6, "6-7");
+        ProcTasks.write(proc, 4242, 4260, "a (b) ) c", 3, "0-7");
         Path svg = out.resolve("threads.svg");
         CliRun run = CliRun.of(
                 "plan",
@@ -510,21 +510,6 @@ class PictureTest {
         all.addAll(args);
         all.addAll(List.of(more));
         return CliRun.of(all.toArray(String[]::new));
-    }
-
-    private void task(int pid, int tid, String comm, int cpu, String allowed) {
-        Path task = proc.resolve(pid + "/task/" + tid);
-        StringBuilder stat = new StringBuilder(tid + " (" + comm + ") S 1 " + pid + " " + pid);
-        // Fields 7 to 38 are irrelevant here; field 39 is the processor.
-        for (int field = 7; field <= 38; field++) {
-            stat.append(" 0");
-        }
-        stat.append(' ').append(cpu).append(" 0 0 0 0 0\n");
-        NicFixture.file(task.resolve("comm"), comm);
-        NicFixture.file(task.resolve("stat"), stat.toString());
-        NicFixture.file(
-                task.resolve("status"),
-                "Name:\t" + comm + "\nCpus_allowed:\tff\nCpus_allowed_list:\t" + allowed + "\n");
     }
 
     /** Keeps a copy in target/pictures for people to look at. */

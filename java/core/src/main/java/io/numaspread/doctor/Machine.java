@@ -80,12 +80,12 @@ public final class Machine {
         } else if (irqWritable.get()) {
             found.add(Finding.present(Area.PRIVILEGE, "proc_irq_writable", irqFile + " is writable (access W_OK)"));
         } else {
-            found.add(
-                    Finding.absent(
-                            Area.PRIVILEGE,
-                            "proc_irq_writable",
-                            irqFile + " is not writable (access W_OK)",
-                            "root and a /proc/irq mounted read-write (a container: --privileged or /proc/irq bind-mounted rw)"));
+            found.add(Finding.absent(
+                    Area.PRIVILEGE,
+                    "proc_irq_writable",
+                    irqFile + " is not writable (access W_OK)",
+                    "root and a /proc/irq mounted read-write (a container: --privileged or /proc/irq"
+                            + " bind-mounted rw)"));
         }
         return found;
     }

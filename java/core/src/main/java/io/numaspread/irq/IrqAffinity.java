@@ -42,9 +42,8 @@ final class IrqAffinity extends KernelFileSetting {
                 : "IRQ " + target.number() + " is now \"" + now + "\", another IRQ, left alone";
         Optional<Integer> renumbered = interrupts.numberOf(target.name());
         return Optional.of(renumbered
-                .map(
-                        irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver"
-                                + " was reloaded and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
+                .map(irq -> was + "; \"" + target.name() + "\" is now IRQ " + irq + ": the driver was reloaded"
+                        + " and renumbered its IRQs, so the recorded value belonged to an IRQ that is gone")
                 .orElse(was));
     }
 }

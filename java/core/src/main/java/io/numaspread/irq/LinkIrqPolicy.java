@@ -26,9 +26,10 @@ import java.util.stream.Stream;
  *
  * <p>Which {@code .link} file applies to a NIC is udev's decision, recorded in its database
  * ({@code /run/udev/data/n<ifindex>}: {@code ID_NET_LINK_FILE}), so it is read there, not matched again here. Its
- * drop-ins are read from the directories as they are now, since the next add reads them so: a drop-in written
- * since the last one (numaspread's advice) counts before udev lists it in {@code ID_NET_LINK_FILE_DROPINS}. Without that entry (a container without the host's {@code /run/udev}, or udev
- * not running) every {@code .link} file that sets a policy is reported, as one that may apply.
+ * drop-ins are read from the directories as they are now, since the next add reads them so: a drop-in written since the
+ * last one (numaspread's advice) counts before udev lists it in {@code ID_NET_LINK_FILE_DROPINS}. Without that entry (a
+ * container without the host's {@code /run/udev}, or udev not running) every {@code .link} file that sets a policy is
+ * reported, as one that may apply.
  *
  * @param file the {@code .link} file, as udev names it (a host path)
  * @param policy {@code spread} or {@code single}, after its drop-ins

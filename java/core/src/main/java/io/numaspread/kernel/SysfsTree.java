@@ -103,7 +103,9 @@ public final class SysfsTree {
         return text.get();
     }
 
-    /** A file that only some kernels or configurations have, read as {@link KernelText} says; empty when it is absent. */
+    /**
+     * A file that only some kernels or configurations have, read as {@link KernelText} says; empty when it is absent.
+     */
     public Optional<String> readOptional(String relative) {
         return KernelText.readOptional(root.resolve(relative));
     }

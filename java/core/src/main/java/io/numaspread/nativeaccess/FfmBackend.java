@@ -21,7 +21,7 @@ non-sealed interface FfmBackend extends NativeBackend {
                 BackendKind.FFM,
                 feature < overlayFeature
                         ? "it needs JDK " + overlayFeature + " or newer and this is JDK " + feature
-                        : "its classes are not here: numaspread-core must be loaded as its multi-release jar, not from a"
-                                + " classes folder or a jar without Multi-Release: true");
+                        : "its classes are not here: numaspread-core must be loaded as its multi-release jar, not"
+                                + " from a classes folder or a jar without Multi-Release: true");
     }
 }

@@ -58,12 +58,12 @@ import java.util.stream.Collectors;
  * 6.9+, each loop's own queue's NAPI IDs from 6.13; refused with exit status 3 before 6.9), and
  * {@code --irq-suspension}, which is epoll's, is refused.
  * {@code --irq-suspension} turns on {@link IrqSuspension#recipe()} instead: each loop's epoll instance prefers busy
- * polling and each queue's NAPI takes the recipe's {@code napi-set} values, so that the queue's IRQ stays masked
- * while the loop keeps finding events (Linux 6.13+ with {@code CAP_NET_ADMIN}; refused with exit status 3 before 6.13). With
- * {@code --report} it prints one line per connection at its first read, all as the kernel reports them: the
- * incoming CPU and NAPI ID (the receive queue) just before steering chose its loop, when it became active and at
- * that read, and the serving thread's ID, allowed CPUs and the CPU it ran on. Ctrl-C (or SIGTERM) prints the
- * steering counters and stops.
+ * polling and each queue's NAPI takes the recipe's {@code napi-set} values, so that the queue's IRQ stays masked while
+ * the loop keeps finding events (Linux 6.13+ with {@code CAP_NET_ADMIN}; refused with exit status 3 before 6.13). With
+ * {@code --report} it prints one line per connection at its first read, all as the kernel reports them: the incoming
+ * CPU and NAPI ID (the receive queue) just before steering chose its loop, when it became active and at that read, and
+ * the serving thread's ID, allowed CPUs and the CPU it ran on. Ctrl-C (or SIGTERM) prints the steering counters and
+ * stops.
  */
 public final class EchoServer {
     private static final int SOL_SOCKET = 1;
@@ -383,7 +383,8 @@ public final class EchoServer {
             }
             if ((!steering || steerBy != null || busyPollUsecs > 0 || loopsOnIrqCpus || irqSuspension) && nic == null) {
                 throw new IllegalArgumentException(
-                        "--no-steering, --steer-by, --busy-poll, --irq-suspension and --loops-on-irq-cpus go with --nic");
+                        "--no-steering, --steer-by, --busy-poll, --irq-suspension and --loops-on-irq-cpus go with"
+                                + " --nic");
             }
             if (busyPollUsecs > 0 && irqSuspension) {
                 // The recipe sets the loops' busy polling itself (0 us, prefer_busy_poll); another would replace it.

@@ -5,7 +5,8 @@ import io.numaspread.nativeaccess.IoUringNapi;
 import java.util.List;
 
 /**
- * One io_uring loop's NAPI busy polling as its ring read it back after {@link PinnedEventLoopGroup.Builder#ioUringBusyPoll}.
+ * One io_uring loop's NAPI busy polling as its ring read it back after
+ * {@link PinnedEventLoopGroup.Builder#ioUringBusyPoll}.
  *
  * @param ringFd the ring's descriptor
  * @param settings what the kernel wrote back after the register

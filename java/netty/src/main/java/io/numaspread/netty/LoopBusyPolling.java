@@ -136,9 +136,8 @@ final class LoopBusyPolling {
         } catch (InaccessibleObjectException e) {
             throw new NumaspreadException(
                     NumaspreadException.Kind.REFUSED,
-                    "Netty's epoll package is closed to "
-                            + "numaspread, which reads each loop's epoll descriptor from EpollIoHandler.epollFd: run with "
-                            + ADD_OPENS,
+                    "Netty's epoll package is closed to numaspread, which reads each loop's epoll descriptor from"
+                            + " EpollIoHandler.epollFd: run with " + ADD_OPENS,
                     e);
         } catch (ReflectiveOperationException | ClassCastException e) {
             throw new NumaspreadException(

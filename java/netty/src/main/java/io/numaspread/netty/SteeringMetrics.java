@@ -11,8 +11,8 @@ import java.util.List;
  * {@code numaspread watch} dashboard: {@code numaspread_netty_connections_steered_total} and
  * {@code numaspread_netty_connections_fell_back_total}, labelled with the group's name; when steering by NAPI ID,
  * {@code numaspread_netty_connections_napi_id_unknown_total}; and per loop (labels group, loop)
- * {@code numaspread_netty_connections_off_queue_total}, connections that arrived on a queue other than the loop's. The values are read at
- * each scrape; nothing is counted twice.
+ * {@code numaspread_netty_connections_off_queue_total}, connections that arrived on a queue other than the loop's. The
+ * values are read at each scrape; nothing is counted twice.
  */
 public final class SteeringMetrics {
     private SteeringMetrics() {}

@@ -55,7 +55,10 @@ public final class LibC {
                 .findFirst();
     }
 
-    /** {@code sched_getaffinity}: 0 (glibc clears the mask beyond what the kernel wrote), or -1 with errno in {@code call}. */
+    /**
+     * {@code sched_getaffinity}: 0 (glibc clears the mask beyond what the kernel wrote), or -1 with errno in
+     * {@code call}.
+     */
     public static int schedGetaffinity(CallState call, int tid, MemorySegment mask) {
         try {
             return (int) SchedGetaffinity.HANDLE.invokeExact(call.state(), tid, mask.byteSize(), mask);
@@ -88,7 +91,10 @@ public final class LibC {
         };
     }
 
-    /** {@code sched_setscheduler} with a {@code struct sched_param} of {@code priority}: 0, or -1 with errno in {@code call}. */
+    /**
+     * {@code sched_setscheduler} with a {@code struct sched_param} of {@code priority}: 0, or -1 with errno in
+     * {@code call}.
+     */
     public static int schedSetscheduler(CallState call, int tid, int policy, int priority) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment param = sched_param.allocate(arena);

@@ -16,10 +16,10 @@ import java.util.Optional;
 /**
  * libnuma through the jextract bindings in {@code libnuma_h}, when it can be used.
  *
- * <p>{@code libnuma_h} opens {@value NumaSoname#VALUE} in its static initializer, and each function's
- * holder looks its symbol up in its own; on a machine without libnuma that would be an
- * {@link ExceptionInInitializerError} at the first call. So {@link #unavailableCause()} opens the library and looks every symbol up first, and
- * the bindings are touched only when it is empty.
+ * <p>{@code libnuma_h} opens {@value NumaSoname#VALUE} in its static initializer, and each function's holder looks its
+ * symbol up in its own; on a machine without libnuma that would be an {@link ExceptionInInitializerError} at the first
+ * call. So {@link #unavailableCause()} opens the library and looks every symbol up first, and the bindings are touched
+ * only when it is empty.
  */
 public final class LibNuma {
     private static final List<String> SYMBOLS = List.of(
