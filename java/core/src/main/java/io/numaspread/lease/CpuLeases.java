@@ -63,6 +63,8 @@ public final class CpuLeases {
     private static final int MAX_SLOTS = 4096;
 
     private static final Path PROC = Path.of("/proc");
+    /** How long a session waits for another process's to end. */
+    static final long SESSION_WAIT_MILLIS = 10_000;
 
     /** Guards {@link #OWN} and every open of a lock file by this JVM. */
     private static final ReentrantLock LOCK = new ReentrantLock();
@@ -147,7 +149,7 @@ public final class CpuLeases {
     }
 
     /**
-     * Opens a session: holds the registry's lock (waiting for another process's session to end) until it is
+     * Opens a session: holds the registry's lock (waiting up to 10 s for another process's session to end) until it is
      * closed, so that what it reads stays true until it has taken its leases. Close it on the thread that opened
      * it, and open no other session (of any registry) on that thread before.
      *
@@ -166,13 +168,36 @@ public final class CpuLeases {
             dir = TrustedDirectory.create(directory);
             requireRegular(dir, REGISTRY_LOCK);
             registry = dir.openPrivate(REGISTRY_LOCK);
-            registry.lock();
+            lockWithin(registry, dir.path().resolve(REGISTRY_LOCK));
             return new Session(dir, registry);
         } catch (IOException | RuntimeException e) {
             closeQuietly(registry);
             closeQuietly(dir);
             LOCK.unlock();
             throw e instanceof IOException io ? failure(io) : (RuntimeException) e;
+        }
+    }
+
+    /**
+     * Locks {@code registry}, waiting at most {@link #SESSION_WAIT_MILLIS} for another process's session: a
+     * session lasts as long as a group's planning, and one that lasts longer is a process stuck in it, which
+     * must not stop every other JVM's start.
+     */
+    private static void lockWithin(FileChannel registry, Path file) throws IOException {
+        long deadline = System.nanoTime() + SESSION_WAIT_MILLIS * 1_000_000L;
+        while (registry.tryLock() == null) {
+            if (System.nanoTime() > deadline) {
+                OptionalLong holder = LockHolder.pid(file);
+                throw new IOException("another process ("
+                        + (holder.isPresent() ? "pid " + holder.getAsLong() : "its PID unlisted") + ") has held "
+                        + file + " for more than " + SESSION_WAIT_MILLIS + " ms");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for " + file, e);
+            }
         }
     }
 

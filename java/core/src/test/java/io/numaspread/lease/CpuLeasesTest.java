@@ -149,6 +149,29 @@ class CpuLeasesTest {
         assertEquals(List.of(), Files.list(dir()).toList(), "nothing was created in it");
     }
 
+    /** A process stuck in its session (planning) is waited for 10 s, then named, not waited for forever. */
+    @Test
+    void aSessionStuckInAnotherProcessIsNamedAfterTheWait() throws Exception {
+        Process stuck = LeaseHoldingProcess.start(dir(), "0", "test:stuck", "stuck-in-session");
+        try {
+            long start = System.nanoTime();
+            NumaspreadException refused = assertThrows(NumaspreadException.class, CpuLeases.in(dir())::session);
+            long waited = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(waited >= CpuLeases.SESSION_WAIT_MILLIS, waited + " ms");
+            assertEquals(NumaspreadException.Kind.REFUSED, refused.kind());
+            assertTrue(
+                    refused.getMessage()
+                            .contains("another process (pid " + stuck.pid() + ") has held "
+                                    + dir().resolve("registry.lock")),
+                    refused.getMessage());
+        } finally {
+            LeaseHoldingProcess.kill(stuck);
+        }
+        try (CpuLeases.Session session = CpuLeases.in(dir()).session()) {
+            assertEquals(Map.of(), session.heldByOthers(), "the killed process's session and lease are gone");
+        }
+    }
+
     @Test
     void oneThreadHoldsOneSessionAtATime() {
         CpuLeases leases = CpuLeases.in(dir());
