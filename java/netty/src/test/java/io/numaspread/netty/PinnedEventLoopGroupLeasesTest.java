@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.numaspread.CpuSet;
 import io.numaspread.lease.CpuLeases;
 import io.numaspread.lease.HeldCpu;
+import io.numaspread.pin.ThreadPinner;
+import io.numaspread.plan.SpreadPlan;
 import io.numaspread.testing.NeedsSecondCpu;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -129,6 +131,11 @@ class PinnedEventLoopGroupLeasesTest {
                 .steering(false)
                 .leaseDirectory(leases())
                 .build();
+        // Alone on the host, the group gets the CPUs it gets without leases.
+        SpreadPlan alone = PinnedEventLoopGroup.builder(Transport.NIO.ioHandlerFactory())
+                .node(0, 1)
+                .spreadPlan(ThreadPinner.live());
+        assertEquals(alone.get(0).cpus(), group.loops().get(0).cpus());
         CpuLeases registry = CpuLeases.in(leases());
         List<HeldCpu> held = registry.held();
         assertEquals(
