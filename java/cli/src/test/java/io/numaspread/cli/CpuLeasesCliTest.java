@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaspread.kernel.LockHolder;
 import io.numaspread.lease.LeaseHoldingProcess;
 import io.numaspread.lease.LeaseRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,6 +67,10 @@ class CpuLeasesCliTest extends StandInCliTest {
                                     + " " + LeaseHoldingProcess.class.getName() + " netty:io-0\n"),
                     doctor.out());
             assertFalse(doctor.out().contains("cpu_3"), doctor.out());
+            assertEquals(
+                    OptionalLong.of(holder.pid()),
+                    LockHolder.pid(leases().resolve("cpu-1.lock")),
+                    "reading the registry three times left its holder holding it");
         } finally {
             LeaseHoldingProcess.kill(holder);
         }
