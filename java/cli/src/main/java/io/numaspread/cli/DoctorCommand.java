@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaspread.doctor.Doctor;
 import io.numaspread.doctor.Finding;
 import io.numaspread.doctor.Report;
+import io.numaspread.kernel.KernelPaths;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -21,8 +24,9 @@ import picocli.CommandLine.Spec;
             "Show what this machine offers numaspread and what stands in its way: kernel features (netdev netlink,"
                     + " napi-set, NAPI threading, IRQ suspension, txq_reselection_ms, ...), the native backends,"
                     + " privileges, this process's CPUs, and other managers of IRQs (irqbalance, systemd .link"
-                    + " files, tuned, CRI-O). Each is present, absent or unknown, with how it was found and, where"
-                    + " missing, the kernel version or privilege it needs. Changes nothing."
+                    + " files, tuned, CRI-O), and who holds which CPU in the CPU lease registry. Each is present,"
+                    + " absent or unknown, with how it was found and, where missing, the kernel version or privilege"
+                    + " it needs. Changes nothing."
         })
 final class DoctorCommand implements Runnable {
     /** The headings of the text report, in the report's order. */
@@ -31,7 +35,8 @@ final class DoctorCommand implements Runnable {
             Finding.Area.BACKEND, "backends",
             Finding.Area.PRIVILEGE, "privileges",
             Finding.Area.PROCESS, "this process",
-            Finding.Area.MANAGER, "other managers of IRQs");
+            Finding.Area.MANAGER, "other managers of IRQs",
+            Finding.Area.LEASES, "CPU leases");
 
     @Spec
     CommandSpec spec;
@@ -51,10 +56,17 @@ final class DoctorCommand implements Runnable {
     @Mixin
     JsonOption json = new JsonOption();
 
+    @Mixin
+    LeaseDirOption leases = new LeaseDirOption();
+
     @Override
     public void run() {
         PrintWriter out = spec.commandLine().getOut();
-        Report report = Doctor.examine(proc.paths(machine), host.hostRoot, nic.name(), machine.selection());
+        KernelPaths paths = proc.paths(machine);
+        Report examined = Doctor.examine(paths, host.hostRoot, nic.name(), machine.selection());
+        List<Finding> findings = new ArrayList<>(examined.findings());
+        findings.addAll(CpuLeaseReport.read(leases.directory(paths)).findings());
+        Report report = new Report(examined.kernelRelease(), findings);
         if (json.requested) {
             out.println(Json.write(toJson(report)));
         } else {

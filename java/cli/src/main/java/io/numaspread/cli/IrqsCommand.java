@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
             "Show a NIC's IRQs (each NIC's in turn with several --nic or --all, beside their joint plan): name,"
                     + " queue, smp_affinity_list, effective_affinity_list, interrupts per CPU, the planned CPUs, and"
                     + " whether each matches the plan; warn where the kernel delivers them against the plan; and each"
-                    + " queue's NAPI instance (ID, IRQ, thread), with the source that named it.",
+                    + " queue's NAPI instance (ID, IRQ, thread), with the source that named it; and who holds which"
+                    + " CPU in the CPU lease registry (pid, command, what it pins).",
             "For an upper device (a bond, team, VLAN, macvlan or bridge, or a VLAN on a bond), a section for each NIC"
                     + " under it, saying how it is under the device, with its share of the NICs' plan together.",
             "--svg FILE also draws them: each queue on its planned CPUs, each vector on the CPU the kernel delivers"
@@ -40,6 +41,9 @@ final class IrqsCommand implements Runnable {
 
     @Mixin
     PictureOptions picture = new PictureOptions();
+
+    @Mixin
+    LeaseDirOption leases = new LeaseDirOption();
 
     @Override
     public void run() {
@@ -87,15 +91,22 @@ final class IrqsCommand implements Runnable {
                 LinkPolicyWords.lines(nicPlan.nic().name(), linkPolicies).forEach(out::println);
             }
         }
+        CpuLeaseReport leaseReport =
+                CpuLeaseReport.read(leases.directory(nicPlans.get(0).paths()));
+        if (!json.requested) {
+            out.println();
+            leaseReport.print(out);
+        }
         if (json.requested) {
             // One NIC's object as it always was; several NICs' objects in a list, each with its share of the plan;
             // an upper device's with its kind and how each NIC is under it.
             ObjectNode several = Json.object();
             several.putArray("nics").addAll(objects);
-            out.println(Json.write(
-                    upper.isPresent()
-                            ? UpperDeviceIrqs.toJson(upper.get(), objects)
-                            : objects.size() == 1 ? objects.get(0) : several));
+            ObjectNode root = upper.isPresent()
+                    ? UpperDeviceIrqs.toJson(upper.get(), objects)
+                    : objects.size() == 1 ? objects.get(0) : several;
+            root.set("cpu_leases", leaseReport.toJson());
+            out.println(Json.write(root));
         }
         out.flush();
         if (drawn) {

@@ -45,7 +45,9 @@ public record Finding(Area area, String feature, State state, String evidence, O
         BACKEND,
         PRIVILEGE,
         PROCESS,
-        MANAGER
+        MANAGER,
+        /** Who holds which CPU in the host's CPU lease registry (the CLI reads it, not the doctor). */
+        LEASES
     }
 
     public enum State {

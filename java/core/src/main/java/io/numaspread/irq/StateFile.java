@@ -6,6 +6,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.kernel.LockHolder;
 import io.numaspread.kernel.SchedPolicy;
 import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.kernel.TrustedDirectory;

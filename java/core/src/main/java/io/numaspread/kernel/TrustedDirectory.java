@@ -22,7 +22,10 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -227,6 +230,22 @@ public final class TrustedDirectory implements AutoCloseable {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The names in the directory, sorted, listed through its descriptor ({@code .} relative to it), so that the
+     * listing is of the directory that was checked.
+     */
+    public List<String> names() throws IOException {
+        List<String> names = new ArrayList<>();
+        try (SecureDirectoryStream<Path> listing =
+                directory.newDirectoryStream(Path.of("."), LinkOption.NOFOLLOW_LINKS)) {
+            for (Path entry : listing) {
+                names.add(entry.getFileName().toString());
+            }
+        }
+        Collections.sort(names);
+        return names;
     }
 
     /**

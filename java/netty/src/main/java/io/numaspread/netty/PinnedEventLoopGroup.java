@@ -18,6 +18,9 @@ import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.lease.CpuLeases;
+import io.numaspread.lease.LeasedPlan;
+import io.numaspread.lease.LeasedPlanner;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.EpollBusyPoll;
 import io.numaspread.nativeaccess.IoUringNapi;
@@ -35,7 +38,6 @@ import io.numaspread.nic.NicDiscovery;
 import io.numaspread.pin.PinnedThreadFactory;
 import io.numaspread.pin.ThreadPinner;
 import io.numaspread.plan.PlanRequest;
-import io.numaspread.plan.Planner;
 import io.numaspread.plan.PollSibling;
 import io.numaspread.plan.Purpose;
 import io.numaspread.plan.SpreadPlan;
@@ -80,12 +82,20 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private static final System.Logger LOG = System.getLogger(PinnedEventLoopGroup.class.getName());
     /** A kernel that cannot say which NAPIs busy-poll says so for every group; the log says it once. */
     private static final AtomicBoolean BUSY_POLL_UNREPORTED_LOGGED = new AtomicBoolean();
+    /** An unusable default lease registry (a JVM that is not root cannot create it) is logged once. */
+    private static final AtomicBoolean LEASES_UNUSABLE_LOGGED = new AtomicBoolean();
+
+    /** The system property that turns CPU leases off for every group built without {@link Builder#leases}. */
+    public static final String LEASES_PROPERTY = "numaspread.leases";
+    /** The system property naming the lease registry's directory (default {@value CpuLeases#DEFAULT}). */
+    public static final String LEASE_DIRECTORY_PROPERTY = "numaspread.leases.dir";
 
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
     private final List<EpollBusyPoll> busyPolling;
     private final List<IoUringLoopNapi> ioUringBusyPolling;
     private final Optional<RecordedNapiSettings> napiSettings;
+    private final List<CpuLeases.Lease> leases;
 
     private PinnedEventLoopGroup(
             PinnedThreadFactory threads,
@@ -93,8 +103,12 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
             ThreadPinner pinner,
             Builder settings,
             Optional<NapiMap> napis,
-            Optional<IoUringNapiBusyPolling> ioUring) {
+            Optional<IoUringNapiBusyPolling> ioUring,
+            List<CpuLeases.Lease> leases) {
         super(threads.plan().size(), threads, handlers);
+        this.leases = leases;
+        // The loops' CPUs are leased until the group has terminated (or the JVM exits, which drops the locks).
+        terminationFuture().addListener(done -> leases.forEach(CpuLeases.Lease::close));
         if (ioUring.isPresent()) {
             // The handlers exist and no loop has started: a transport other than io_uring is refused now.
             List<IoHandler> made = new ArrayList<>();
@@ -250,6 +264,11 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         return loops;
     }
 
+    /** The loops' CPU leases, loop by loop, until the group has terminated; empty with leases off. */
+    public List<CpuLeases.Lease> leases() {
+        return leases;
+    }
+
     /** The steering counters, or empty when steering is off. */
     public Optional<ConnectionSteering> steering() {
         return Optional.ofNullable(steering);
@@ -336,6 +355,8 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         private Path stateFile;
         private boolean onIrqCpus;
         private PollSibling pollSibling = PollSibling.IDLE;
+        private Boolean leasing;
+        private Path leaseDirectory;
 
         private Builder(IoHandlerFactory ioHandlerFactory) {
             this.ioHandlerFactory = Objects.requireNonNull(ioHandlerFactory);
@@ -379,6 +400,29 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
         public Builder node(int origin, int loops) {
             this.node = origin;
             this.count = loops;
+            return this;
+        }
+
+        /**
+         * Whether the group leases its loops' CPUs in the host's lease registry ({@link CpuLeases}) and, for a NIC
+         * or a node, plans around the CPUs other processes hold, so that several JVMs on one host do not share
+         * CPUs while free ones remain (default: on, unless the system property {@value #LEASES_PROPERTY} is
+         * {@code off}). A plan given ({@link #plan}) is leased as it is. The leases go when the group has
+         * terminated, and with the JVM. Off, the group plans as if it were alone on the host.
+         */
+        public Builder leases(boolean on) {
+            this.leasing = on;
+            return this;
+        }
+
+        /**
+         * The lease registry's directory (default: the system property {@value #LEASE_DIRECTORY_PROPERTY}, else
+         * {@value CpuLeases#DEFAULT}); turns leases on. A registry given here, or by the property, that cannot be
+         * used fails the build; the default one is skipped, logged once, for a JVM that cannot create it.
+         */
+        public Builder leaseDirectory(Path directory) {
+            this.leaseDirectory = Objects.requireNonNull(directory);
+            this.leasing = true;
             return this;
         }
 
@@ -538,23 +582,92 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 LoopBusyPolling.requireIrqSuspension(kernel);
             }
             ThreadPinner threadPinner = pinner != null ? pinner : ThreadPinner.live();
-            PlannedLoops planned =
-                    plan != null ? new PlannedLoops(plan, napiMap(threadPinner)) : planLoops(threadPinner);
-            SpreadPlan spreadPlan = planned.plan();
-            Optional<NapiMap> napiMap = planned.napis();
-            PinnedThreadFactory threads = PinnedThreadFactory.builder(spreadPlan, threadPinner)
-                    .names(names)
-                    .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
-                    .build();
             if (steeringKey == SteeringKey.INCOMING_NAPI_ID && napis == null && nic == null) {
                 throw new IllegalArgumentException("steering by NAPI ID needs the NIC's NAPI map (napis)");
             }
-            if (ioUring.isPresent() && ioUring.get().settings().tracking() == IoUringNapi.Tracking.STATIC) {
-                // Before any loop starts: static tracking registers the loops' own NAPI IDs, from the map.
-                napiIdsByLoop(napiMap, spreadPlan.size());
+            Optional<CpuLeases.Session> session = leaseSession();
+            PlannedLoops planned;
+            PinnedThreadFactory threads;
+            List<CpuLeases.Lease> leases;
+            try {
+                Map<Integer, Integer> heldByOthers =
+                        session.map(CpuLeases.Session::heldByOthers).orElse(Map.of());
+                planned = plan != null
+                        ? new PlannedLoops(plan, napiMap(threadPinner))
+                        : planLoops(threadPinner, heldByOthers);
+                if (ioUring.isPresent() && ioUring.get().settings().tracking() == IoUringNapi.Tracking.STATIC) {
+                    // Before any loop starts: static tracking registers the loops' own NAPI IDs, from the map.
+                    napiIdsByLoop(planned.napis(), planned.plan().size());
+                }
+                threads = PinnedThreadFactory.builder(planned.plan(), threadPinner)
+                        .names(names)
+                        .delegate(new DefaultThreadFactory(PinnedEventLoopGroup.class))
+                        .build();
+                leases = session.isEmpty() ? List.of() : take(session.get(), planned.plan());
+            } finally {
+                session.ifPresent(CpuLeases.Session::close);
             }
-            return new PinnedEventLoopGroup(
-                    threads, new HandlerRecorder(ioHandlerFactory), threadPinner, this, napiMap, ioUring);
+            try {
+                return new PinnedEventLoopGroup(
+                        threads,
+                        new HandlerRecorder(ioHandlerFactory),
+                        threadPinner,
+                        this,
+                        planned.napis(),
+                        ioUring,
+                        leases);
+            } catch (RuntimeException e) {
+                leases.forEach(CpuLeases.Lease::close);
+                throw e;
+            }
+        }
+
+        /**
+         * The lease registry's session for this build, holding its lock while the group plans and leases; empty
+         * with leases off, or when the default registry cannot be used (logged once).
+         */
+        private Optional<CpuLeases.Session> leaseSession() {
+            boolean on = leasing != null
+                    ? leasing
+                    : !"off"
+                            .equalsIgnoreCase(
+                                    System.getProperty(LEASES_PROPERTY, "on").trim());
+            if (!on) {
+                return Optional.empty();
+            }
+            String property = System.getProperty(LEASE_DIRECTORY_PROPERTY);
+            Path directory =
+                    leaseDirectory != null ? leaseDirectory : Path.of(property != null ? property : CpuLeases.DEFAULT);
+            try {
+                return Optional.of(CpuLeases.in(directory).session());
+            } catch (NumaspreadException e) {
+                if (leaseDirectory != null || property != null) {
+                    throw e;
+                }
+                if (!LEASES_UNUSABLE_LOGGED.getAndSet(true)) {
+                    LOG.log(
+                            Level.WARNING,
+                            "event loops plan without CPU leases, as if alone on the host: {0} (-D{1}=off says"
+                                    + " so quietly)",
+                            e.getMessage(),
+                            LEASES_PROPERTY);
+                }
+                return Optional.empty();
+            }
+        }
+
+        /** Leases loop i's CPUs for {@code netty:NAME}, NAME its thread's; all or none. */
+        private List<CpuLeases.Lease> take(CpuLeases.Session session, SpreadPlan spreadPlan) {
+            List<CpuLeases.Lease> taken = new ArrayList<>();
+            try {
+                for (int i = 0; i < spreadPlan.size(); i++) {
+                    taken.add(session.take(spreadPlan.get(i).cpus(), "netty:" + String.format(Locale.ROOT, names, i)));
+                }
+            } catch (RuntimeException e) {
+                taken.forEach(CpuLeases.Lease::close);
+                throw e;
+            }
+            return List.copyOf(taken);
         }
 
         /**
@@ -602,15 +715,15 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
         /** The plan the loops are built on: the NIC's as {@code plan --nic} makes it, or the node's. */
         SpreadPlan spreadPlan(ThreadPinner threadPinner) {
-            return planLoops(threadPinner).plan();
+            return planLoops(threadPinner, Map.of()).plan();
         }
 
         /**
          * The loops' plan, for a NIC off its busy-poll cores as its NAPI map and the threads' affinity tell them,
          * with the NAPI map it read (read once the NIC is known to exist, so that an unknown one is named with the
-         * NICs there are).
+         * NICs there are), around the CPUs other processes hold ({@link LeasedPlanner}).
          */
-        private PlannedLoops planLoops(ThreadPinner threadPinner) {
+        private PlannedLoops planLoops(ThreadPinner threadPinner, Map<Integer, Integer> heldByOthers) {
             Topology topology = TopologyDiscovery.discover(threadPinner.backend(), SysfsTree.at(kernel.sysfsRoot()))
                     .withAllowed(threadPinner.allowed());
             PlanRequest request;
@@ -649,7 +762,15 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
                 request = PlanRequest.threads(node, count);
                 napis = napiMap(threadPinner);
             }
-            return new PlannedLoops(Planner.plan(topology, request), napis);
+            LeasedPlan leased = LeasedPlanner.plan(topology, request, heldByOthers);
+            if (!leased.shared().isEmpty()) {
+                LOG.log(
+                        Level.INFO,
+                        "event loops share CPUs {0} with other processes that hold them (no free CPU was left);"
+                                + " numaspread irqs lists who",
+                        leased.shared());
+            }
+            return new PlannedLoops(leased.plan(), napis);
         }
     }
 

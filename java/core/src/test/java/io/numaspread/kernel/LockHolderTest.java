@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.irq;
+package io.numaspread.kernel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package io.numaspread.irq;
+package io.numaspread.kernel;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,13 +14,13 @@ import java.util.OptionalLong;
  * fcntl(F_GETLK)} would give it, without a native call. The lock is the kernel's, so it is always the machine's
  * {@code /proc}, never a {@code --proc-root} tree.
  */
-final class LockHolder {
+public final class LockHolder {
     private static final Path PROC_LOCKS = Path.of("/proc/locks");
 
     private LockHolder() {}
 
     /** The PID holding a POSIX lock on {@code file}; empty when none is listed or the file cannot be read. */
-    static OptionalLong pid(Path file) {
+    public static OptionalLong pid(Path file) {
         try {
             long device = (Long) Files.getAttribute(file, "unix:dev", LinkOption.NOFOLLOW_LINKS);
             long inode = (Long) Files.getAttribute(file, "unix:ino", LinkOption.NOFOLLOW_LINKS);

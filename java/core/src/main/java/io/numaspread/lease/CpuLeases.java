@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.numaspread.lease;
+
+import io.numaspread.CpuSet;
+import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.LockHolder;
+import io.numaspread.kernel.TrustedDirectory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The host-wide registry of CPU leases: a directory ({@value #DEFAULT} by default) with one lock file per CPU,
+ * {@code cpu-N.lock}, which its holder keeps locked for as long as it lives and in which it names itself
+ * ({@link LeaseRecord}). The lock is the JDK's {@link FileChannel#tryLock}, on Linux a plain POSIX record lock
+ * ({@code fcntl(F_SETLK)}, {@code POSIX} in {@code /proc/locks}, not an OFD lock), so the kernel drops it when
+ * its process exits, however it exits: a crashed holder's CPU is free again, and the next taker overwrites its
+ * record.
+ *
+ * <p>A POSIX lock belongs to the process, not to the descriptor: a second lock by the same JVM succeeds, and
+ * closing any descriptor of the file drops the JVM's lock on it. So this JVM's own leases are kept in one table
+ * here, each CPU's lock file opened once, and this JVM never opens a lock file it holds again. Two groups of one
+ * JVM on one CPU share its one lock file, each pin named in the record.
+ *
+ * <p>A CPU that another process holds is taken anyway when a plan puts a thread there (the plan did so because
+ * no free CPU was left, {@link LeasedPlanner}): the taker locks the CPU's next free slot, {@code cpu-N.2.lock},
+ * {@code cpu-N.3.lock}, so that the registry counts every process on the CPU. Planning and taking go under one
+ * more lock, {@code registry.lock}, held for the length of a {@link Session}, so that two JVMs that start at once
+ * do not both plan onto the same free CPU.
+ *
+ * <p>Reading the registry ({@link #held}) locks nothing: it asks the kernel who holds each file's lock ({@code
+ * /proc/locks}) and reads the record, which counts only when it names that process with its start time. A file
+ * whose lock nobody holds is stale and not listed.
+ *
+ * <p>The directory is created 0700 and its files 0600 ({@link TrustedDirectory}); one that another user owns, or
+ * that group or others can write, is refused, because whoever can open a lock file can hold it.
+ */
+public final class CpuLeases {
+    /** The registry's directory unless told otherwise. */
+    public static final String DEFAULT = "/run/numaspread/cpus";
+
+    private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)(?:\\.(\\d+))?\\.lock");
+    private static final String REGISTRY_LOCK = "registry.lock";
+    /** Records are a few lines; a larger file is not one. */
+    private static final int MAX_RECORD = 64 * 1024;
+    /** More slots than any host has processes on one CPU: a bound, so that a fault cannot loop forever. */
+    private static final int MAX_SLOTS = 4096;
+
+    private static final Path PROC = Path.of("/proc");
+    /** How long a session waits for another process's to end. */
+    static final long SESSION_WAIT_MILLIS = 10_000;
+
+    /** Guards {@link #OWN} and every open of a lock file by this JVM. */
+    private static final ReentrantLock LOCK = new ReentrantLock();
+    /** This JVM's held lock files, by registry directory and CPU. */
+    private static final Map<Key, Slot> OWN = new HashMap<>();
+
+    private final Path directory;
+
+    private CpuLeases(Path directory) {
+        this.directory = directory.toAbsolutePath().normalize();
+    }
+
+    /** The registry in {@code directory}, which is created when a lease is first taken. */
+    public static CpuLeases in(Path directory) {
+        return new CpuLeases(directory);
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /**
+     * Every CPU lease held now, this process's included, by CPU and then PID; none when the directory does not
+     * exist.
+     *
+     * @throws NumaspreadException (refused) for a directory others can change, or one that cannot be read
+     */
+    public List<HeldCpu> held() {
+        LOCK.lock();
+        try {
+            Optional<TrustedDirectory> found = TrustedDirectory.open(directory);
+            if (found.isEmpty()) {
+                return List.of();
+            }
+            try (TrustedDirectory dir = found.get()) {
+                return held(dir);
+            }
+        } catch (IOException e) {
+            throw failure(e);
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    private List<HeldCpu> held(TrustedDirectory dir) throws IOException {
+        long self = ProcessHandle.current().pid();
+        List<HeldCpu> held = new ArrayList<>();
+        for (String name : dir.names()) {
+            Matcher matcher = LOCK_FILE.matcher(name);
+            if (!matcher.matches()) {
+                continue;
+            }
+            int cpu = Integer.parseInt(matcher.group(1));
+            Slot own = OWN.get(new Key(directory, cpu));
+            if (own != null && own.name.equals(name)) {
+                held.add(new HeldCpu(cpu, self, Optional.of(own.record())));
+                continue;
+            }
+            Optional<BasicFileAttributes> attributes = dir.attributes(name);
+            if (attributes.isEmpty() || !attributes.get().isRegularFile()) {
+                continue;
+            }
+            OptionalLong pid = LockHolder.pid(dir.path().resolve(name));
+            if (pid.isEmpty()) {
+                continue;
+            }
+            held.add(new HeldCpu(cpu, pid.getAsLong(), record(dir, name, pid.getAsLong())));
+        }
+        held.sort(Comparator.comparingInt(HeldCpu::cpu).thenComparingLong(HeldCpu::pid));
+        return List.copyOf(held);
+    }
+
+    /** The record in {@code name} when it names the lock's holder {@code pid}, alive since the time it says. */
+    private static Optional<LeaseRecord> record(TrustedDirectory dir, String name, long pid) throws IOException {
+        try {
+            return LeaseRecord.decode(dir.read(name, MAX_RECORD))
+                    .filter(record -> record.pid() == pid && record.alive(PROC));
+        } catch (IOException e) {
+            // Gone, or not a record (too large): the lock is still held, by a process that named itself nowhere.
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Opens a session: holds the registry's lock (waiting up to 10 s for another process's session to end) until it is
+     * closed, so that what it reads stays true until it has taken its leases. Close it on the thread that opened
+     * it, and open no other session (of any registry) on that thread before.
+     *
+     * @throws NumaspreadException (refused) for a directory others can change, or one that cannot be created
+     * @throws IllegalStateException when this thread holds a session already
+     */
+    public Session session() {
+        if (LOCK.isHeldByCurrentThread()) {
+            // A second descriptor of registry.lock would drop this process's lock on it when closed.
+            throw new IllegalStateException("this thread already holds a session of the CPU leases");
+        }
+        LOCK.lock();
+        TrustedDirectory dir = null;
+        FileChannel registry = null;
+        try {
+            dir = TrustedDirectory.create(directory);
+            requireRegular(dir, REGISTRY_LOCK);
+            registry = dir.openPrivate(REGISTRY_LOCK);
+            lockWithin(registry, dir.path().resolve(REGISTRY_LOCK));
+            return new Session(dir, registry);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(registry);
+            closeQuietly(dir);
+            LOCK.unlock();
+            throw e instanceof IOException io ? failure(io) : (RuntimeException) e;
+        }
+    }
+
+    /**
+     * Locks {@code registry}, waiting at most {@link #SESSION_WAIT_MILLIS} for another process's session: a
+     * session lasts as long as a group's planning, and one that lasts longer is a process stuck in it, which
+     * must not stop every other JVM's start.
+     */
+    private static void lockWithin(FileChannel registry, Path file) throws IOException {
+        long deadline = System.nanoTime() + SESSION_WAIT_MILLIS * 1_000_000L;
+        while (registry.tryLock() == null) {
+            if (System.nanoTime() > deadline) {
+                OptionalLong holder = LockHolder.pid(file);
+                throw new IOException("another process ("
+                        + (holder.isPresent() ? "pid " + holder.getAsLong() : "its PID unlisted") + ") has held "
+                        + file + " for more than " + SESSION_WAIT_MILLIS + " ms");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for " + file, e);
+            }
+        }
+    }
+
+    /** Reading and taking leases, under the registry's lock. */
+    public final class Session implements AutoCloseable {
+        private final TrustedDirectory dir;
+        private final FileChannel registry;
+        private boolean closed;
+
+        private Session(TrustedDirectory dir, FileChannel registry) {
+            this.dir = dir;
+            this.registry = registry;
+        }
+
+        /** Every lease held now, as {@link CpuLeases#held}. */
+        public List<HeldCpu> held() {
+            try {
+                return CpuLeases.this.held(dir);
+            } catch (IOException e) {
+                throw failure(e);
+            }
+        }
+
+        /** How many other processes hold each CPU that one holds. */
+        public Map<Integer, Integer> heldByOthers() {
+            long self = ProcessHandle.current().pid();
+            Map<Integer, Integer> counts = new TreeMap<>();
+            for (HeldCpu cpu : held()) {
+                if (cpu.pid() != self) {
+                    counts.merge(cpu.cpu(), 1, Integer::sum);
+                }
+            }
+            return counts;
+        }
+
+        /**
+         * Leases {@code cpus} for {@code pin} ({@code netty:numaspread-loop-0}) until the lease is closed or this
+         * process exits: on each CPU, this process's lock file if it has one, else the first slot no other
+         * process holds. All or none: on failure, what this call took is given back.
+         *
+         * @throws NumaspreadException (refused) naming the lock file that cannot be created, written or locked
+         */
+        public Lease take(CpuSet cpus, String pin) {
+            List<Key> taken = new ArrayList<>();
+            try {
+                for (int cpu : cpus) {
+                    Key key = new Key(directory, cpu);
+                    Slot slot = OWN.get(key);
+                    if (slot == null) {
+                        slot = lockFreeSlot(cpu);
+                        OWN.put(key, slot);
+                    }
+                    slot.pins.add(pin);
+                    taken.add(key);
+                    slot.write();
+                }
+            } catch (IOException e) {
+                release(taken, pin);
+                throw failure(e);
+            } catch (RuntimeException e) {
+                release(taken, pin);
+                throw e;
+            }
+            return new Lease(cpus, pin, taken);
+        }
+
+        /** Locks the first slot of {@code cpu} that no process holds: {@code cpu-N.lock}, then {@code cpu-N.2.lock}. */
+        private Slot lockFreeSlot(int cpu) throws IOException {
+            for (int slot = 1; slot <= MAX_SLOTS; slot++) {
+                String name = slot == 1 ? "cpu-" + cpu + ".lock" : "cpu-" + cpu + "." + slot + ".lock";
+                requireRegular(dir, name);
+                FileChannel channel = dir.openPrivate(name);
+                FileLock lock;
+                try {
+                    lock = channel.tryLock();
+                } catch (IOException | RuntimeException e) {
+                    channel.close();
+                    throw e;
+                }
+                if (lock != null) {
+                    return new Slot(name, dir.path().resolve(name), channel);
+                }
+                channel.close();
+            }
+            throw new IOException("all " + MAX_SLOTS + " slots of CPU " + cpu + " are held");
+        }
+
+        /** Gives the registry's lock back; the leases taken stay. */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closeQuietly(registry);
+            closeQuietly(dir);
+            LOCK.unlock();
+        }
+    }
+
+    /** CPUs leased for one pin; closing it gives them back (this process's exit does too). */
+    public static final class Lease implements AutoCloseable {
+        private final CpuSet cpus;
+        private final String pin;
+        private final List<Key> keys;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private Lease(CpuSet cpus, String pin, List<Key> keys) {
+            this.cpus = cpus;
+            this.pin = pin;
+            this.keys = List.copyOf(keys);
+        }
+
+        public CpuSet cpus() {
+            return cpus;
+        }
+
+        public String pin() {
+            return pin;
+        }
+
+        /** Gives the CPUs back: a CPU's lock goes when its last pin in this process does. Never fails. */
+        @Override
+        public void close() {
+            if (!closed.getAndSet(true)) {
+                LOCK.lock();
+                try {
+                    release(keys, pin);
+                } finally {
+                    LOCK.unlock();
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "lease of CPUs " + cpus + " for " + pin;
+        }
+    }
+
+    /** Takes {@code pin} off each CPU of {@code keys}; a CPU left with no pin is unlocked. Under {@link #LOCK}. */
+    private static void release(List<Key> keys, String pin) {
+        for (Key key : keys) {
+            Slot slot = OWN.get(key);
+            if (slot == null) {
+                continue;
+            }
+            slot.pins.remove(pin);
+            if (slot.pins.isEmpty()) {
+                OWN.remove(key);
+                slot.unlock();
+            } else {
+                try {
+                    slot.write();
+                } catch (IOException e) {
+                    // The lock still holds; only the record's list of pins is behind.
+                }
+            }
+        }
+    }
+
+    private static void requireRegular(TrustedDirectory dir, String name) throws IOException {
+        Optional<BasicFileAttributes> attributes = dir.attributes(name);
+        if (attributes.isPresent() && !attributes.get().isRegularFile()) {
+            throw new IOException(dir.path().resolve(name) + " is not a regular file");
+        }
+    }
+
+    private NumaspreadException failure(IOException e) {
+        String why = e instanceof TrustedDirectory.Untrusted ? e.getMessage() : Errno.describe(e);
+        return new NumaspreadException(
+                NumaspreadException.Kind.REFUSED, "CPU leases in " + directory + ": " + why + "; no CPU was leased", e);
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        if (closeable != null) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                // A lock goes with its descriptor, and a descriptor with the process.
+            }
+        }
+    }
+
+    private record Key(Path directory, int cpu) {}
+
+    /** A lock file this JVM holds, and the pins it holds it for. */
+    private static final class Slot {
+        final String name;
+        final Path file;
+        final FileChannel channel;
+        final List<String> pins = new ArrayList<>();
+
+        Slot(String name, Path file, FileChannel channel) {
+            this.name = name;
+            this.file = file;
+            this.channel = channel;
+        }
+
+        LeaseRecord record() {
+            return Self.record(pins);
+        }
+
+        /** Writes the record in place: the lock is on this file's inode, which a rename would replace. */
+        void write() throws IOException {
+            ByteBuffer bytes = ByteBuffer.wrap(record().encode());
+            channel.truncate(0);
+            long position = 0;
+            while (bytes.hasRemaining()) {
+                position += channel.write(bytes, position);
+            }
+        }
+
+        /** Empties the record and closes the file, which unlocks it. */
+        void unlock() {
+            try {
+                channel.truncate(0);
+            } catch (IOException e) {
+                // An unlocked record is stale whatever it says.
+            }
+            closeQuietly(channel);
+        }
+
+        @Override
+        public String toString() {
+            return file.toString();
+        }
+    }
+
+    /** This process as a record names it. */
+    private static final class Self {
+        private static final long PID = ProcessHandle.current().pid();
+        private static final long START = LeaseRecord.startTime(PROC, PID).orElse(0);
+        private static final String COMMAND = command();
+
+        static LeaseRecord record(List<String> pins) {
+            return new LeaseRecord(PID, START, COMMAND, pins);
+        }
+
+        /** The main class (or jar) the launcher was given, else the executable. */
+        private static String command() {
+            String launched = System.getProperty("sun.java.command", "").trim();
+            if (!launched.isEmpty()) {
+                return launched.split("\\s+", 2)[0];
+            }
+            return ProcessHandle.current().info().command().orElse("java");
+        }
+    }
+}
