@@ -79,7 +79,7 @@ class DoctorCommandTest {
         Map<String, JsonNode> byFeature = new HashMap<>();
         root.get("findings")
                 .forEach(finding -> byFeature.put(finding.get("feature").asText(), finding));
-        assertEquals(28, byFeature.size(), byFeature.keySet().toString());
+        assertEquals(29, byFeature.size(), byFeature.keySet().toString());
         assertEquals("kernel", byFeature.get("isolated_cpus").get("area").asText());
         JsonNode napiSet = byFeature.get("napi_set");
         assertEquals("kernel", napiSet.get("area").asText());
