@@ -58,7 +58,7 @@ public final class NetdevNetlink {
     /** Linux 6.13. */
     public static final int NETDEV_CMD_NAPI_SET = 14;
     /**
-     * Linux 7.1: creates a queue on a virtual device (netkit) that leases an rx queue of a physical one. Its
+     * Linux 7.0: creates a queue on a virtual device (netkit) that leases an rx queue of a physical one. Its
      * presence in the family's op list is how a kernel with queue leasing shows itself; numaspread never sends it.
      */
     public static final int NETDEV_CMD_QUEUE_CREATE = 16;
@@ -67,7 +67,7 @@ public final class NetdevNetlink {
     static final int NETDEV_A_QUEUE_IFINDEX = 2;
     static final int NETDEV_A_QUEUE_TYPE = 3;
     static final int NETDEV_A_QUEUE_NAPI_ID = 4;
-    /** Linux 7.1: a nest of the {@code lease} set, in a physical device's leased rx queue. */
+    /** Linux 7.0: a nest of the {@code lease} set, in a physical device's leased rx queue. */
     static final int NETDEV_A_QUEUE_LEASE = 8;
     // The lease attribute set; its queue is a nest of the queue-id subset (NETDEV_A_QUEUE_ID and _TYPE).
     static final int NETDEV_A_LEASE_IFINDEX = 1;
@@ -135,11 +135,11 @@ public final class NetdevNetlink {
     }
 
     /**
-     * One queue from {@code queue-get}; the driver links it to a NAPI instance or not, and from Linux 7.1 a
+     * One queue from {@code queue-get}; the driver links it to a NAPI instance or not, and from Linux 7.0 a
      * physical device's rx queue may be leased to a virtual device's queue.
      */
     public record Queue(int id, int type, int ifindex, OptionalInt napiId, Optional<Lease> lease) {
-        /** A queue that is not leased, as every kernel before 7.1 reports them. */
+        /** A queue that is not leased, as every kernel before 7.0 reports them. */
         public Queue(int id, int type, int ifindex, OptionalInt napiId) {
             this(id, type, ifindex, napiId, Optional.empty());
         }
