@@ -26,7 +26,7 @@ public final class LeasePlanner {
      * The device a queue is leased to and the CPUs the processes that use it may run on.
      *
      * @param device how the report names the lessee ({@code ifindex 8 in netns 0})
-     * @param cpus the union of those processes' cpusets; empty when no process was found
+     * @param cpus the union of those processes' cpusets; empty when no process was found for it
      */
     public record Lessee(String device, CpuSet cpus) {}
 
@@ -64,7 +64,7 @@ public final class LeasePlanner {
             }
             Lessee lessee = entry.getValue();
             if (lessee.cpus().isEmpty()) {
-                kept.put(index, "no process uses " + lessee.device());
+                kept.put(index, "no process found for " + lessee.device());
             } else {
                 byCpus.putIfAbsent(lessee.cpus(), new ArrayList<>());
                 byCpus.get(lessee.cpus()).add(index);

@@ -70,7 +70,7 @@ class LeasePlannerTest {
         assertEquals(Map.of(0, first, 1, second, 3, first), plan.moved());
         assertEquals(
                 Map.of(
-                        4, "no process uses ifindex 10 in netns 2",
+                        4, "no process found for ifindex 10 in netns 2",
                         5, "none of ifindex 11 in netns 3's CPUs 6 is an online CPU outside 6"),
                 plan.kept());
     }
