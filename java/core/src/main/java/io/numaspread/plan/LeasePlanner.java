@@ -83,8 +83,10 @@ public final class LeasePlanner {
                 for (int index : indexes) {
                     kept.put(
                             index,
-                            "none of " + leased.get(index).device() + "'s CPUs " + group.getKey()
-                                    + " is an online CPU outside " + request.exclude());
+                            "none of " + leased.get(index).device() + "'s CPUs " + group.getKey() + " is online"
+                                    + (request.exclude().isEmpty()
+                                            ? ""
+                                            : " and not excluded (" + request.exclude() + ")"));
                 }
                 continue;
             }

@@ -71,7 +71,7 @@ class LeasePlannerTest {
         assertEquals(
                 Map.of(
                         4, "no process found for ifindex 10 in netns 2",
-                        5, "none of ifindex 11 in netns 3's CPUs 6 is an online CPU outside 6"),
+                        5, "none of ifindex 11 in netns 3's CPUs 6 is online and not excluded (6)"),
                 plan.kept());
     }
 
@@ -82,6 +82,14 @@ class LeasePlannerTest {
         LeasePlanner.Plan plan = LeasePlanner.plan(MANA, mana, Map.of(1, new Lessee("ifindex 8", CpuSet.parse("0-1"))));
         assertEquals(CpuSet.of(0), plan.assignments().get(1).cpus(), "CPU 0 is the pod's, not the control IRQ's");
         assertEquals(mana.get(0), plan.assignments().get(0));
+    }
+
+    @Test
+    void aLesseeOnlyOnCpusThatAreNotOnlineIsKept() {
+        LeasePlanner.Plan plan =
+                LeasePlanner.plan(MANA, TODAY, Map.of(3, new Lessee("ifindex 8", CpuSet.parse("12-13"))));
+        assertEquals(TODAY.assignments(), plan.assignments());
+        assertEquals(Map.of(3, "none of ifindex 8's CPUs 12-13 is online"), plan.kept());
     }
 
     @Test
