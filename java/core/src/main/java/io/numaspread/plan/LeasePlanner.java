@@ -31,6 +31,8 @@ public final class LeasePlanner {
     public record Lessee(String device, CpuSet cpus) {}
 
     /**
+     * Today's plan with the leased queues moved, and what became of each leased queue.
+     *
      * @param assignments one per plan index of today's plan, in its order; a moved queue's is planned over its
      *     lessee's CPUs and keeps its plan index
      * @param moved the plan indexes that were moved, each with its lessee
