@@ -69,9 +69,13 @@ final class IrqsCommand implements Runnable {
             reports.add(report);
             NapiMap napis = nicOptions.napis(nicPlan);
             List<LinkIrqPolicy> linkPolicies = nicOptions.linkPolicies(nicPlan);
+            List<LeaseReport.Row> leases = nicOptions.leases(nicPlan);
             if (json.requested) {
                 ObjectNode root = report.toJson();
                 root.set("napi", NapiReport.toJson(napis));
+                if (!leases.isEmpty()) {
+                    root.set("leases", LeaseReport.toJson(leases));
+                }
                 LinkPolicyWords.putJson(root, linkPolicies);
                 objects.add(root);
             } else {
@@ -87,6 +91,7 @@ final class IrqsCommand implements Runnable {
                 report.printTable(out);
                 out.println();
                 NapiReport.print(out, napis);
+                LeaseReport.print(out, leases);
                 report.printWarnings(out);
                 LinkPolicyWords.lines(nicPlan.nic().name(), linkPolicies).forEach(out::println);
             }

@@ -5,11 +5,14 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.netlink.NetdevNetlink;
 import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.QueueLeases;
+import io.numaspread.plan.LeasePlanner;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
@@ -17,6 +20,7 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Mixin;
 
 /**
@@ -100,6 +104,21 @@ class NicPlanOptions {
     /** The NIC's NAPI instances, through the backend this command reads the machine with. */
     NapiMap napis(NicPlan plan) {
         return NapiDiscovery.discover(plan.nic().name(), plan.paths(), machine.backend());
+    }
+
+    /**
+     * The NIC's leased rx queues (Linux 7.0+) and where the lease plan puts them; empty where the kernel names no
+     * lease, as every kernel before 7.0 and every stand-in tree does.
+     */
+    List<LeaseReport.Row> leases(NicPlan plan) {
+        Map<Integer, NetdevNetlink.Lease> leases =
+                QueueLeases.discover(plan.nic().name(), plan.paths(), machine.backend());
+        if (leases.isEmpty()) {
+            return List.of();
+        }
+        LeasePlanner.Plan leased =
+                QueueLeases.plan(plan.paths(), machine.backend(), plan.topology(), plan.nic(), plan.plan(), leases);
+        return LeaseReport.rows(plan.nic(), leases, leased);
     }
 
     /** The systemd .link files that have udev place the NIC's IRQs too. */

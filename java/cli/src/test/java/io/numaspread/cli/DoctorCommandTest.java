@@ -79,7 +79,7 @@ class DoctorCommandTest {
         Map<String, JsonNode> byFeature = new HashMap<>();
         root.get("findings")
                 .forEach(finding -> byFeature.put(finding.get("feature").asText(), finding));
-        assertEquals(29, byFeature.size(), byFeature.keySet().toString());
+        assertEquals(30, byFeature.size(), byFeature.keySet().toString());
         assertEquals("absent", byFeature.get("cpu_leases").get("state").asText(), "no registry in the stand-in tree");
         assertEquals("kernel", byFeature.get("isolated_cpus").get("area").asText());
         JsonNode napiSet = byFeature.get("napi_set");

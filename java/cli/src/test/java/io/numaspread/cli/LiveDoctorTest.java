@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * doctor on this machine's kernel, judged by the kernel's release read here on its own: the netdev features
  * came in known releases (napi-set and irq-suspend-timeout 6.13, per-NAPI threaded 6.17, threaded busy polling
- * and txq_reselection_ms 6.19; io_uring's IORING_REGISTER_NAPI 6.9 and static NAPI tracking 6.13), so the
- * release says which the report must find and which it must say are needed.
+ * and txq_reselection_ms 6.19, queue leasing's queue-create 7.0; io_uring's IORING_REGISTER_NAPI 6.9 and static
+ * NAPI tracking 6.13), so the release says which the report must find and which it must say are needed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LiveDoctorTest {
@@ -50,6 +50,7 @@ class LiveDoctorTest {
         expect(found, "napi_threaded", kernel >= 6017, "Linux 6.17");
         expect(found, "threaded_busy_poll", kernel >= 6019, "Linux 6.19");
         expect(found, "txq_reselection_ms", kernel >= 6019, "Linux 6.19");
+        expect(found, "queue_leasing", kernel >= 7000, "Linux 7.0");
         expect(found, "io_uring_napi", kernel >= 6009, "Linux 6.9");
         expect(found, "io_uring_napi_static", kernel >= 6013, "Linux 6.13");
         // this host's kernel.io_uring_disabled is 0

@@ -5,6 +5,7 @@ import static io.numaspread.netlink.NetdevNetlink.NETDEV_A_NAPI_IRQ_SUSPEND_TIME
 import static io.numaspread.netlink.NetdevNetlink.NETDEV_A_NAPI_THREADED;
 import static io.numaspread.netlink.NetdevNetlink.NETDEV_CMD_NAPI_GET;
 import static io.numaspread.netlink.NetdevNetlink.NETDEV_CMD_NAPI_SET;
+import static io.numaspread.netlink.NetdevNetlink.NETDEV_CMD_QUEUE_CREATE;
 import static io.numaspread.netlink.NetdevNetlink.NETDEV_CMD_QUEUE_GET;
 import static io.numaspread.netlink.NetdevNetlink.NETDEV_NAPI_THREADED_BUSY_POLL;
 
@@ -30,8 +31,15 @@ public final class KernelFeatures {
     /** Drivers that call {@code netif_set_affinity_auto} (Linux 6.15): the kernel keeps their IRQs' affinity. */
     static final Set<String> AUTO_AFFINITY_DRIVERS = Set.of("ice", "idpf", "iavf");
 
-    private static final Map<Integer, String> COMMANDS =
-            Map.of(NETDEV_CMD_QUEUE_GET, "queue-get", NETDEV_CMD_NAPI_GET, "napi-get", NETDEV_CMD_NAPI_SET, "napi-set");
+    private static final Map<Integer, String> COMMANDS = Map.of(
+            NETDEV_CMD_QUEUE_GET,
+            "queue-get",
+            NETDEV_CMD_NAPI_GET,
+            "napi-get",
+            NETDEV_CMD_NAPI_SET,
+            "napi-set",
+            NETDEV_CMD_QUEUE_CREATE,
+            "queue-create");
 
     private static final Pattern RELEASE = Pattern.compile("^(\\d+)\\.(\\d+)");
 
@@ -108,6 +116,8 @@ public final class KernelFeatures {
         found.add(policyAttribute(netdev, "napi_threaded", NETDEV_A_NAPI_THREADED, "threaded", "Linux 6.17"));
         found.add(threadedBusyPoll(netdev));
         found.add(persistentConfig(netdev, nic));
+        // queue-create and queue-get's lease nest came in one series (Linux 7.0); the op is what the op list shows
+        found.add(op(netdev, "queue_leasing", NETDEV_CMD_QUEUE_CREATE, "Linux 7.0"));
         found.add(driverAffinity(release, nic));
         found.add(txqReselection(txqReselection));
         return found;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.netlink;
 
+import static io.numaspread.netlink.NetlinkCodec.NLA_HDRLEN;
 import static io.numaspread.netlink.NetlinkCodec.NLMSG_HDRLEN;
 import static io.numaspread.netlink.NetlinkCodec.NLM_F_ACK;
 import static io.numaspread.netlink.NetlinkCodec.NLM_F_DUMP;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -55,11 +57,22 @@ public final class NetdevNetlink {
     public static final int NETDEV_CMD_QSTATS_GET = 12;
     /** Linux 6.13. */
     public static final int NETDEV_CMD_NAPI_SET = 14;
+    /**
+     * Linux 7.0: creates a queue on a virtual device (netkit) that leases an rx queue of a physical one. Its
+     * presence in the family's op list is how a kernel with queue leasing shows itself; numaspread never sends it.
+     */
+    public static final int NETDEV_CMD_QUEUE_CREATE = 16;
 
     static final int NETDEV_A_QUEUE_ID = 1;
     static final int NETDEV_A_QUEUE_IFINDEX = 2;
     static final int NETDEV_A_QUEUE_TYPE = 3;
     static final int NETDEV_A_QUEUE_NAPI_ID = 4;
+    /** Linux 7.0: a nest of the {@code lease} set, in a physical device's leased rx queue. */
+    static final int NETDEV_A_QUEUE_LEASE = 8;
+    // The lease attribute set; its queue is a nest of the queue-id subset (NETDEV_A_QUEUE_ID and _TYPE).
+    static final int NETDEV_A_LEASE_IFINDEX = 1;
+    static final int NETDEV_A_LEASE_QUEUE = 2;
+    static final int NETDEV_A_LEASE_NETNS_ID = 3;
     /** {@code enum netdev_queue_type}. */
     public static final int NETDEV_QUEUE_TYPE_RX = 0;
 
@@ -121,8 +134,28 @@ public final class NetdevNetlink {
         }
     }
 
-    /** One queue from {@code queue-get}; the driver links it to a NAPI instance or not. */
-    public record Queue(int id, int type, int ifindex, OptionalInt napiId) {}
+    /**
+     * One queue from {@code queue-get}; the driver links it to a NAPI instance or not, and from Linux 7.0 a
+     * physical device's rx queue may be leased to a virtual device's queue.
+     */
+    public record Queue(int id, int type, int ifindex, OptionalInt napiId, Optional<Lease> lease) {
+        /** A queue that is not leased, as every kernel before 7.0 reports them. */
+        public Queue(int id, int type, int ifindex, OptionalInt napiId) {
+            this(id, type, ifindex, napiId, Optional.empty());
+        }
+    }
+
+    /**
+     * The other end of a leased queue, as {@code queue-get} reports it on the physical device: the lessee's
+     * interface, its queue there, and its network namespace.
+     *
+     * @param ifindex the lessee device's ifindex, in its own namespace
+     * @param queue the lessee's queue id
+     * @param queueType the lessee queue's type ({@link #NETDEV_QUEUE_TYPE_RX}: only rx queues are leased)
+     * @param netnsId the lessee's namespace as an id the physical device's namespace assigned it ({@code
+     *     peernet2id}, as {@code ip netns list} shows); empty when both devices share a namespace
+     */
+    public record Lease(int ifindex, int queue, int queueType, OptionalInt netnsId) {}
 
     /**
      * One NAPI instance from {@code napi-get}. The IRQ is there when the driver links one, the PID when NAPI is
@@ -342,20 +375,57 @@ public final class NetdevNetlink {
             int type = -1;
             int owner = -1;
             OptionalInt napiId = OptionalInt.empty();
+            Optional<Lease> lease = Optional.empty();
             for (Attribute attribute : attributes(message)) {
                 switch (attribute.type()) {
                     case NETDEV_A_QUEUE_ID -> id = attribute.u32();
                     case NETDEV_A_QUEUE_IFINDEX -> owner = attribute.u32();
                     case NETDEV_A_QUEUE_TYPE -> type = attribute.u32();
                     case NETDEV_A_QUEUE_NAPI_ID -> napiId = OptionalInt.of(attribute.u32());
+                    case NETDEV_A_QUEUE_LEASE -> lease = Optional.of(lease(attribute));
                     default -> {}
                 }
             }
             if (owner == ifindex && id >= 0 && type >= 0) {
-                queues.add(new Queue(id, type, owner, napiId));
+                queues.add(new Queue(id, type, owner, napiId, lease));
             }
         }
         return queues;
+    }
+
+    /**
+     * A queue's {@code lease} nest. Every kernel that sends one fills in the lessee's ifindex and its queue's id
+     * and type (netdev-genl.c, {@code netdev_nl_queue_fill_one}), so a nest without them is refused rather than
+     * read as no lease: planning a leased queue as the host's would put its IRQ on the wrong CPUs unsaid.
+     *
+     * @throws MalformedNetlinkException when the nest lacks the lessee's ifindex or queue, or a value is short
+     */
+    private static Lease lease(Attribute nest) {
+        int ifindex = -1;
+        int queue = -1;
+        int queueType = -1;
+        OptionalInt netnsId = OptionalInt.empty();
+        for (Attribute attribute : nest.nested()) {
+            switch (attribute.type()) {
+                case NETDEV_A_LEASE_IFINDEX -> ifindex = attribute.u32();
+                case NETDEV_A_LEASE_NETNS_ID -> netnsId = OptionalInt.of(attribute.u32());
+                case NETDEV_A_LEASE_QUEUE -> {
+                    for (Attribute field : attribute.nested()) {
+                        switch (field.type()) {
+                            case NETDEV_A_QUEUE_ID -> queue = field.u32();
+                            case NETDEV_A_QUEUE_TYPE -> queueType = field.u32();
+                            default -> {}
+                        }
+                    }
+                }
+                default -> {}
+            }
+        }
+        if (ifindex < 0 || queue < 0 || queueType < 0) {
+            throw new MalformedNetlinkException("a queue's lease attribute at byte " + (nest.valueOffset() - NLA_HDRLEN)
+                    + " lacks the lessee's " + (ifindex < 0 ? "ifindex" : "queue id or type"));
+        }
+        return new Lease(ifindex, queue, queueType, netnsId);
     }
 
     /** The NAPI instances of interface {@code ifindex} in a {@code napi-get} answer, in the kernel's order. */

@@ -94,6 +94,33 @@ class KernelFeaturesTest {
     }
 
     @Test
+    void queueLeasingIsQueueCreateInTheOpListAsThe73GuestAnsweredAndNot618s() {
+        // the op lists scripts/vm-checks-doctor recorded (docs/verification.md): 7.3.4+deb13 and 6.18.44
+        Finding linux73 = byFeature(KernelFeatures.findings(
+                        "7.3.4+deb13-amd64",
+                        family(Set.of(1, 5, 9, 10, 11, 12, 13, 14, 15, 16), policy(2)),
+                        Optional.empty(),
+                        NO_TXQ))
+                .get("queue_leasing");
+        assertEquals(State.PRESENT, linux73.state());
+        assertEquals("queue-create (16) is in the netdev family's op list", linux73.evidence());
+        Finding linux618 = byFeature(KernelFeatures.findings(
+                        "6.18.44", family(Set.of(1, 5, 10, 11, 12, 13, 14, 15), policy(1)), Optional.empty(), NO_TXQ))
+                .get("queue_leasing");
+        assertEquals(State.ABSENT, linux618.state());
+        assertEquals(Optional.of("Linux 7.0"), linux618.need());
+        assertEquals(
+                "queue-create (16) is not in the netdev family's op list [1, 5, 10, 11, 12, 13, 14, 15]",
+                linux618.evidence());
+        Netdev none = new Netdev(Asked.NO_FAMILY, Set.of(), "ENOENT", Optional.empty(), "no family");
+        assertEquals(
+                Optional.of("Linux 7.0"),
+                byFeature(KernelFeatures.findings("6.1.0-57-amd64", none, Optional.empty(), NO_TXQ))
+                        .get("queue_leasing")
+                        .need());
+    }
+
+    @Test
     void noFamilyNoNetlinkAndAnUnreadablePolicyOrSysctlAreSaid() {
         Netdev none = new Netdev(Asked.NO_FAMILY, Set.of(), "ENOENT", Optional.empty(), "no family");
         Map<String, Finding> found = byFeature(KernelFeatures.findings("5.15.0", none, Optional.empty(), NO_TXQ));
