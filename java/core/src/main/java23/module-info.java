@@ -17,6 +17,8 @@ module io.numaspread.core {
 
     exports io.numaspread;
     exports io.numaspread.kernel;
+    // The CPU lease registry: PinnedEventLoopGroup.leases() returns its leases.
+    exports io.numaspread.lease;
     exports io.numaspread.nativeaccess;
     exports io.numaspread.nic;
     exports io.numaspread.pin;

@@ -28,6 +28,7 @@ class ModuleExportsTest {
     private static final Set<String> API = Set.of(
             ROOT,
             ROOT + ".kernel",
+            ROOT + ".lease",
             ROOT + ".nativeaccess",
             ROOT + ".nic",
             ROOT + ".pin",
