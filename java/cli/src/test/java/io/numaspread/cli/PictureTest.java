@@ -198,10 +198,14 @@ class PictureTest {
 
     @Test
     void threadsOfARealJvmAreDrawnOnTheCpuTheyLastRanOn() throws Exception {
+        int count = 2;
         CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch started = new CountDownLatch(1);
+        // Each probe counts down on its own thread, once it runs: the JVM gives a thread its name in the kernel
+        // (comm) as the thread starts, so waiting for one probe left the other unnamed, now and then, when the
+        // picture read /proc (seen once: one chip of two).
+        CountDownLatch started = new CountDownLatch(count);
         List<Thread> probes = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < count; i++) {
             Thread probe = new Thread(
                     () -> {
                         started.countDown();
@@ -232,7 +236,7 @@ class PictureTest {
             assertEquals(0, run.exitCode(), run.err());
             SvgDocument picture = SvgDocument.parse(Files.readString(svg));
             List<Element> threads = picture.groups("thread");
-            assertEquals(2, threads.size(), "one chip per probe thread");
+            assertEquals(count, threads.size(), "one chip per probe thread");
             for (Element thread : threads) {
                 String tid = thread.getAttribute("data-tid");
                 String stat = Files.readString(Path.of("/proc", Long.toString(pid), "task", tid, "stat"));
