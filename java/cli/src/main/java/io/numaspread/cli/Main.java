@@ -3,7 +3,7 @@ package io.numaspread.cli;
 
 import java.io.PrintWriter;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -70,20 +70,20 @@ public final class Main implements Runnable {
      * completion script are generated from.
      */
     static CommandLine commandLine(String[] args, CommandLine.IFactory factory) {
-        List<Class<?>> named = args.length == 0
-                ? List.of()
+        Optional<Class<?>> named = args.length == 0
+                ? Optional.empty()
                 : Arrays.stream(Main.class.getAnnotation(Command.class).subcommands())
                         .filter(command ->
                                 command.getAnnotation(Command.class).name().equals(args[0]))
-                        .toList();
+                        .findFirst();
         if (named.isEmpty()) {
             return new CommandLine(new Main(), factory);
         }
         try {
-            return new CommandLine(new OneCommand(), factory).addSubcommand(factory.create(named.get(0)));
+            return new CommandLine(new OneCommand(), factory).addSubcommand(factory.create(named.get()));
         } catch (Exception e) {
             throw new CommandLine.InitializationException(
-                    "cannot create " + named.get(0).getName(), e);
+                    "cannot create " + named.get().getName(), e);
         }
     }
 
