@@ -43,7 +43,9 @@ later() {
 # vm-test's NUMASPREAD_JAVA_OPTIONS=-Xint is for the short CLI calls, whose compilations cost more than they save
 # under TCG, while an interpreted watch reacts the more slowly the more loaded the host is.
 start_watch() {
-  NUMASPREAD_JAVA_OPTIONS='' "$here/numaspread" watch "$@" >"$log" 2>&1 &
+  : >"$log.times"
+  : >"$log"
+  NUMASPREAD_JAVA_OPTIONS='' "$here/numaspread" watch "$@" > >(stamp_lines "$log") 2>&1 &
   watch_pid=$!
   # Starting a JVM in an emulated guest takes a while, the more so on a busy host.
   local deadline=$((SECONDS + 300))
@@ -55,6 +57,17 @@ start_watch() {
   fi
   cat "$log"
   port=$(sed -n 's|^watching .*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$log")
+}
+
+# stamp_lines LOG: copies its input to LOG line by line, each line first to LOG.times after the time it came
+# ($EPOCHREALTIME's form, a space, the line). When watch said something is then the time it wrote it, not the time
+# a sampling loop next looked, which on a loaded host is a second or more later.
+stamp_lines() {
+  local line
+  while IFS= read -r line || [[ -n $line ]]; do
+    printf '%s %s\n' "$EPOCHREALTIME" "$line" >>"$1.times"
+    printf '%s\n' "$line" >>"$1"
+  done
 }
 
 # An emulated guest is slow: a scrape (the JVM's first above all) can take several seconds.
@@ -74,6 +87,18 @@ said() {
   for line in "${said_lines[@]}"; do [[ ! $line =~ $2 ]] || return 0; done
   return 1
 }
+# said_since FROM PATTERN START: the seconds from START until watch wrote the first line since line FROM that
+# matches PATTERN, 0.00 for a line written before START; nothing when no line matches.
+said_since() {
+  local stamped line
+  mapfile -t -s "$1" stamped <"$log.times"
+  for line in "${stamped[@]}"; do
+    [[ ${line#* } =~ $2 ]] || continue
+    if within "${line%% *}" "$3"; then echo 0.00; else elapsed "$3" "${line%% *}"; fi
+    return 0
+  done
+  return 1
+}
 
 # The CPUs watch's current plan gives QUEUE, as its metrics ($metrics) say.
 planned() {
@@ -82,8 +107,12 @@ planned() {
 
 # "IRQ=CPUS ..." for every queue vector, as the kernel reads back now; expected: the same from watch's plan.
 sample() {
-  local irq queue
-  while read -r irq queue; do printf '%s=%s ' "$irq" "$(<"/proc/irq/$irq/smp_affinity_list")"; done < <(queue_vectors)
+  local irq queue cpus
+  # read, not $(<...): a command substitution forks, and on a loaded host eight forks make a sample late.
+  while read -r irq queue; do
+    read -r cpus <"/proc/irq/$irq/smp_affinity_list"
+    printf '%s=%s ' "$irq" "$cpus"
+  done < <(queue_vectors)
 }
 expected() {
   local irq queue
@@ -121,8 +150,7 @@ wait_plan() {
       within "$(now)" "$deadline" || break
       sleep 0.1
     done
-    signalled=$(elapsed "$t0")
-    if ! said "$from" "$signal"; then
+    if ! signalled=$(said_since "$from" "$signal" "$t0"); then
       fail "$what: watch said nothing matching '$signal' within 60 s; it said: $(event_lines "$from" | tr '\n' ' ')"
       metrics=$(scrape)
       return
