@@ -390,9 +390,27 @@ public final class CpuSet implements Iterable<Integer> {
         }
     }
 
+    /** A class rather than {@code stream().iterator()}, for the same reason as {@link #toArray}. */
     @Override
     public PrimitiveIterator.OfInt iterator() {
-        return stream().iterator();
+        return new PrimitiveIterator.OfInt() {
+            private int next = isEmpty() ? -1 : first();
+
+            @Override
+            public boolean hasNext() {
+                return next >= 0;
+            }
+
+            @Override
+            public int nextInt() {
+                if (next < 0) {
+                    throw new NoSuchElementException();
+                }
+                int cpu = next;
+                next = nextAfter(cpu);
+                return cpu;
+            }
+        };
     }
 
     /** The kernel cpulist form, e.g. {@code "0-3,8"}; the empty set prints as the empty string. */

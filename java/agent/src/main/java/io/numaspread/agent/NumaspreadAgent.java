@@ -6,6 +6,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.lease.LeasedPlanner;
 import io.numaspread.nativeaccess.BackendKind;
 import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
@@ -24,6 +25,7 @@ import io.numaspread.topology.TopologyDiscovery;
 import java.lang.instrument.Instrumentation;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,9 +36,10 @@ import java.util.Optional;
  * <p>Bad options print one line to stderr and leave the JVM running without pinning, unless {@code strict=true},
  * when the JVM does not start (or the attach fails).
  *
- * <p>premain delays the application's {@code main}, so its path loads only what the rules need: the options and
- * the library, which reads the topology and plans {@code node=N,count=K} itself (core's Planner, loaded only for
- * {@code nic=} or when the library declines, stays the reference). No lambdas, streams or {@code String.format} on it
+ * <p>premain delays the application's {@code main}, so its path loads only what the rules need: the options, the
+ * library, which reads the topology and plans {@code node=N,count=K} itself (core's Planner, loaded only for
+ * {@code nic=}, when other processes hold CPU leases, or when the library declines, stays the reference), and the
+ * host's CPU lease registry ({@link AgentLeases}). No lambdas, streams or {@code String.format} on it
  * (each links classes at a cold JVM's pace); the IRQ transaction, the NIC and the thread dump load only when the
  * options ask for them.
  */
@@ -92,21 +95,42 @@ public final class NumaspreadAgent {
                 throw NumaspreadException.badInput("bad glob \"" + glob + "\" in threads=: it " + problem);
             }
         }
-        long[] masks = options.nic().isEmpty()
-                ? NativeAgent.planThreads(
-                        "/sys", null, options.node().getAsInt(), options.count().getAsInt(), options.mode() == Mode.CPU)
-                : null;
-        int words = masks == null ? 0 : masks.length / options.count().getAsInt();
-        if (masks == null) {
-            JavaPlan plan = new JavaPlan(options);
-            masks = plan.masks;
-            words = plan.words;
-        }
-        int count = masks.length / words;
-        String[] cpulists = new String[count];
-        for (int index = 0; index < count; index++) {
-            cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words))
-                    .toString();
+        long[] masks;
+        int words;
+        String[] cpulists;
+        // The registry's lock is held from reading the other processes' leases until this JVM's are taken, so
+        // that a JVM starting beside this one plans around them.
+        AgentLeases leases = AgentLeases.open(options);
+        try {
+            Map<Integer, Integer> heldByOthers = leases == null ? Map.of() : leases.heldByOthers();
+            // The library plans as if alone on the host; around other processes' CPUs, as for a NIC, core does.
+            masks = options.nic().isEmpty() && heldByOthers.isEmpty()
+                    ? NativeAgent.planThreads(
+                            "/sys",
+                            null,
+                            options.node().getAsInt(),
+                            options.count().getAsInt(),
+                            options.mode() == Mode.CPU)
+                    : null;
+            words = masks == null ? 0 : masks.length / options.count().getAsInt();
+            if (masks == null) {
+                JavaPlan plan = new JavaPlan(options, heldByOthers);
+                masks = plan.masks;
+                words = plan.words;
+            }
+            int count = masks.length / words;
+            cpulists = new String[count];
+            for (int index = 0; index < count; index++) {
+                cpulists[index] = CpuSet.fromMask(Arrays.copyOfRange(masks, index * words, (index + 1) * words))
+                        .toString();
+            }
+            if (leases != null) {
+                leases.take(globs, cpulists);
+            }
+        } finally {
+            if (leases != null) {
+                leases.close();
+            }
         }
         PinReports.start(options.verbose());
         NativeAgent.install(
@@ -132,22 +156,24 @@ public final class NumaspreadAgent {
     }
 
     /**
-     * The plan made in Java, by core's topology discovery and {@link Planner}: for {@code nic=} and
-     * {@code irqs=apply}, and for {@code node=} whenever the library's plan declined (a file missing or
-     * malformed, no candidate CPU, an unknown node), so that the culprit is named as Java names it. A class of
-     * its own, so that topology and planner classes load only when it runs.
+     * The plan made in Java, by core's topology discovery and {@link LeasedPlanner} (the {@link Planner}'s plan
+     * around the CPUs other processes hold): for {@code nic=} and {@code irqs=apply}, for {@code node=} when
+     * other processes hold CPUs, and whenever the library's plan declined (a file missing or malformed, no
+     * candidate CPU, an unknown node), so that the culprit is named as Java names it. A class of its own, so that
+     * topology and planner classes load only when it runs.
      */
     private static final class JavaPlan {
         final long[] masks;
         final int words;
 
-        JavaPlan(AgentOptions options) {
+        JavaPlan(AgentOptions options, Map<Integer, Integer> heldByOthers) {
             SysfsTree sysfs = SysfsTree.live();
             Topology topology = TopologyDiscovery.discover(backend(sysfs), sysfs);
             Nic nic = options.nic().isPresent()
                     ? NicDiscovery.discover(options.nic().get(), KernelPaths.LIVE)
                     : null;
-            SpreadPlan plan = Planner.plan(topology, threadRequest(options, topology, nic));
+            SpreadPlan plan = LeasedPlanner.plan(topology, threadRequest(options, topology, nic), heldByOthers)
+                    .plan();
             if (options.applyIrqs()) {
                 IrqPlacement.apply(nic, topology, options);
             }

@@ -581,7 +581,7 @@ class AgentForkTest {
         assertEquals(List.of(), result.stdout(), result.describe());
         assertEquals(
                 List.of("numaspread agent: unknown option \"colour\"; the options are "
-                        + "[threads, nic, node, count, mode, irqs, strict, verbose]"),
+                        + "[threads, nic, node, count, mode, irqs, leases, strict, verbose]"),
                 result.stderr(),
                 result.describe());
     }

@@ -27,9 +27,11 @@ class AgentOptionsTest {
                         OptionalInt.of(4),
                         Mode.CPU,
                         false,
+                        false,
                         true,
                         true),
-                AgentOptions.parse("threads=epoll-*|nio-?,node=1,count=4,mode=cpu,strict=true,verbose=true"));
+                AgentOptions.parse(
+                        "threads=epoll-*|nio-?,node=1,count=4,mode=cpu,leases=off,strict=true,verbose=true"));
         assertEquals(
                 new AgentOptions(
                         List.of("io-*"),
@@ -38,9 +40,11 @@ class AgentOptionsTest {
                         OptionalInt.empty(),
                         Mode.SIBLINGS,
                         true,
+                        true,
                         false,
                         false),
                 AgentOptions.parse("threads=io-*,nic=eth0,irqs=apply"));
+        assertTrue(AgentOptions.parse("threads=io-*,nic=eth0,leases=on").leases());
     }
 
     @Test
@@ -66,6 +70,7 @@ class AgentOptionsTest {
                 List.of("threads=a,nic=../x", "invalid interface name \"../x\": it contains '/'"),
                 List.of("threads=a,nic=eth0 x", "invalid interface name \"eth0 x\": it contains ' '"),
                 List.of("threads=a,node=0,count=1,irqs=now", "irqs=\"now\" must be one of [apply]"),
+                List.of("threads=a,node=0,count=1,leases=no", "leases=\"no\" must be one of [on, off]"),
                 List.of("threads=a,node=0,count=1,", "option \"\" is not KEY=VALUE"),
                 List.of("threads=a,node=0,count=1,strict", "option \"strict\" is not KEY=VALUE"));
         for (List<String> c : cases) {

@@ -11,17 +11,22 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /** A JVM running {@link PinProbe}, forked from a given JDK, with the agent from the built jar. */
 final class ForkedJvm implements AutoCloseable {
     static final Path JDK_25 = property("numaspread.test.jdk25");
     static final Path JDK_17 = property("numaspread.test.jdk17");
     static final Path AGENT_JAR = property("numaspread.agent.jar");
+    private static final String LEASE_DIRECTORY = "-D" + AgentLeases.LEASE_DIRECTORY_PROPERTY + "=";
+    /** Where the forked JVMs' lease registries go: 0700, under the sticky /tmp, as the registry's walk requires. */
+    private static final Path REGISTRIES = registries();
 
     private final Process process;
     private final BufferedReader stdout;
@@ -33,7 +38,40 @@ final class ForkedJvm implements AutoCloseable {
         this.stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         BufferedReader errors =
                 new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
-        this.stderr = CompletableFuture.supplyAsync(() -> errors.lines().toList());
+        // On a thread of its own, not the common pool: on a 2-CPU machine that pool has one thread, which one
+        // JVM's stderr (read until that JVM ends) would hold while a second JVM's reader, and any onExit stage,
+        // waited behind it.
+        this.stderr = new CompletableFuture<>();
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        stderr.complete(errors.lines().toList());
+                    } catch (RuntimeException e) {
+                        stderr.completeExceptionally(e);
+                    }
+                },
+                "stderr of " + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    private static Path registries() {
+        try {
+            Path registries = Files.createTempDirectory("numaspread-agent-leases-");
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(registries)));
+            return registries;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder())
+                    .forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            // A temporary directory left behind costs nothing a test could see.
+        }
     }
 
     private static Path property(String name) {
@@ -75,6 +113,8 @@ final class ForkedJvm implements AutoCloseable {
         }
         List<String> command =
                 new ArrayList<>(List.of(jdk.resolve("bin/java").toString(), "--enable-native-access=ALL-UNNAMED"));
+        // Also without -javaagent: the agent a test attaches reads it.
+        command.add(LEASE_DIRECTORY + privateRegistry());
         if (agentOptions != null) {
             command.add("-javaagent:" + agentJar.toAbsolutePath() + "=" + agentOptions);
         }
@@ -85,6 +125,25 @@ final class ForkedJvm implements AutoCloseable {
         command.addAll(List.of("-cp", classPath.toString(), mainClass.getName()));
         command.addAll(List.of(args));
         return new ProcessBuilder(command);
+    }
+
+    /**
+     * A registry of CPU leases of its own for each forked JVM, whose agent leases as users run it (leases on)
+     * without seeing the JVMs that other tests run at the same time; {@link #sharingRegistry} gives several one.
+     */
+    private static Path privateRegistry() {
+        try {
+            return Files.createTempDirectory(REGISTRIES, "jvm-").resolve("cpus");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code command} with the lease registry {@code registry} in place of its own. */
+    static ProcessBuilder sharingRegistry(ProcessBuilder command, Path registry) {
+        List<String> words = new ArrayList<>(command.command());
+        words.replaceAll(word -> word.startsWith(LEASE_DIRECTORY) ? LEASE_DIRECTORY + registry : word);
+        return command.command(words);
     }
 
     static ForkedJvm start(ProcessBuilder command) {
@@ -166,6 +225,13 @@ final class ForkedJvm implements AutoCloseable {
     @Override
     public void close() {
         process.destroyForcibly();
+    }
+
+    /** Kills the JVM as a crash would (SIGKILL) and waits until it has gone, its locks with it. */
+    void kill() throws Exception {
+        if (!process.destroyForcibly().waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("JVM " + process.pid() + " still runs 60 s after SIGKILL");
+        }
     }
 
     private static String testClasses() {

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 
@@ -83,6 +84,13 @@ public final class PhaseProbe {
                 throw new IllegalArgumentException("malformed glob " + glob);
             }
         }
+        AgentLeases leases = AgentLeases.open(options);
+        Map<Integer, Integer> heldByOthers = leases == null ? Map.of() : leases.heldByOthers();
+        if (!heldByOthers.isEmpty()) {
+            // The agent would plan in Java around them: not the path this probe times.
+            throw new IllegalStateException("other processes hold CPU leases " + heldByOthers);
+        }
+        phase("lease-registry");
         int count = options.count().getAsInt();
         long[] masks =
                 NativeAgent.planThreads("/sys", null, options.node().getAsInt(), count, options.mode() == Mode.CPU);
@@ -98,6 +106,11 @@ public final class PhaseProbe {
                     .toString();
         }
         phase("cpulists");
+        if (leases != null) {
+            leases.take(globs, cpulists);
+            leases.close();
+        }
+        phase("lease-take");
         PinReports.start(options.verbose());
         phase("reports");
         NativeAgent.install(

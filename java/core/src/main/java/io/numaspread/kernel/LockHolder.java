@@ -7,6 +7,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.StringTokenizer;
 
 /**
  * Who holds a file's POSIX lock, as the kernel records it: {@code /proc/locks} lists each lock with its holder's
@@ -21,26 +22,52 @@ public final class LockHolder {
 
     /** The PID holding a POSIX lock on {@code file}; empty when none is listed or the file cannot be read. */
     public static OptionalLong pid(Path file) {
+        return snapshot().pid(file);
+    }
+
+    /** The locks listed now, read once, for asking about many files (a registry's). */
+    public static Snapshot snapshot() {
         try {
-            long device = (Long) Files.getAttribute(file, "unix:dev", LinkOption.NOFOLLOW_LINKS);
-            long inode = (Long) Files.getAttribute(file, "unix:ino", LinkOption.NOFOLLOW_LINKS);
-            return pid(Files.readAllLines(PROC_LOCKS), major(device), minor(device), inode);
-        } catch (IOException | UnsupportedOperationException e) {
-            return OptionalLong.empty();
+            return new Snapshot(Files.readAllLines(PROC_LOCKS));
+        } catch (IOException e) {
+            return new Snapshot(List.of());
         }
     }
 
-    /** The holder in {@code locks} (the lines of /proc/locks) of a POSIX lock on the file MAJOR:MINOR:INODE. */
+    /** The lines of {@code /proc/locks} at one moment. */
+    public static final class Snapshot {
+        private final List<String> locks;
+
+        private Snapshot(List<String> locks) {
+            this.locks = locks;
+        }
+
+        /** The PID holding a POSIX lock on {@code file}; empty when none is listed or the file cannot be read. */
+        public OptionalLong pid(Path file) {
+            try {
+                long device = (Long) Files.getAttribute(file, "unix:dev", LinkOption.NOFOLLOW_LINKS);
+                long inode = (Long) Files.getAttribute(file, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+                return LockHolder.pid(locks, major(device), minor(device), inode);
+            } catch (IOException | UnsupportedOperationException e) {
+                return OptionalLong.empty();
+            }
+        }
+    }
+
+    /**
+     * The holder in {@code locks} (the lines of /proc/locks) of a POSIX lock on the file MAJOR:MINOR:INODE. A
+     * tokenizer, not a regular expression: the agent asks before {@code main}, on a cold JVM.
+     */
     static OptionalLong pid(List<String> locks, long major, long minor, long inode) {
         for (String line : locks) {
-            String[] fields = line.trim().split("\\s+");
+            String[] fields = fields(line, 6);
             // "N: POSIX ADVISORY WRITE PID MAJ:MIN:INODE START END"; a waiter's line has "->" after "N:".
-            if (fields.length < 6 || !fields[1].equals("POSIX")) {
+            if (fields == null || !fields[1].equals("POSIX")) {
                 continue;
             }
-            String[] file = fields[5].split(":");
+            String[] file = fields(fields[5].replace(':', ' '), 3);
             try {
-                if (file.length == 3
+                if (file != null
                         && Long.parseLong(file[0], 16) == major
                         && Long.parseLong(file[1], 16) == minor
                         && Long.parseLong(file[2]) == inode) {
@@ -51,6 +78,19 @@ public final class LockHolder {
             }
         }
         return OptionalLong.empty();
+    }
+
+    /** The first {@code count} whitespace-separated fields of {@code line}; null when it has fewer. */
+    private static String[] fields(String line, int count) {
+        StringTokenizer tokens = new StringTokenizer(line);
+        String[] fields = new String[count];
+        for (int i = 0; i < count; i++) {
+            if (!tokens.hasMoreTokens()) {
+                return null;
+            }
+            fields[i] = tokens.nextToken();
+        }
+        return fields;
     }
 
     /** glibc's {@code major()} of an {@code st_dev}. */

@@ -103,7 +103,12 @@ public final class TrustedDirectory implements AutoCloseable {
         Path absolute = dir.toAbsolutePath().normalize();
         Path at = absolute.getRoot();
         int self = selfUid();
-        Map<String, Object> root = lstat(at).orElseThrow(() -> new NoSuchFileException(absolute.toString()));
+        // No lambdas here (orElseThrow's supplier): the agent walks a directory before main, on a cold JVM.
+        Optional<Map<String, Object>> rootFound = lstat(at);
+        if (rootFound.isEmpty()) {
+            throw new NoSuchFileException(absolute.toString());
+        }
+        Map<String, Object> root = rootFound.get();
         checkDirectory(at, root, self, absolute.getNameCount() > 0);
         SecureDirectoryStream<Path> current = secure(Files.newDirectoryStream(at), at);
         try {
@@ -256,9 +261,11 @@ public final class TrustedDirectory implements AutoCloseable {
      *     is larger (the message says so)
      */
     public byte[] read(String name, int maxBytes) throws IOException {
-        BasicFileAttributes attributes = attributes(name)
-                .orElseThrow(() -> new NoSuchFileException(path.resolve(name).toString()));
-        if (!attributes.isRegularFile()) {
+        Optional<BasicFileAttributes> found = attributes(name);
+        if (found.isEmpty()) {
+            throw new NoSuchFileException(path.resolve(name).toString());
+        }
+        if (!found.get().isRegularFile()) {
             throw new IOException("not a regular file (a link, directory, FIFO, socket or device)");
         }
         try (InputStream in = Channels.newInputStream(

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -20,10 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The host-wide registry of CPU leases: a directory ({@value #DEFAULT} by default) with one lock file per CPU,
@@ -50,12 +48,22 @@ import java.util.regex.Pattern;
  *
  * <p>The directory is created 0700 and its files 0600 ({@link TrustedDirectory}); one that another user owns, or
  * that group or others can write, is refused, because whoever can open a lock file can hold it.
+ *
+ * <p>The agent opens a session and takes its leases in {@code premain}, before the application's {@code main}, so
+ * that path uses no lambda, method reference, regular expression or record's {@code equals}/{@code hashCode}:
+ * each links classes at a cold JVM's pace (milliseconds).
  */
 public final class CpuLeases {
     /** The registry's directory unless told otherwise. */
     public static final String DEFAULT = "/run/numaspread/cpus";
 
-    private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)(?:\\.(\\d+))?\\.lock");
+    private static final Comparator<HeldCpu> BY_CPU_THEN_PID = new Comparator<>() {
+        @Override
+        public int compare(HeldCpu a, HeldCpu b) {
+            int byCpu = Integer.compare(a.cpu(), b.cpu());
+            return byCpu != 0 ? byCpu : Long.compare(a.pid(), b.pid());
+        }
+    };
     private static final String REGISTRY_LOCK = "registry.lock";
     /** Records are a few lines; a larger file is not one. */
     private static final int MAX_RECORD = 64 * 1024;
@@ -110,14 +118,14 @@ public final class CpuLeases {
     }
 
     private List<HeldCpu> held(TrustedDirectory dir) throws IOException {
-        long self = ProcessHandle.current().pid();
+        long self = Self.PID;
         List<HeldCpu> held = new ArrayList<>();
+        LockHolder.Snapshot locks = null;
         for (String name : dir.names()) {
-            Matcher matcher = LOCK_FILE.matcher(name);
-            if (!matcher.matches()) {
+            int cpu = lockFileCpu(name);
+            if (cpu < 0) {
                 continue;
             }
-            int cpu = Integer.parseInt(matcher.group(1));
             Slot own = OWN.get(new Key(directory, cpu));
             if (own != null && own.name.equals(name)) {
                 held.add(new HeldCpu(cpu, self, Optional.of(own.record())));
@@ -127,21 +135,57 @@ public final class CpuLeases {
             if (attributes.isEmpty() || !attributes.get().isRegularFile()) {
                 continue;
             }
-            OptionalLong pid = LockHolder.pid(dir.path().resolve(name));
+            if (locks == null) {
+                locks = LockHolder.snapshot();
+            }
+            OptionalLong pid = locks.pid(dir.path().resolve(name));
             if (pid.isEmpty()) {
                 continue;
             }
             held.add(new HeldCpu(cpu, pid.getAsLong(), record(dir, name, pid.getAsLong())));
         }
-        held.sort(Comparator.comparingInt(HeldCpu::cpu).thenComparingLong(HeldCpu::pid));
+        held.sort(BY_CPU_THEN_PID);
         return List.copyOf(held);
+    }
+
+    /**
+     * The CPU of a lock file's name, {@code cpu-N.lock} or {@code cpu-N.S.lock} (N and S decimal, at most 9
+     * digits); -1 for any other name.
+     */
+    static int lockFileCpu(String name) {
+        if (!name.startsWith("cpu-") || !name.endsWith(".lock")) {
+            return -1;
+        }
+        String middle = name.substring("cpu-".length(), name.length() - ".lock".length());
+        int dot = middle.indexOf('.');
+        String cpu = dot < 0 ? middle : middle.substring(0, dot);
+        if (!decimal(cpu) || (dot >= 0 && !decimal(middle.substring(dot + 1)))) {
+            return -1;
+        }
+        return Integer.parseInt(cpu);
+    }
+
+    private static boolean decimal(String digits) {
+        if (digits.isEmpty() || digits.length() > 9) {
+            return false;
+        }
+        for (int i = 0; i < digits.length(); i++) {
+            if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The record in {@code name} when it names the lock's holder {@code pid}, alive since the time it says. */
     private static Optional<LeaseRecord> record(TrustedDirectory dir, String name, long pid) throws IOException {
         try {
-            return LeaseRecord.decode(dir.read(name, MAX_RECORD))
-                    .filter(record -> record.pid() == pid && record.alive(PROC));
+            Optional<LeaseRecord> record = LeaseRecord.decode(dir.read(name, MAX_RECORD));
+            return record.isPresent()
+                            && record.get().pid() == pid
+                            && record.get().alive(PROC)
+                    ? record
+                    : Optional.empty();
         } catch (IOException e) {
             // Gone, or not a record (too large): the lock is still held, by a process that named itself nowhere.
             return Optional.empty();
@@ -223,11 +267,12 @@ public final class CpuLeases {
 
         /** How many other processes hold each CPU that one holds. */
         public Map<Integer, Integer> heldByOthers() {
-            long self = ProcessHandle.current().pid();
+            long self = Self.PID;
             Map<Integer, Integer> counts = new TreeMap<>();
             for (HeldCpu cpu : held()) {
                 if (cpu.pid() != self) {
-                    counts.merge(cpu.cpu(), 1, Integer::sum);
+                    Integer holders = counts.get(cpu.cpu());
+                    counts.put(cpu.cpu(), holders == null ? 1 : holders + 1);
                 }
             }
             return counts;
@@ -303,7 +348,7 @@ public final class CpuLeases {
         private final CpuSet cpus;
         private final String pin;
         private final List<Key> keys;
-        private final AtomicBoolean closed = new AtomicBoolean();
+        private boolean closed;
 
         private Lease(CpuSet cpus, String pin, List<Key> keys) {
             this.cpus = cpus;
@@ -322,13 +367,14 @@ public final class CpuLeases {
         /** Gives the CPUs back: a CPU's lock goes when its last pin in this process does. Never fails. */
         @Override
         public void close() {
-            if (!closed.getAndSet(true)) {
-                LOCK.lock();
-                try {
+            LOCK.lock();
+            try {
+                if (!closed) {
+                    closed = true;
                     release(keys, pin);
-                } finally {
-                    LOCK.unlock();
                 }
+            } finally {
+                LOCK.unlock();
             }
         }
 
@@ -382,7 +428,26 @@ public final class CpuLeases {
         }
     }
 
-    private record Key(Path directory, int cpu) {}
+    /** A registry's CPU. A class, not a record: a record's hashCode is linked at its first call (see above). */
+    private static final class Key {
+        private final Path directory;
+        private final int cpu;
+
+        Key(Path directory, int cpu) {
+            this.directory = directory;
+            this.cpu = cpu;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Key key && key.cpu == cpu && key.directory.equals(directory);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * directory.hashCode() + cpu;
+        }
+    }
 
     /** A lock file this JVM holds, and the pins it holds it for. */
     private static final class Slot {
@@ -429,7 +494,7 @@ public final class CpuLeases {
 
     /** This process as a record names it. */
     private static final class Self {
-        private static final long PID = ProcessHandle.current().pid();
+        private static final long PID = pid();
         private static final long START = LeaseRecord.startTime(PROC, PID).orElse(0);
         private static final String COMMAND = command();
 
@@ -437,11 +502,28 @@ public final class CpuLeases {
             return new LeaseRecord(PID, START, COMMAND, pins);
         }
 
+        /**
+         * This process's PID from {@code /proc/self}, as the kernel's lock listing names it: {@link ProcessHandle}
+         * would start the JDK's process reaper (a thread pool and the JVM's first lambda) in a JVM's premain.
+         */
+        private static long pid() {
+            try {
+                return Long.parseLong(
+                        Files.readSymbolicLink(PROC.resolve("self")).toString());
+            } catch (IOException | NumberFormatException e) {
+                return ProcessHandle.current().pid();
+            }
+        }
+
         /** The main class (or jar) the launcher was given, else the executable. */
         private static String command() {
             String launched = System.getProperty("sun.java.command", "").trim();
             if (!launched.isEmpty()) {
-                return launched.split("\\s+", 2)[0];
+                int end = 0;
+                while (end < launched.length() && !Character.isWhitespace(launched.charAt(end))) {
+                    end++;
+                }
+                return launched.substring(0, end);
             }
             return ProcessHandle.current().info().command().orElse("java");
         }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.StringTokenizer;
 
 /**
  * What a CPU's lock file says of its holder: the process (its PID and its start time, so that a PID the kernel
@@ -87,13 +88,17 @@ public record LeaseRecord(long pid, long startTime, String command, List<String>
         if (close < 0) {
             return OptionalLong.empty();
         }
-        String[] fields = stat.substring(close + 1).trim().split("\\s+");
-        // fields[0] is field 3 (the state), so field 22 is fields[19].
-        if (fields.length < 20) {
+        // A tokenizer, not split("\\s+"): the agent reads its own start time before main, where a regular
+        // expression's classes would load at a cold JVM's pace. The first field after ')' is field 3 (the state).
+        StringTokenizer fields = new StringTokenizer(stat.substring(close + 1));
+        for (int field = 3; field < 22 && fields.hasMoreTokens(); field++) {
+            fields.nextToken();
+        }
+        if (!fields.hasMoreTokens()) {
             return OptionalLong.empty();
         }
         try {
-            return OptionalLong.of(Long.parseLong(fields[19]));
+            return OptionalLong.of(Long.parseLong(fields.nextToken()));
         } catch (NumberFormatException e) {
             return OptionalLong.empty();
         }

@@ -24,6 +24,9 @@ import java.util.OptionalInt;
  * @param count how many assignments the rotation has, at most {@link PlanRequest#MAX_QUEUES} (checked here, before
  *     the agent's library or planner allocates anything for them)
  * @param applyIrqs also apply the NIC's IRQ plan, as {@code numaspread apply} does
+ * @param leases lease the plan's CPUs in the host's CPU lease registry and plan around the CPUs other processes
+ *     hold there ({@code leases=on}, the default), as a {@code PinnedEventLoopGroup} does; {@code leases=off}
+ *     plans as if alone on the host
  * @param strict refuse to start the JVM (or fail the attach) when anything is wrong, instead of running without
  *     pinning
  * @param verbose print each pin to stderr, not only failures
@@ -35,24 +38,28 @@ public record AgentOptions(
         OptionalInt count,
         Mode mode,
         boolean applyIrqs,
+        boolean leases,
         boolean strict,
         boolean verbose) {
 
     public static final String SYNTAX = "threads=GLOB[|GLOB...],(nic=IFACE|node=N,count=K)[,mode=siblings|cpu]"
-            + "[,irqs=apply][,strict=true][,verbose=true]";
+            + "[,irqs=apply][,leases=on|off][,strict=true][,verbose=true]";
 
     /** The keys, in the order {@link #SYNTAX} gives them. */
-    public static final String KEYS = "[threads, nic, node, count, mode, irqs, strict, verbose]";
+    public static final String KEYS = "[threads, nic, node, count, mode, irqs, leases, strict, verbose]";
 
-    private static final String[] KEY_NAMES = {"threads", "nic", "node", "count", "mode", "irqs", "strict", "verbose"};
+    private static final String[] KEY_NAMES = {
+        "threads", "nic", "node", "count", "mode", "irqs", "leases", "strict", "verbose"
+    };
     private static final int THREADS = 0;
     private static final int NIC = 1;
     private static final int NODE = 2;
     private static final int COUNT = 3;
     private static final int MODE = 4;
     private static final int IRQS = 5;
-    private static final int STRICT = 6;
-    private static final int VERBOSE = 7;
+    private static final int LEASES = 6;
+    private static final int STRICT = 7;
+    private static final int VERBOSE = 8;
 
     public AgentOptions {
         globs = List.copyOf(globs);
@@ -122,6 +129,7 @@ public record AgentOptions(
                 count,
                 mode,
                 applyIrqs,
+                !choice(values[LEASES], "leases", "off", "on", "[on, off]"),
                 choice(values[STRICT], "strict", "true", "false", "[true, false]"),
                 choice(values[VERBOSE], "verbose", "true", "false", "[true, false]"));
     }
