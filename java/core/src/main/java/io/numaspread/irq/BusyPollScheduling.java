@@ -74,10 +74,8 @@ final class BusyPollScheduling implements Change {
 
     @Override
     public StateFile.State record(StateFile.State state) {
-        NapiThreadSchedRecord earlier = state.record(NapiThreadSchedRecord.class);
-        recorded = before.keySet().stream()
-                .filter(napiId -> !earlier.before().containsKey(napiId))
-                .toList();
+        recorded = NapiEntries.notIn(
+                before.keySet(), state.record(NapiThreadSchedRecord.class).before());
         return state.recording(NapiThreadSchedRecord.of(before));
     }
 

@@ -15,9 +15,10 @@ import java.util.Optional;
  * kinds: IRQ, XPS and NAPI thread affinity ({@link AffinityChange}), threaded NAPI for the device ({@link
  * DeviceThreadedSwitch}) or NAPI by NAPI ({@link NapiThreadedSwitch}), and the busy-poll threads' scheduling class
  * ({@link BusyPollScheduling}); NAPI settings are made by {@link RecordedNapiSettings} and put back by {@link
- * NapiSettingsPutBack}.
+ * NapiSettingsPutBack}. The kinds are a closed set: a new one is a class here and a {@link StateRecord} for what
+ * it records.
  */
-interface Change {
+sealed interface Change permits AffinityChange, BusyPollScheduling, DeviceThreadedSwitch, NapiThreadedSwitch {
     /** Reads the values it is to change, under the state file's lock: what is then to be done is decided. */
     void read();
 

@@ -72,7 +72,7 @@ final class DeviceThreadedSwitch implements Change {
 
     @Override
     public StateFile.State forget(StateFile.State state) {
-        return state.with(ThreadedRecord.KIND.empty);
+        return state.with(ThreadedRecord.NONE);
     }
 
     @Override

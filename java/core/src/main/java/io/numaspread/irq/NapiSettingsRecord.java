@@ -4,8 +4,6 @@ package io.numaspread.irq;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.nic.NapiSettings;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
@@ -19,19 +17,16 @@ import java.util.TreeMap;
  * first write. {@link RecordedNapiSettings} records them; {@link NapiSettingsPutBack} puts them back.
  */
 public record NapiSettingsRecord(SortedMap<Integer, NapiSettings> before) implements StateRecord<NapiSettingsRecord> {
+    private static final String KEY = "napi_settings";
     static final Kind<NapiSettingsRecord> KIND = new Kind<>(
             NapiSettingsRecord.class,
-            "napi_settings",
+            KEY,
             new NapiSettingsRecord(new TreeMap<>()),
             NapiSettingsRecord::decode,
             NapiSettingsPutBack::new);
 
     public NapiSettingsRecord {
-        before.forEach((napiId, settings) -> {
-            StateFile.checkNapiId(napiId);
-            Objects.requireNonNull(settings, "settings");
-        });
-        before = Collections.unmodifiableSortedMap(new TreeMap<>(before));
+        before = NapiEntries.checked(before, (napiId, settings) -> Objects.requireNonNull(settings, "settings"));
     }
 
     /** The record of these NAPIs' settings as they were, by NAPI ID. */
@@ -51,21 +46,17 @@ public record NapiSettingsRecord(SortedMap<Integer, NapiSettings> before) implem
 
     @Override
     public NapiSettingsRecord mergedWith(NapiSettingsRecord later) {
-        SortedMap<Integer, NapiSettings> merged = new TreeMap<>(later.before);
-        merged.putAll(before);
-        return new NapiSettingsRecord(merged);
+        return new NapiSettingsRecord(NapiEntries.merged(before, later.before));
     }
 
     /** This record without these NAPIs, once they are put back. */
     public NapiSettingsRecord without(Collection<Integer> napiIds) {
-        SortedMap<Integer, NapiSettings> left = new TreeMap<>(before);
-        left.keySet().removeAll(napiIds);
-        return new NapiSettingsRecord(left);
+        return new NapiSettingsRecord(NapiEntries.without(before, napiIds));
     }
 
     @Override
     public String encode() {
-        return StateFile.entries(
+        return NapiEntries.encode(
                 before,
                 (napiId, settings) -> "{\"napi\": " + napiId + ", \"defer_hard_irqs\": " + settings.deferHardIrqs()
                         + ", \"gro_flush_timeout\": " + settings.groFlushTimeoutNanos() + ", \"irq_suspend_timeout\": "
@@ -73,16 +64,10 @@ public record NapiSettingsRecord(SortedMap<Integer, NapiSettings> before) implem
     }
 
     private static NapiSettingsRecord decode(Object value, InterfaceName iface) {
-        List<?> napis = StateFile.as(List.class, value, "\"napi_settings\"");
-        SortedMap<Integer, NapiSettings> before = new TreeMap<>();
-        for (int i = 0; i < napis.size(); i++) {
-            String entry = "entry " + (i + 1) + " of \"napi_settings\"";
-            Map<?, ?> fields = StateFile.as(Map.class, napis.get(i), entry);
-            long napi = StateFile.as(Long.class, fields.get("napi"), entry + ": \"napi\"");
-            StateFile.checkNapiId(napi, entry);
-            NapiSettings settings;
+        return new NapiSettingsRecord(NapiEntries.decode(value, KEY, (entry, napi, fields) -> {
+            NapiEntries.checkNapiId(napi, entry);
             try {
-                settings = new NapiSettings(
+                return new NapiSettings(
                         StateFile.as(Long.class, fields.get("defer_hard_irqs"), entry + ": \"defer_hard_irqs\""),
                         StateFile.as(Long.class, fields.get("gro_flush_timeout"), entry + ": \"gro_flush_timeout\""),
                         StateFile.as(
@@ -90,10 +75,6 @@ public record NapiSettingsRecord(SortedMap<Integer, NapiSettings> before) implem
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);
             }
-            if (before.put((int) napi, settings) != null) {
-                throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
-            }
-        }
-        return new NapiSettingsRecord(before);
+        }));
     }
 }

@@ -6,8 +6,6 @@ import io.numaspread.kernel.SchedPolicy;
 import io.numaspread.kernel.ThreadScheduling;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -21,19 +19,16 @@ import java.util.TreeMap;
  */
 public record NapiThreadSchedRecord(SortedMap<Integer, ThreadScheduling> before)
         implements StateRecord<NapiThreadSchedRecord> {
+    private static final String KEY = "napi_thread_sched";
     static final Kind<NapiThreadSchedRecord> KIND = new Kind<>(
             NapiThreadSchedRecord.class,
-            "napi_thread_sched",
+            KEY,
             new NapiThreadSchedRecord(new TreeMap<>()),
             NapiThreadSchedRecord::decode,
             BusyPollScheduling::restoring);
 
     public NapiThreadSchedRecord {
-        before.forEach((napiId, scheduling) -> {
-            StateFile.checkNapiId(napiId);
-            Objects.requireNonNull(scheduling, "scheduling");
-        });
-        before = Collections.unmodifiableSortedMap(new TreeMap<>(before));
+        before = NapiEntries.checked(before, (napiId, scheduling) -> Objects.requireNonNull(scheduling, "scheduling"));
     }
 
     /** The record of these threads' scheduling classes as they were, by NAPI ID. */
@@ -53,21 +48,17 @@ public record NapiThreadSchedRecord(SortedMap<Integer, ThreadScheduling> before)
 
     @Override
     public NapiThreadSchedRecord mergedWith(NapiThreadSchedRecord later) {
-        SortedMap<Integer, ThreadScheduling> merged = new TreeMap<>(later.before);
-        merged.putAll(before);
-        return new NapiThreadSchedRecord(merged);
+        return new NapiThreadSchedRecord(NapiEntries.merged(before, later.before));
     }
 
     /** This record without these NAPI threads, once they are put back. */
     public NapiThreadSchedRecord without(Collection<Integer> napiIds) {
-        SortedMap<Integer, ThreadScheduling> left = new TreeMap<>(before);
-        left.keySet().removeAll(napiIds);
-        return new NapiThreadSchedRecord(left);
+        return new NapiThreadSchedRecord(NapiEntries.without(before, napiIds));
     }
 
     @Override
     public String encode() {
-        return StateFile.entries(
+        return NapiEntries.encode(
                 before,
                 (napiId, scheduling) -> "{\"napi\": " + napiId + ", \"policy\": "
                         + MiniJson.quote(scheduling.policy().name().toLowerCase(Locale.ROOT)) + ", \"priority\": "
@@ -75,18 +66,12 @@ public record NapiThreadSchedRecord(SortedMap<Integer, ThreadScheduling> before)
     }
 
     private static NapiThreadSchedRecord decode(Object value, InterfaceName iface) {
-        List<?> napis = StateFile.as(List.class, value, "\"napi_thread_sched\"");
-        SortedMap<Integer, ThreadScheduling> before = new TreeMap<>();
-        for (int i = 0; i < napis.size(); i++) {
-            String entry = "entry " + (i + 1) + " of \"napi_thread_sched\"";
-            Map<?, ?> fields = StateFile.as(Map.class, napis.get(i), entry);
-            long napi = StateFile.as(Long.class, fields.get("napi"), entry + ": \"napi\"");
-            StateFile.checkNapiId(napi, entry);
+        return new NapiThreadSchedRecord(NapiEntries.decode(value, KEY, (entry, napi, fields) -> {
+            NapiEntries.checkNapiId(napi, entry);
             String policy = StateFile.as(String.class, fields.get("policy"), entry + ": \"policy\"");
             long priority = StateFile.as(Long.class, fields.get("priority"), entry + ": \"priority\"");
-            ThreadScheduling scheduling;
             try {
-                scheduling = new ThreadScheduling(
+                return new ThreadScheduling(
                         Arrays.stream(SchedPolicy.values())
                                 .filter(p -> p.name().toLowerCase(Locale.ROOT).equals(policy))
                                 .findFirst()
@@ -96,10 +81,6 @@ public record NapiThreadSchedRecord(SortedMap<Integer, ThreadScheduling> before)
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);
             }
-            if (before.put((int) napi, scheduling) != null) {
-                throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
-            }
-        }
-        return new NapiThreadSchedRecord(before);
+        }));
     }
 }

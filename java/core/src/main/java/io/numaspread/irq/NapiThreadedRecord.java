@@ -3,8 +3,6 @@ package io.numaspread.irq;
 
 import io.numaspread.kernel.InterfaceName;
 import java.util.Collection;
-import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -15,22 +13,21 @@ import java.util.TreeMap;
  * NapiThreadedSwitch}. The kernel keeps the value in the NAPI's persistent config, past numaspread's exit.
  */
 public record NapiThreadedRecord(SortedMap<Integer, Integer> before) implements StateRecord<NapiThreadedRecord> {
+    private static final String KEY = "napi_threaded";
     static final Kind<NapiThreadedRecord> KIND = new Kind<>(
             NapiThreadedRecord.class,
-            "napi_threaded",
+            KEY,
             new NapiThreadedRecord(new TreeMap<>()),
             NapiThreadedRecord::decode,
             NapiThreadedSwitch::restoring);
 
     public NapiThreadedRecord {
-        before.forEach((napiId, threaded) -> {
-            StateFile.checkNapiId(napiId);
+        before = NapiEntries.checked(before, (napiId, threaded) -> {
             if (threaded < 0 || threaded > 2) {
                 throw new IllegalArgumentException(
                         "NAPI " + napiId + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");
             }
         });
-        before = Collections.unmodifiableSortedMap(new TreeMap<>(before));
     }
 
     /** The record of these NAPIs' {@code threaded} as they were, by NAPI ID. */
@@ -50,40 +47,28 @@ public record NapiThreadedRecord(SortedMap<Integer, Integer> before) implements 
 
     @Override
     public NapiThreadedRecord mergedWith(NapiThreadedRecord later) {
-        SortedMap<Integer, Integer> merged = new TreeMap<>(later.before);
-        merged.putAll(before);
-        return new NapiThreadedRecord(merged);
+        return new NapiThreadedRecord(NapiEntries.merged(before, later.before));
     }
 
     /** This record without these NAPIs, once they are put back. */
     public NapiThreadedRecord without(Collection<Integer> napiIds) {
-        SortedMap<Integer, Integer> left = new TreeMap<>(before);
-        left.keySet().removeAll(napiIds);
-        return new NapiThreadedRecord(left);
+        return new NapiThreadedRecord(NapiEntries.without(before, napiIds));
     }
 
     @Override
     public String encode() {
-        return StateFile.entries(
+        return NapiEntries.encode(
                 before, (napiId, threaded) -> "{\"napi\": " + napiId + ", \"threaded\": " + threaded + "}");
     }
 
     private static NapiThreadedRecord decode(Object value, InterfaceName iface) {
-        List<?> napis = StateFile.as(List.class, value, "\"napi_threaded\"");
-        SortedMap<Integer, Integer> before = new TreeMap<>();
-        for (int i = 0; i < napis.size(); i++) {
-            String entry = "entry " + (i + 1) + " of \"napi_threaded\"";
-            Map<?, ?> fields = StateFile.as(Map.class, napis.get(i), entry);
-            long napi = StateFile.as(Long.class, fields.get("napi"), entry + ": \"napi\"");
+        return new NapiThreadedRecord(NapiEntries.decode(value, KEY, (entry, napi, fields) -> {
             long threaded = StateFile.as(Long.class, fields.get("threaded"), entry + ": \"threaded\"");
-            StateFile.checkNapiId(napi, entry);
+            NapiEntries.checkNapiId(napi, entry);
             if (threaded < 0 || threaded > 2) {
                 throw new IllegalArgumentException(entry + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");
             }
-            if (before.put((int) napi, (int) threaded) != null) {
-                throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
-            }
-        }
-        return new NapiThreadedRecord(before);
+            return (int) threaded;
+        }));
     }
 }

@@ -68,10 +68,8 @@ final class NapiThreadedSwitch implements Change {
 
     @Override
     public StateFile.State record(StateFile.State state) {
-        NapiThreadedRecord earlier = state.record(NapiThreadedRecord.class);
-        recorded = before.keySet().stream()
-                .filter(napiId -> !earlier.before().containsKey(napiId))
-                .toList();
+        recorded = NapiEntries.notIn(
+                before.keySet(), state.record(NapiThreadedRecord.class).before());
         return state.recording(NapiThreadedRecord.of(before));
     }
 

@@ -58,10 +58,8 @@ public final class RecordedNapiSettings {
                         stateFile,
                         null);
             }
-            added = napiIds.stream()
-                    .filter(napiId ->
-                            !state.record(NapiSettingsRecord.class).before().containsKey(napiId))
-                    .toList();
+            added = NapiEntries.notIn(
+                    napiIds, state.record(NapiSettingsRecord.class).before());
             StateFile.write(stateFile, state.recording(NapiSettingsRecord.of(before)));
         }
         try {

@@ -30,7 +30,6 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -174,24 +173,6 @@ public final class StateFile {
             throw new IllegalArgumentException(
                     "NAPI " + napiId + " is no NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")");
         }
-    }
-
-    /** Refuses a {@code "napi"} of an {@code entry} that is no NAPI ID, naming the entry. */
-    static void checkNapiId(long napi, String entry) {
-        if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
-        }
-    }
-
-    /** A record's entries by NAPI ID as a JSON array, one entry a line. */
-    static <V> String entries(SortedMap<Integer, V> entries, BiFunction<Integer, V, String> entry) {
-        StringBuilder json = new StringBuilder("[");
-        String separator = "\n";
-        for (Map.Entry<Integer, V> napi : entries.entrySet()) {
-            json.append(separator).append("    ").append(entry.apply(napi.getKey(), napi.getValue()));
-            separator = ",\n";
-        }
-        return json.append("\n  ]").toString();
     }
 
     /**

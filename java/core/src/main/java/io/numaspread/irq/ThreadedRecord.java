@@ -12,12 +12,11 @@ import java.util.OptionalInt;
  * @param before 0 or 1, or empty when no apply changed it
  */
 public record ThreadedRecord(OptionalInt before) implements StateRecord<ThreadedRecord> {
-    static final Kind<ThreadedRecord> KIND = new Kind<>(
-            ThreadedRecord.class,
-            "threaded",
-            new ThreadedRecord(OptionalInt.empty()),
-            ThreadedRecord::decode,
-            DeviceThreadedSwitch::restoring);
+    /** The record of no change. */
+    public static final ThreadedRecord NONE = new ThreadedRecord(OptionalInt.empty());
+
+    static final Kind<ThreadedRecord> KIND =
+            new Kind<>(ThreadedRecord.class, "threaded", NONE, ThreadedRecord::decode, DeviceThreadedSwitch::restoring);
 
     public ThreadedRecord {
         Objects.requireNonNull(before, "before");

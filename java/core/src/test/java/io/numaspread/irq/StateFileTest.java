@@ -9,6 +9,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.SchedPolicy;
 import io.numaspread.kernel.ThreadScheduling;
+import io.numaspread.nic.NapiSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -181,7 +182,7 @@ class StateFileTest {
         assertEquals(
                 later.record(NapiThreadedRecord.class).before(),
                 later.recording(ThreadedRecord.of(0))
-                        .with(ThreadedRecord.KIND.empty)
+                        .with(ThreadedRecord.NONE)
                         .record(NapiThreadedRecord.class)
                         .before(),
                 "putting the device's threaded back keeps the NAPIs' records");
@@ -266,5 +267,51 @@ class StateFileTest {
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
             assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
         }
+    }
+
+    /**
+     * A file of every record the build before the records were split by kind wrote, as it wrote it: it reads as
+     * it did, and is written back to the byte.
+     */
+    @Test
+    void aFileOfEveryKindAsTheBuildBeforeWroteItReadsAndIsWrittenBackToTheByte() {
+        String previous = "{\n"
+                + "  \"version\": 1,\n"
+                + "  \"interface\": \"eth0\",\n"
+                + "  \"threaded\": 0,\n"
+                + "  \"napi_threaded\": [\n"
+                + "    {\"napi\": 8193, \"threaded\": 0},\n"
+                + "    {\"napi\": 8194, \"threaded\": 2}\n"
+                + "  ],\n"
+                + "  \"napi_settings\": [\n"
+                + "    {\"napi\": 8193, \"defer_hard_irqs\": 2, \"gro_flush_timeout\": 200000,"
+                + " \"irq_suspend_timeout\": 7}\n"
+                + "  ],\n"
+                + "  \"napi_thread_sched\": [\n"
+                + "    {\"napi\": 8193, \"policy\": \"other\", \"priority\": 0},\n"
+                + "    {\"napi\": 8194, \"policy\": \"rr\", \"priority\": 5}\n"
+                + "  ],\n"
+                + "  \"saved\": [\n"
+                + "    {\"kind\": \"irq\", \"number\": 38, \"name\": \"virtio2-input.0\", \"value\": \"0-1\"},\n"
+                + "    {\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\", \"value\": \"0-3\"}\n"
+                + "  ]\n"
+                + "}\n";
+        InterfaceName eth0 = new InterfaceName("eth0");
+        StateFile.State state = StateFile.decode(previous);
+        assertEquals(
+                List.of(
+                        new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1"),
+                        new StateFile.Saved(Target.napiThread(eth0, 8193), "0-3")),
+                state.saved());
+        assertEquals(OptionalInt.of(0), state.record(ThreadedRecord.class).before());
+        assertEquals(
+                Map.of(8193, 0, 8194, 2), state.record(NapiThreadedRecord.class).before());
+        assertEquals(
+                Map.of(8193, new NapiSettings(2, 200_000, 7)),
+                state.record(NapiSettingsRecord.class).before());
+        assertEquals(
+                Map.of(8193, ThreadScheduling.OTHER, 8194, new ThreadScheduling(SchedPolicy.RR, 5)),
+                state.record(NapiThreadSchedRecord.class).before());
+        assertEquals(previous, StateFile.encode(state));
     }
 }
