@@ -555,6 +555,21 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     }
 
     @Test
+    void anApplyThatOnlySetsAPollThreadsClassRefusesAnotherInterfacesStateFile() throws IOException {
+        threadedMaximum = 2;
+        applyPolled(1, false, false, Optional.of(FIFO_10));
+        classes.put(FIRST_PID, ThreadScheduling.OTHER); // all else holds: only the class is to change
+        StateFile.State applied = StateFile.read(state).orElseThrow();
+        StateFile.write(state, new StateFile.State(new InterfaceName("eth1"), List.of(), applied.records()));
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> applyPolled(1, false, false, Optional.of(FIFO_10)));
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
+        assertTrue(e.getMessage().endsWith(" is for eth1, not eth0; nothing was changed"), e.getMessage());
+        assertEquals(ThreadScheduling.OTHER, classes.get(FIRST_PID));
+        assertEquals(applied.records(), StateFile.read(state).orElseThrow().records());
+    }
+
+    @Test
     void pollSchedWithoutCapSysNiceLeavesEverythingAsItWasAndSaysWhatItNeeds() throws IOException {
         threadedMaximum = 2;
         Map<Path, String> files = NicFixture.snapshot(proc, sys);
