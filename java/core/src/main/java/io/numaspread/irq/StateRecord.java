@@ -10,13 +10,14 @@ import java.util.function.BiFunction;
 /**
  * One kind of change's record in a state file, under a top-level key of its own: what the change replaced, written
  * before the change. Each kind encodes and decodes its own record, so that {@link StateFile} holds a list of them
- * and knows none; a new kind of change adds its record type here to {@link #KINDS}, and nothing else of the file
- * changes. The affinity of IRQs, XPS queues and NAPI threads is the file's {@code "saved"} array ({@link
- * StateFile.Saved}), which every build since the first writes.
+ * and knows none; a new kind of change names its record type here, in {@code permits} and {@link #KINDS}, and
+ * nothing else of the file changes. The affinity of IRQs, XPS queues and NAPI threads is the file's {@code "saved"}
+ * array ({@link StateFile.Saved}), which every build since the first writes.
  *
  * @param <R> the record type itself, so that merging keeps it
  */
-public interface StateRecord<R extends StateRecord<R>> {
+public sealed interface StateRecord<R extends StateRecord<R>>
+        permits ThreadedRecord, NapiThreadedRecord, NapiSettingsRecord, NapiThreadSchedRecord {
     /**
      * The kinds this build reads and writes, in the order they are written (and put back: {@link
      * Change.PutBack#needsNapiThreads} first). A key of none of them is a newer build's record.
