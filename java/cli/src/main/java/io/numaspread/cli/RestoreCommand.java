@@ -3,9 +3,13 @@ package io.numaspread.cli;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.NapiSettingsRecord;
+import io.numaspread.irq.NapiThreadSchedRecord;
+import io.numaspread.irq.NapiThreadedRecord;
 import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
+import io.numaspread.irq.ThreadedRecord;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
@@ -162,23 +166,24 @@ final class RestoreCommand implements Runnable {
         Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);
-        recorded.ifPresent(r -> r.threadedBefore()
+        recorded.ifPresent(r -> r.record(ThreadedRecord.class)
+                .before()
                 .ifPresent(threaded ->
                         out.println(paths.netDevice(r.iface()).resolve("threaded") + " put back to " + threaded)));
-        recorded.filter(r -> !r.napiThreadedBefore().isEmpty())
+        recorded.filter(r -> !r.record(NapiThreadedRecord.class).before().isEmpty())
                 .ifPresent(r -> out.println("threaded NAPI put back NAPI by NAPI (netdev netlink napi-set): "
-                        + r.napiThreadedBefore().entrySet().stream()
+                        + r.record(NapiThreadedRecord.class).before().entrySet().stream()
                                 .map(napi -> "NAPI " + napi.getKey() + " to " + napi.getValue())
                                 .collect(Collectors.joining(", "))));
-        recorded.filter(r -> !r.napiThreadSchedBefore().isEmpty())
+        recorded.filter(r -> !r.record(NapiThreadSchedRecord.class).before().isEmpty())
                 .ifPresent(r -> out.println("busy-poll threads' scheduling class put back (sched_setscheduler): "
-                        + r.napiThreadSchedBefore().entrySet().stream()
+                        + r.record(NapiThreadSchedRecord.class).before().entrySet().stream()
                                 .map(napi -> Target.napiThreadName(r.iface(), napi.getKey()) + " to "
                                         + ApplyCommand.schedulingWords(napi.getValue()))
                                 .collect(Collectors.joining(", "))));
-        recorded.filter(r -> !r.napiSettingsBefore().isEmpty())
+        recorded.filter(r -> !r.record(NapiSettingsRecord.class).before().isEmpty())
                 .ifPresent(r -> out.println("NAPI settings put back (netdev netlink napi-set): "
-                        + r.napiSettingsBefore().entrySet().stream()
+                        + r.record(NapiSettingsRecord.class).before().entrySet().stream()
                                 .map(napi -> "NAPI " + napi.getKey() + " to defer-hard-irqs "
                                         + napi.getValue().deferHardIrqs() + ", gro-flush-timeout "
                                         + napi.getValue().groFlushTimeoutNanos() + " ns, irq-suspend-timeout "

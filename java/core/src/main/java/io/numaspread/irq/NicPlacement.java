@@ -537,11 +537,11 @@ public final class NicPlacement {
         }
         Threading threading = outcome.threading().get();
         if (threading.way() == ThreadingWay.DEVICE) {
-            return threading.switchedDevice() ? changed.withThreadedBefore(0) : changed;
+            return threading.switchedDevice() ? changed.recording(ThreadedRecord.of(0)) : changed;
         }
         Map<Integer, Integer> off = new TreeMap<>();
         threading.turnedOn().forEach(napiId -> off.put(napiId, 0));
-        return changed.withNapiThreadedBefore(off);
+        return changed.recording(NapiThreadedRecord.of(off));
     }
 
     @SuppressWarnings("try") // the lock is held, not used

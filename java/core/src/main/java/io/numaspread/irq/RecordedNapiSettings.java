@@ -58,10 +58,9 @@ public final class RecordedNapiSettings {
                         stateFile,
                         null);
             }
-            added = napiIds.stream()
-                    .filter(napiId -> !state.napiSettingsBefore().containsKey(napiId))
-                    .toList();
-            StateFile.write(stateFile, state.withNapiSettingsBefore(before));
+            added = NapiEntries.notIn(
+                    napiIds, state.record(NapiSettingsRecord.class).before());
+            StateFile.write(stateFile, state.recording(NapiSettingsRecord.of(before)));
         }
         try {
             return new RecordedNapiSettings(stateFile, NapiSettingsChange.apply(access, napiIds, wanted), added);
@@ -96,7 +95,8 @@ public final class RecordedNapiSettings {
     private static void forget(Path stateFile, List<Integer> napiIds) {
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {
             StateFile.read(stateFile).ifPresent(state -> {
-                StateFile.State left = state.withoutNapiSettings(napiIds);
+                StateFile.State left =
+                        state.with(state.record(NapiSettingsRecord.class).without(napiIds));
                 if (left.isEmpty()) {
                     StateFile.delete(stateFile);
                 } else {

@@ -6,9 +6,9 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * How {@link AffinityTransaction} reads, writes and checks one kind of setting: IRQ affinity ({@link IrqAffinity}),
- * XPS masks ({@link XpsMasks}) or NAPI threads' affinity ({@link NapiThreadAffinity}). The transaction is the same
- * for all three; what differs is where the value lives, what privilege it needs and how it goes away.
+ * How {@link AffinityChange} reads, writes and checks one kind of setting: IRQ affinity ({@link IrqAffinity}), XPS
+ * masks ({@link XpsMasks}) or NAPI threads' affinity ({@link NapiThreadAffinity}). The change is the same for all
+ * three; what differs is where the value lives, what privilege it needs and how it goes away.
  */
 interface SettingWriter {
     /** The value as the kernel shows it now. */

@@ -7,11 +7,8 @@ import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.LockHolder;
-import io.numaspread.kernel.SchedPolicy;
-import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.kernel.TrustedDirectory;
 import io.numaspread.nic.NapiInstance;
-import io.numaspread.nic.NapiSettings;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -22,21 +19,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -56,7 +50,9 @@ import java.util.stream.Stream;
  * [{"napi": 8193, "defer_hard_irqs": 0, "gro_flush_timeout": 0, "irq_suspend_timeout": 0}]}, in the same file as the
  * interface's other records, so that one {@code restore --nic} puts everything back. {@code apply --poll-sched}
  * records each busy-poll thread's scheduling class before it sets the first, {@code "napi_thread_sched": [{"napi":
- * 8193, "policy": "other", "priority": 0}]}. Files without them (older ones) read as before.
+ * 8193, "policy": "other", "priority": 0}]}. Files without them (older ones) read as before. Each of these
+ * records is its kind's {@link StateRecord}, which encodes and decodes it; this class keeps the file, its checks,
+ * its lock and the {@code "saved"} entries.
  */
 public final class StateFile {
     private static final int VERSION = 1;
@@ -67,8 +63,10 @@ public final class StateFile {
      * refuses): every rewrite keeps it as it is, removing the file keeps the file for it, and {@code restore}
      * refuses to run without it ({@link #foreignRecords}).
      */
-    private static final Set<String> KNOWN_KEYS =
-            Set.of("version", "interface", "threaded", "napi_threaded", "napi_settings", "napi_thread_sched", "saved");
+    private static final Set<String> KNOWN_KEYS = Stream.concat(
+                    Stream.of("version", "interface", "saved"),
+                    StateRecord.KINDS.stream().map(StateRecord.Kind::key))
+            .collect(Collectors.toUnmodifiableSet());
 
     /**
      * The size limit. An entry takes about a hundred bytes, an XPS mask of 8192 CPUs about 2.3 KB; a NIC has at
@@ -95,148 +93,57 @@ public final class StateFile {
     }
 
     /**
-     * The record for one interface.
-     *
-     * @param threadedBefore {@code /sys/class/net/IFACE/threaded} before an apply changed it (0 or 1), or empty
-     *     when no apply did
-     * @param napiThreadedBefore each NAPI's own {@code threaded} (0, 1 or 2) before an apply set it with netdev
-     *     netlink {@code napi-set}, by NAPI ID
-     * @param napiSettingsBefore each NAPI's own {@code defer-hard-irqs}, {@code gro-flush-timeout} and {@code
-     *     irq-suspend-timeout} before a {@code napi-set} of them, by NAPI ID: the kernel keeps them past the process
-     *     (and, from 6.13's persistent NAPI config, past a queue reset), so they are recorded before the first write
-     * @param napiThreadSchedBefore each busy-poll thread's scheduling class before {@code apply --poll-sched} set it
-     *     with {@code sched_setscheduler}, by NAPI ID
+     * The record for one interface: the affinity values it holds ({@code saved}), and each other kind of change's
+     * record ({@link StateRecord}), at most one a kind, none of them empty.
      */
-    public record State(
-            InterfaceName iface,
-            List<Saved> saved,
-            OptionalInt threadedBefore,
-            SortedMap<Integer, Integer> napiThreadedBefore,
-            SortedMap<Integer, NapiSettings> napiSettingsBefore,
-            SortedMap<Integer, ThreadScheduling> napiThreadSchedBefore) {
+    public record State(InterfaceName iface, List<Saved> saved, List<StateRecord<?>> records) {
         public State {
             saved = List.copyOf(saved);
-            Objects.requireNonNull(threadedBefore, "threadedBefore");
-            if (threadedBefore.isPresent() && threadedBefore.getAsInt() != 0 && threadedBefore.getAsInt() != 1) {
-                throw new IllegalArgumentException(
-                        "\"threaded\" is " + threadedBefore.getAsInt() + ", neither 0 nor 1");
+            Set<StateRecord.Kind<?>> kinds = new HashSet<>();
+            for (StateRecord<?> record : records) {
+                if (!kinds.add(record.kind())) {
+                    throw new IllegalArgumentException(
+                            "two records of \"" + record.kind().key() + "\"");
+                }
             }
-            napiThreadedBefore.forEach(StateFile::checkNapiThreaded);
-            napiThreadedBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiThreadedBefore));
-            napiSettingsBefore.forEach((napiId, settings) -> {
-                checkNapiId(napiId);
-                Objects.requireNonNull(settings, "settings");
-            });
-            napiSettingsBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiSettingsBefore));
-            napiThreadSchedBefore.forEach((napiId, scheduling) -> {
-                checkNapiId(napiId);
-                Objects.requireNonNull(scheduling, "scheduling");
-            });
-            napiThreadSchedBefore = Collections.unmodifiableSortedMap(new TreeMap<>(napiThreadSchedBefore));
-        }
-
-        public State(
-                InterfaceName iface,
-                List<Saved> saved,
-                OptionalInt threadedBefore,
-                SortedMap<Integer, Integer> napiThreadedBefore,
-                SortedMap<Integer, NapiSettings> napiSettingsBefore) {
-            this(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, new TreeMap<>());
-        }
-
-        public State(
-                InterfaceName iface,
-                List<Saved> saved,
-                OptionalInt threadedBefore,
-                SortedMap<Integer, Integer> napiThreadedBefore) {
-            this(iface, saved, threadedBefore, napiThreadedBefore, new TreeMap<>());
-        }
-
-        public State(InterfaceName iface, List<Saved> saved, OptionalInt threadedBefore) {
-            this(iface, saved, threadedBefore, new TreeMap<>());
+            records = records.stream()
+                    .filter(record -> !record.isEmpty())
+                    .sorted(Comparator.comparingInt(record -> StateRecord.KINDS.indexOf(record.kind())))
+                    .toList();
         }
 
         public State(InterfaceName iface, List<Saved> saved) {
-            this(iface, saved, OptionalInt.empty());
+            this(iface, saved, List.of());
         }
 
-        /** This state recording {@code threaded} as it was, unless it already records an earlier value. */
-        public State withThreadedBefore(int threaded) {
-            return threadedBefore.isPresent()
-                    ? this
-                    : new State(
-                            iface,
-                            saved,
-                            OptionalInt.of(threaded),
-                            napiThreadedBefore,
-                            napiSettingsBefore,
-                            napiThreadSchedBefore);
+        /** Its record of {@code type}'s kind, or that kind's empty record when it holds none. */
+        public <R extends StateRecord<R>> R record(Class<R> type) {
+            return records.stream()
+                    .filter(type::isInstance)
+                    .map(type::cast)
+                    .findFirst()
+                    .orElseGet(() -> type.cast(StateRecord.Kind.of(type).empty));
         }
 
         /**
-         * This state recording each NAPI's own {@code threaded} as it was, by NAPI ID, keeping any earlier value it
-         * holds for a NAPI: the first value read wins.
+         * This state recording {@code added} too, keeping any earlier value it holds for the same thing: the first
+         * value read wins.
          */
-        public State withNapiThreadedBefore(Map<Integer, Integer> before) {
-            SortedMap<Integer, Integer> merged = new TreeMap<>(before);
-            merged.putAll(napiThreadedBefore);
-            return new State(iface, saved, threadedBefore, merged, napiSettingsBefore, napiThreadSchedBefore);
+        public <R extends StateRecord<R>> State recording(R added) {
+            return with(record(added.kind().type).mergedWith(added));
         }
 
-        /**
-         * This state recording each NAPI's own settings as they were, by NAPI ID, keeping any earlier value it holds
-         * for a NAPI: the first value read wins.
-         */
-        public State withNapiSettingsBefore(Map<Integer, NapiSettings> before) {
-            SortedMap<Integer, NapiSettings> merged = new TreeMap<>(before);
-            merged.putAll(napiSettingsBefore);
-            return new State(iface, saved, threadedBefore, napiThreadedBefore, merged, napiThreadSchedBefore);
-        }
-
-        /** This state without the records of these NAPIs' own settings, once they are put back. */
-        public State withoutNapiSettings(Collection<Integer> napiIds) {
-            SortedMap<Integer, NapiSettings> left = new TreeMap<>(napiSettingsBefore);
-            left.keySet().removeAll(napiIds);
-            return new State(iface, saved, threadedBefore, napiThreadedBefore, left, napiThreadSchedBefore);
-        }
-
-        /** This state without the record of the device's {@code threaded}, once it is put back. */
-        public State withoutThreaded() {
-            return new State(
-                    iface, saved, OptionalInt.empty(), napiThreadedBefore, napiSettingsBefore, napiThreadSchedBefore);
-        }
-
-        /** This state without the records of these NAPIs' own {@code threaded}, once they are put back. */
-        public State withoutNapiThreaded(Collection<Integer> napiIds) {
-            SortedMap<Integer, Integer> left = new TreeMap<>(napiThreadedBefore);
-            left.keySet().removeAll(napiIds);
-            return new State(iface, saved, threadedBefore, left, napiSettingsBefore, napiThreadSchedBefore);
-        }
-
-        /**
-         * This state recording each busy-poll thread's scheduling class as it was, by NAPI ID, keeping any earlier
-         * value it holds for a NAPI: the first value read wins.
-         */
-        public State withNapiThreadSchedBefore(Map<Integer, ThreadScheduling> before) {
-            SortedMap<Integer, ThreadScheduling> merged = new TreeMap<>(before);
-            merged.putAll(napiThreadSchedBefore);
-            return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, merged);
-        }
-
-        /** This state without the records of these NAPI threads' scheduling classes, once they are put back. */
-        public State withoutNapiThreadSched(Collection<Integer> napiIds) {
-            SortedMap<Integer, ThreadScheduling> left = new TreeMap<>(napiThreadSchedBefore);
-            left.keySet().removeAll(napiIds);
-            return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, left);
+        /** This state with {@code record} in place of its record of that kind (none when it is empty). */
+        public <R extends StateRecord<R>> State with(R record) {
+            List<StateRecord<?>> others = new ArrayList<>(records);
+            others.removeIf(record.kind().type::isInstance);
+            others.add(record);
+            return new State(iface, saved, others);
         }
 
         /** Whether it records nothing left to put back. */
         public boolean isEmpty() {
-            return saved.isEmpty()
-                    && threadedBefore.isEmpty()
-                    && napiThreadedBefore.isEmpty()
-                    && napiSettingsBefore.isEmpty()
-                    && napiThreadSchedBefore.isEmpty();
+            return saved.isEmpty() && records.isEmpty();
         }
 
         public Optional<Saved> find(Target target) {
@@ -251,8 +158,7 @@ public final class StateFile {
                     merged.add(addition);
                 }
             }
-            return new State(
-                    iface, merged, threadedBefore, napiThreadedBefore, napiSettingsBefore, napiThreadSchedBefore);
+            return new State(iface, merged, records);
         }
 
         private static boolean sameFile(Target a, Target b) {
@@ -262,22 +168,10 @@ public final class StateFile {
 
     private StateFile() {}
 
-    private static void checkNapiId(int napiId) {
+    static void checkNapiId(int napiId) {
         if (napiId < NapiInstance.MIN_NAPI_ID) {
             throw new IllegalArgumentException(
                     "NAPI " + napiId + " is no NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")");
-        }
-    }
-
-    /** A NAPI ID and a value of {@code enum netdev_napi_threaded}, or an exception naming what is wrong. */
-    private static void checkNapiThreaded(int napiId, int threaded) {
-        if (napiId < NapiInstance.MIN_NAPI_ID) {
-            throw new IllegalArgumentException(
-                    "NAPI " + napiId + " is no NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")");
-        }
-        if (threaded < 0 || threaded > 2) {
-            throw new IllegalArgumentException(
-                    "NAPI " + napiId + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");
         }
     }
 
@@ -639,58 +533,11 @@ public final class StateFile {
                 .append(VERSION)
                 .append(",\n  \"interface\": ")
                 .append(MiniJson.quote(state.iface().value()));
-        state.threadedBefore()
-                .ifPresent(threaded -> json.append(",\n  \"threaded\": ").append(threaded));
-        if (!state.napiThreadedBefore().isEmpty()) {
-            json.append(",\n  \"napi_threaded\": [");
-            String separator = "\n";
-            for (Map.Entry<Integer, Integer> napi : state.napiThreadedBefore().entrySet()) {
-                json.append(separator)
-                        .append("    {\"napi\": ")
-                        .append(napi.getKey())
-                        .append(", \"threaded\": ")
-                        .append(napi.getValue())
-                        .append('}');
-                separator = ",\n";
-            }
-            json.append("\n  ]");
-        }
-        if (!state.napiSettingsBefore().isEmpty()) {
-            json.append(",\n  \"napi_settings\": [");
-            String separator = "\n";
-            for (Map.Entry<Integer, NapiSettings> napi :
-                    state.napiSettingsBefore().entrySet()) {
-                json.append(separator)
-                        .append("    {\"napi\": ")
-                        .append(napi.getKey())
-                        .append(", \"defer_hard_irqs\": ")
-                        .append(napi.getValue().deferHardIrqs())
-                        .append(", \"gro_flush_timeout\": ")
-                        .append(napi.getValue().groFlushTimeoutNanos())
-                        .append(", \"irq_suspend_timeout\": ")
-                        .append(napi.getValue().irqSuspendTimeoutNanos())
-                        .append('}');
-                separator = ",\n";
-            }
-            json.append("\n  ]");
-        }
-        if (!state.napiThreadSchedBefore().isEmpty()) {
-            json.append(",\n  \"napi_thread_sched\": [");
-            String separator = "\n";
-            for (Map.Entry<Integer, ThreadScheduling> napi :
-                    state.napiThreadSchedBefore().entrySet()) {
-                json.append(separator)
-                        .append("    {\"napi\": ")
-                        .append(napi.getKey())
-                        .append(", \"policy\": ")
-                        .append(MiniJson.quote(napi.getValue().policy().name().toLowerCase(Locale.ROOT)))
-                        .append(", \"priority\": ")
-                        .append(napi.getValue().priority())
-                        .append('}');
-                separator = ",\n";
-            }
-            json.append("\n  ]");
-        }
+        state.records()
+                .forEach(record -> json.append(",\n  ")
+                        .append(MiniJson.quote(record.kind().key()))
+                        .append(": ")
+                        .append(record.encode()));
         json.append(",\n  \"saved\": [");
         for (int i = 0; i < state.saved().size(); i++) {
             Saved saved = state.saved().get(i);
@@ -725,89 +572,8 @@ public final class StateFile {
                     "\"version\" is " + MiniJson.quote(String.valueOf(version)) + ", expected " + VERSION);
         }
         InterfaceName iface = new InterfaceName(as(String.class, root.get("interface"), "\"interface\""));
-        OptionalInt threadedBefore = OptionalInt.empty();
-        if (root.containsKey("threaded")) {
-            long threaded = as(Long.class, root.get("threaded"), "\"threaded\"");
-            if (threaded != 0 && threaded != 1) {
-                throw new IllegalArgumentException("\"threaded\" is " + threaded + ", neither 0 nor 1");
-            }
-            threadedBefore = OptionalInt.of((int) threaded);
-        }
-        SortedMap<Integer, Integer> napiThreadedBefore = new TreeMap<>();
-        if (root.containsKey("napi_threaded")) {
-            List<?> napis = as(List.class, root.get("napi_threaded"), "\"napi_threaded\"");
-            for (int i = 0; i < napis.size(); i++) {
-                String entry = "entry " + (i + 1) + " of \"napi_threaded\"";
-                Map<?, ?> fields = as(Map.class, napis.get(i), entry);
-                long napi = as(Long.class, fields.get("napi"), entry + ": \"napi\"");
-                long threaded = as(Long.class, fields.get("threaded"), entry + ": \"threaded\"");
-                if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
-                }
-                if (threaded < 0 || threaded > 2) {
-                    throw new IllegalArgumentException(
-                            entry + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");
-                }
-                if (napiThreadedBefore.put((int) napi, (int) threaded) != null) {
-                    throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
-                }
-            }
-        }
-        SortedMap<Integer, NapiSettings> napiSettingsBefore = new TreeMap<>();
-        if (root.containsKey("napi_settings")) {
-            List<?> napis = as(List.class, root.get("napi_settings"), "\"napi_settings\"");
-            for (int i = 0; i < napis.size(); i++) {
-                String entry = "entry " + (i + 1) + " of \"napi_settings\"";
-                Map<?, ?> fields = as(Map.class, napis.get(i), entry);
-                long napi = as(Long.class, fields.get("napi"), entry + ": \"napi\"");
-                if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
-                }
-                NapiSettings settings;
-                try {
-                    settings = new NapiSettings(
-                            as(Long.class, fields.get("defer_hard_irqs"), entry + ": \"defer_hard_irqs\""),
-                            as(Long.class, fields.get("gro_flush_timeout"), entry + ": \"gro_flush_timeout\""),
-                            as(Long.class, fields.get("irq_suspend_timeout"), entry + ": \"irq_suspend_timeout\""));
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);
-                }
-                if (napiSettingsBefore.put((int) napi, settings) != null) {
-                    throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
-                }
-            }
-        }
-        SortedMap<Integer, ThreadScheduling> napiThreadSchedBefore = new TreeMap<>();
-        if (root.containsKey("napi_thread_sched")) {
-            List<?> napis = as(List.class, root.get("napi_thread_sched"), "\"napi_thread_sched\"");
-            for (int i = 0; i < napis.size(); i++) {
-                String entry = "entry " + (i + 1) + " of \"napi_thread_sched\"";
-                Map<?, ?> fields = as(Map.class, napis.get(i), entry);
-                long napi = as(Long.class, fields.get("napi"), entry + ": \"napi\"");
-                if (napi < NapiInstance.MIN_NAPI_ID || napi > Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException(entry + ": \"napi\" " + napi + " is no NAPI ID");
-                }
-                String policy = as(String.class, fields.get("policy"), entry + ": \"policy\"");
-                long priority = as(Long.class, fields.get("priority"), entry + ": \"priority\"");
-                ThreadScheduling scheduling;
-                try {
-                    scheduling = new ThreadScheduling(
-                            Arrays.stream(SchedPolicy.values())
-                                    .filter(p ->
-                                            p.name().toLowerCase(Locale.ROOT).equals(policy))
-                                    .findFirst()
-                                    .orElseThrow(
-                                            () -> new IllegalArgumentException("\"policy\" is " + MiniJson.quote(policy)
-                                                    + ", none of other, fifo, rr," + " batch and idle")),
-                            (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, priority)));
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);
-                }
-                if (napiThreadSchedBefore.put((int) napi, scheduling) != null) {
-                    throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
-                }
-            }
-        }
+        List<StateRecord<?>> records = new ArrayList<>();
+        StateRecord.KINDS.forEach(kind -> kind.decode(root, iface).ifPresent(records::add));
         List<?> entries = as(List.class, root.get("saved"), "\"saved\"");
         List<Saved> saved = new ArrayList<>();
         Set<String> files = new HashSet<>();
@@ -851,7 +617,7 @@ public final class StateFile {
                 throw new IllegalArgumentException(entry + " (" + target.label() + "): " + e.getMessage(), e);
             }
         }
-        return new State(iface, saved, threadedBefore, napiThreadedBefore, napiSettingsBefore, napiThreadSchedBefore);
+        return new State(iface, saved, records);
     }
 
     /** How the file names a kind: "irq", "xps", "napi". */
@@ -864,7 +630,7 @@ public final class StateFile {
     }
 
     /** {@code value} as a {@code type}, or a message naming {@code what} and what JSON type it should be. */
-    private static <T> T as(Class<T> type, Object value, String what) {
+    static <T> T as(Class<T> type, Object value, String what) {
         if (!type.isInstance(value)) {
             String expected = type == Map.class
                     ? "an object"

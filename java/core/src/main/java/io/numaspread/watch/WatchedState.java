@@ -112,13 +112,7 @@ final class WatchedState {
                 return;
             }
             // Only the stale IRQ and XPS entries go: the threaded and NAPI records are kept for restore.
-            StateFile.State left = new StateFile.State(
-                    iface,
-                    kept,
-                    state.get().threadedBefore(),
-                    state.get().napiThreadedBefore(),
-                    state.get().napiSettingsBefore(),
-                    state.get().napiThreadSchedBefore());
+            StateFile.State left = new StateFile.State(iface, kept, state.get().records());
             if (left.isEmpty()) {
                 StateFile.delete(file);
             } else {

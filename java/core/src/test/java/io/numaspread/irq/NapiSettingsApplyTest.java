@@ -119,7 +119,8 @@ class NapiSettingsApplyTest extends StandInNicTest {
         assertEquals("2-3", affinity(51));
         StateFile.State recorded = StateFile.read(state).orElseThrow();
         assertEquals(
-                new NapiSettings(2, 200_000, 0), recorded.napiSettingsBefore().get(8194));
+                new NapiSettings(2, 200_000, 0),
+                recorded.record(NapiSettingsRecord.class).before().get(8194));
         assertEquals(4, recorded.saved().size());
 
         new AffinityTransaction(paths, KernelFiles.DIRECT, 8, NapiThreads.NONE, netlink)
@@ -158,7 +159,11 @@ class NapiSettingsApplyTest extends StandInNicTest {
         assertEquals(before, NicFixture.snapshot(proc, sys), "no IRQ was written");
         assertEquals(
                 kernelBefore.get(8193),
-                StateFile.read(state).orElseThrow().napiSettingsBefore().get(8193));
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiSettingsRecord.class)
+                        .before()
+                        .get(8193));
 
         new AffinityTransaction(paths, KernelFiles.DIRECT, 8, NapiThreads.NONE, netlink)
                 .restore(state, Optional.of(nic.name()));

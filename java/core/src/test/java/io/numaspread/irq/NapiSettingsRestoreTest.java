@@ -84,7 +84,7 @@ class NapiSettingsRestoreTest extends StandInNicTest {
     private Map<Integer, NapiSettings> recordThenSet(List<Integer> napiIds) {
         Map<Integer, NapiSettings> before = new TreeMap<>();
         napiIds.forEach(id -> before.put(id, netlink.read(id)));
-        StateFile.write(state, new StateFile.State(ETH0, List.of()).withNapiSettingsBefore(before));
+        StateFile.write(state, new StateFile.State(ETH0, List.of()).recording(NapiSettingsRecord.of(before)));
         napiIds.forEach(id -> netlink.write(id, RECIPE));
         return before;
     }
@@ -92,7 +92,8 @@ class NapiSettingsRestoreTest extends StandInNicTest {
     @Test
     void theEntriesReadBackAsWritten() {
         StateFile.State written = new StateFile.State(ETH0, List.of())
-                .withNapiSettingsBefore(Map.of(8193, new NapiSettings(0, 0, 0), 8194, new NapiSettings(2, 200_000, 7)));
+                .recording(NapiSettingsRecord.of(
+                        Map.of(8193, new NapiSettings(0, 0, 0), 8194, new NapiSettings(2, 200_000, 7))));
         String text = StateFile.encode(written);
         assertTrue(
                 text.contains("{\"napi\": 8194, \"defer_hard_irqs\": 2, \"gro_flush_timeout\": 200000,"
@@ -103,12 +104,15 @@ class NapiSettingsRestoreTest extends StandInNicTest {
 
     @Test
     void theFirstValueRecordedWinsAndPutBackOnesLeave() {
-        StateFile.State first =
-                new StateFile.State(ETH0, List.of()).withNapiSettingsBefore(Map.of(8193, new NapiSettings(0, 0, 0)));
-        StateFile.State again = first.withNapiSettingsBefore(Map.of(8193, RECIPE, 8194, RECIPE));
-        assertEquals(Map.of(8193, new NapiSettings(0, 0, 0), 8194, RECIPE), again.napiSettingsBefore());
+        StateFile.State first = new StateFile.State(ETH0, List.of())
+                .recording(NapiSettingsRecord.of(Map.of(8193, new NapiSettings(0, 0, 0))));
+        StateFile.State again = first.recording(NapiSettingsRecord.of(Map.of(8193, RECIPE, 8194, RECIPE)));
         assertEquals(
-                Map.of(8194, RECIPE), again.withoutNapiSettings(List.of(8193)).napiSettingsBefore());
+                Map.of(8193, new NapiSettings(0, 0, 0), 8194, RECIPE),
+                again.record(NapiSettingsRecord.class).before());
+        assertEquals(
+                Map.of(8194, RECIPE),
+                again.record(NapiSettingsRecord.class).without(List.of(8193)).before());
     }
 
     @Test
@@ -136,7 +140,13 @@ class NapiSettingsRestoreTest extends StandInNicTest {
         Map<Integer, NapiSettings> before = Map.of(8193, kernel.get(8193), 8194, kernel.get(8194));
         RecordedNapiSettings.apply(state, ETH0, netlink, List.of(8193, 8194), RECIPE);
         assertEquals(RECIPE, kernel.get(8193));
-        assertEquals(before, StateFile.read(state).orElseThrow().napiSettingsBefore(), "recorded before napi-set");
+        assertEquals(
+                before,
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiSettingsRecord.class)
+                        .before(),
+                "recorded before napi-set");
         // The process dies here: no restore() of its own.
         restorer().restore(state, Optional.of(ETH0));
         assertEquals(before.get(8193), kernel.get(8193));
@@ -148,13 +158,19 @@ class NapiSettingsRestoreTest extends StandInNicTest {
     void aCleanRestoreTakesOnlyItsOwnEntriesOut() {
         NapiSettings applied = new NapiSettings(0, 0, 0);
         // An apply recorded 8193 first: its entry is the apply's to put back, so it stays.
-        StateFile.write(state, new StateFile.State(ETH0, List.of()).withNapiSettingsBefore(Map.of(8193, applied)));
+        StateFile.write(
+                state, new StateFile.State(ETH0, List.of()).recording(NapiSettingsRecord.of(Map.of(8193, applied))));
         kernel.put(8193, new NapiSettings(5, 5, 5));
         RecordedNapiSettings change = RecordedNapiSettings.apply(state, ETH0, netlink, List.of(8193, 8194), RECIPE);
         change.restore();
         assertEquals(new NapiSettings(5, 5, 5), kernel.get(8193));
         assertEquals(new NapiSettings(2, 200_000, 0), kernel.get(8194));
-        assertEquals(Map.of(8193, applied), StateFile.read(state).orElseThrow().napiSettingsBefore());
+        assertEquals(
+                Map.of(8193, applied),
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiSettingsRecord.class)
+                        .before());
     }
 
     @Test

@@ -149,7 +149,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
                 "a kernel whose napi-get reports no per-NAPI threaded: the device's switch, set from 0 to 1");
 
         StateFile.State saved = StateFile.read(state).orElseThrow();
-        assertEquals(OptionalInt.of(0), saved.threadedBefore());
+        assertEquals(OptionalInt.of(0), saved.record(ThreadedRecord.class).before());
         assertEquals(
                 "0-7", saved.find(Target.napiThread(ETH0, 8193)).orElseThrow().value());
 
@@ -276,7 +276,9 @@ class NapiThreadsApplyTest extends StandInNicTest {
     void withThreadedAlreadyOnItIsNeitherRecordedNorTurnedOff() throws IOException {
         NicFixture.file(threaded, "1");
         apply(false);
-        assertEquals(OptionalInt.empty(), StateFile.read(state).orElseThrow().threadedBefore());
+        assertEquals(
+                OptionalInt.empty(),
+                StateFile.read(state).orElseThrow().record(ThreadedRecord.class).before());
         restorer().restore(state, Optional.of(ETH0));
         assertEquals("1", Files.readString(threaded).strip());
         assertEquals(List.of("0-7", "0-7", "0-7", "0-7"), threadAffinities());

@@ -226,8 +226,10 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                         NicPlacement.ThreadingWay.PER_NAPI, List.of(8193, 8195, 8196), threaded, false)),
                 outcome.threading());
         StateFile.State saved = StateFile.read(state).orElseThrow();
-        assertEquals(Map.of(8193, 0, 8195, 0, 8196, 0), saved.napiThreadedBefore());
-        assertEquals(OptionalInt.empty(), saved.threadedBefore());
+        assertEquals(
+                Map.of(8193, 0, 8195, 0, 8196, 0),
+                saved.record(NapiThreadedRecord.class).before());
+        assertEquals(OptionalInt.empty(), saved.record(ThreadedRecord.class).before());
         assertEquals(
                 "0-7", saved.find(Target.napiThread(ETH0, 8193)).orElseThrow().value(), "the threads' affinity too");
 
@@ -292,7 +294,10 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         kernel.put(8193, 1); // the kernel took the call before the process died
         assertEquals(
                 Map.of(8193, 0, 8195, 0, 8196, 0),
-                StateFile.read(state).orElseThrow().napiThreadedBefore(),
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiThreadedRecord.class)
+                        .before(),
                 "every NAPI to be turned on was recorded before the first napi-set");
 
         restorer().restore(state, Optional.of(ETH0));
@@ -343,7 +348,9 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 outcome.threading().orElseThrow().way());
         assertEquals("1", Files.readString(threaded).strip());
         assertEquals(List.of(), calls, "no napi-set on a kernel whose napi-get reports no per-NAPI threaded");
-        assertEquals(OptionalInt.of(0), StateFile.read(state).orElseThrow().threadedBefore());
+        assertEquals(
+                OptionalInt.of(0),
+                StateFile.read(state).orElseThrow().record(ThreadedRecord.class).before());
         restorer().restore(state, Optional.of(ETH0));
         assertEquals("0", Files.readString(threaded).strip());
     }
@@ -410,7 +417,11 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 outcome.threading().orElseThrow().turnedOn(),
                 "NAPI 8193 was off, but busy-polls: it is not one turned threaded");
         assertEquals(
-                Map.of(8193, 0, 8194, 1), StateFile.read(state).orElseThrow().napiThreadedBefore());
+                Map.of(8193, 0, 8194, 1),
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiThreadedRecord.class)
+                        .before());
 
         restorer().restore(state, Optional.of(ETH0));
         assertEquals(kernelBefore(), kernel, "each NAPI's threaded back as it was: 8193 off, 8194 threaded");
@@ -500,8 +511,10 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
     void pollSchedSetsEachPollThreadsClassAfterRecordingItAndRestorePutsBackExactlyWhatItWas() throws IOException {
         threadedMaximum = 2;
         List<Map<Integer, ThreadScheduling>> recordedAtEachSet = new ArrayList<>();
-        beforeEachSched =
-                () -> recordedAtEachSet.add(StateFile.read(state).orElseThrow().napiThreadSchedBefore());
+        beforeEachSched = () -> recordedAtEachSet.add(StateFile.read(state)
+                .orElseThrow()
+                .record(NapiThreadSchedRecord.class)
+                .before());
         NicPlacement.Outcome outcome = applyPolled(2, false, false, Optional.of(FIFO_10));
 
         assertEquals(FIFO_10, classes.get(FIRST_PID));
@@ -531,11 +544,29 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
         assertEquals(sets, schedCalls.size(), "a thread that has the class is not set again");
         assertEquals(
                 Map.of(8193, ThreadScheduling.OTHER),
-                StateFile.read(state).orElseThrow().napiThreadSchedBefore());
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiThreadSchedRecord.class)
+                        .before());
         restorer().restore(state, Optional.of(ETH0));
         assertEquals(classesBefore(), classes);
         assertEquals(kernelBefore(), kernel);
         assertFalse(Files.exists(state));
+    }
+
+    @Test
+    void anApplyThatOnlySetsAPollThreadsClassRefusesAnotherInterfacesStateFile() throws IOException {
+        threadedMaximum = 2;
+        applyPolled(1, false, false, Optional.of(FIFO_10));
+        classes.put(FIRST_PID, ThreadScheduling.OTHER); // all else holds: only the class is to change
+        StateFile.State applied = StateFile.read(state).orElseThrow();
+        StateFile.write(state, new StateFile.State(new InterfaceName("eth1"), List.of(), applied.records()));
+        NumaspreadException e =
+                assertThrows(NumaspreadException.class, () -> applyPolled(1, false, false, Optional.of(FIFO_10)));
+        assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
+        assertTrue(e.getMessage().endsWith(" is for eth1, not eth0; nothing was changed"), e.getMessage());
+        assertEquals(ThreadScheduling.OTHER, classes.get(FIRST_PID));
+        assertEquals(applied.records(), StateFile.read(state).orElseThrow().records());
     }
 
     @Test
@@ -595,7 +626,10 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 e instanceof RestoreNeeded && e.getMessage().contains("ROLLBACK FAILED for pid 701"), e.getMessage());
         assertEquals(
                 Map.of(8193, ThreadScheduling.OTHER, 8194, BATCH),
-                StateFile.read(state).orElseThrow().napiThreadSchedBefore(),
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiThreadSchedRecord.class)
+                        .before(),
                 "the record stays for restore");
         failAtSched = -1;
         beforeEachSched = () -> {};

@@ -9,6 +9,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.SchedPolicy;
 import io.numaspread.kernel.ThreadScheduling;
+import io.numaspread.nic.NapiSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,20 +113,28 @@ class StateFileTest {
         InterfaceName eth0 = new InterfaceName("eth0");
         StateFile.State withThreads = STATE.mergedWith(
                         List.of(new StateFile.Saved(Target.napiThread(eth0, 8193), "0-3")))
-                .withThreadedBefore(0);
+                .recording(ThreadedRecord.of(0));
         Path file = dir.resolve("eth0.json");
         StateFile.write(file, withThreads);
         assertEquals(Optional.of(withThreads), StateFile.read(file));
         assertTrue(Files.readString(file).contains("\"threaded\": 0")
                 && Files.readString(file)
                         .contains("{\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\""));
-        assertEquals(OptionalInt.of(0), withThreads.withThreadedBefore(1).threadedBefore(), "the first value wins");
+        assertEquals(
+                OptionalInt.of(0),
+                withThreads
+                        .recording(ThreadedRecord.of(1))
+                        .record(ThreadedRecord.class)
+                        .before(),
+                "the first value wins");
 
         Files.writeString(
                 file,
                 "{\"version\": 1, \"interface\": \"eth0\", \"saved\": [{\"kind\": \"irq\", \"number\": 38,"
                         + " \"name\": \"virtio2-input.0\", \"value\": \"0-1\"}]}");
-        assertEquals(OptionalInt.empty(), StateFile.read(file).orElseThrow().threadedBefore());
+        assertEquals(
+                OptionalInt.empty(),
+                StateFile.read(file).orElseThrow().record(ThreadedRecord.class).before());
     }
 
     @Test
@@ -150,7 +159,7 @@ class StateFileTest {
 
     @Test
     void eachNapisOwnThreadedRoundTripsAndTheFirstValueOfANapiWins() throws IOException {
-        StateFile.State napis = STATE.withNapiThreadedBefore(Map.of(8195, 0, 8193, 2));
+        StateFile.State napis = STATE.recording(NapiThreadedRecord.of(Map.of(8195, 0, 8193, 2)));
         Path file = dir.resolve("eth0.json");
         StateFile.write(file, napis);
         assertEquals(Optional.of(napis), StateFile.read(file));
@@ -160,13 +169,22 @@ class StateFileTest {
                                 + "    {\"napi\": 8195, \"threaded\": 0}\n  ]"),
                 Files.readString(file));
 
-        StateFile.State later = napis.withNapiThreadedBefore(Map.of(8193, 1, 8196, 1));
-        assertEquals(Map.of(8193, 2, 8195, 0, 8196, 1), later.napiThreadedBefore(), "an earlier record stays");
+        StateFile.State later = napis.recording(NapiThreadedRecord.of(Map.of(8193, 1, 8196, 1)));
         assertEquals(
-                Map.of(8193, 2), later.withoutNapiThreaded(List.of(8195, 8196)).napiThreadedBefore());
+                Map.of(8193, 2, 8195, 0, 8196, 1),
+                later.record(NapiThreadedRecord.class).before(),
+                "an earlier record stays");
         assertEquals(
-                later.napiThreadedBefore(),
-                later.withThreadedBefore(0).withoutThreaded().napiThreadedBefore(),
+                Map.of(8193, 2),
+                later.record(NapiThreadedRecord.class)
+                        .without(List.of(8195, 8196))
+                        .before());
+        assertEquals(
+                later.record(NapiThreadedRecord.class).before(),
+                later.recording(ThreadedRecord.of(0))
+                        .with(ThreadedRecord.NONE)
+                        .record(NapiThreadedRecord.class)
+                        .before(),
                 "putting the device's threaded back keeps the NAPIs' records");
     }
 
@@ -197,7 +215,8 @@ class StateFileTest {
     void eachBusyPollThreadsClassRoundTripsAndTheFirstValueOfANapiWins() throws IOException {
         ThreadScheduling batch = new ThreadScheduling(SchedPolicy.BATCH, 0);
         ThreadScheduling rr = new ThreadScheduling(SchedPolicy.RR, 5);
-        StateFile.State classes = STATE.withNapiThreadSchedBefore(Map.of(8195, rr, 8193, ThreadScheduling.OTHER));
+        StateFile.State classes =
+                STATE.recording(NapiThreadSchedRecord.of(Map.of(8195, rr, 8193, ThreadScheduling.OTHER)));
         Path file = dir.resolve("eth0.json");
         StateFile.write(file, classes);
         assertEquals(Optional.of(classes), StateFile.read(file));
@@ -207,18 +226,19 @@ class StateFileTest {
                                 "\"napi_thread_sched\": [\n    {\"napi\": 8193, \"policy\": \"other\", \"priority\": 0},\n"
                                         + "    {\"napi\": 8195, \"policy\": \"rr\", \"priority\": 5}\n  ]"),
                 Files.readString(file));
-        StateFile.State later = classes.withNapiThreadSchedBefore(Map.of(8193, batch, 8196, batch));
+        StateFile.State later = classes.recording(NapiThreadSchedRecord.of(Map.of(8193, batch, 8196, batch)));
         assertEquals(
                 Map.of(8193, ThreadScheduling.OTHER, 8195, rr, 8196, batch),
-                later.napiThreadSchedBefore(),
+                later.record(NapiThreadSchedRecord.class).before(),
                 "an earlier record stays");
         assertEquals(
                 Map.of(8195, rr),
-                later.withoutNapiThreadSched(List.of(8193, 8196)).napiThreadSchedBefore());
+                later.record(NapiThreadSchedRecord.class)
+                        .without(List.of(8193, 8196))
+                        .before());
         assertTrue(
                 new StateFile.State(new InterfaceName("eth0"), List.of())
-                        .withNapiThreadSchedBefore(Map.of(8193, batch))
-                        .withoutNapiThreadSched(List.of(8193))
+                        .with(NapiThreadSchedRecord.of(Map.of(8193, batch)).without(List.of(8193)))
                         .isEmpty(),
                 "a state with nothing left to put back");
     }
@@ -247,5 +267,51 @@ class StateFileTest {
             assertEquals(NumaspreadException.Kind.BAD_INPUT, e.kind());
             assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
         }
+    }
+
+    /**
+     * A file of every record the build before the records were split by kind wrote, as it wrote it: it reads as
+     * it did, and is written back to the byte.
+     */
+    @Test
+    void aFileOfEveryKindAsTheBuildBeforeWroteItReadsAndIsWrittenBackToTheByte() {
+        String previous = "{\n"
+                + "  \"version\": 1,\n"
+                + "  \"interface\": \"eth0\",\n"
+                + "  \"threaded\": 0,\n"
+                + "  \"napi_threaded\": [\n"
+                + "    {\"napi\": 8193, \"threaded\": 0},\n"
+                + "    {\"napi\": 8194, \"threaded\": 2}\n"
+                + "  ],\n"
+                + "  \"napi_settings\": [\n"
+                + "    {\"napi\": 8193, \"defer_hard_irqs\": 2, \"gro_flush_timeout\": 200000,"
+                + " \"irq_suspend_timeout\": 7}\n"
+                + "  ],\n"
+                + "  \"napi_thread_sched\": [\n"
+                + "    {\"napi\": 8193, \"policy\": \"other\", \"priority\": 0},\n"
+                + "    {\"napi\": 8194, \"policy\": \"rr\", \"priority\": 5}\n"
+                + "  ],\n"
+                + "  \"saved\": [\n"
+                + "    {\"kind\": \"irq\", \"number\": 38, \"name\": \"virtio2-input.0\", \"value\": \"0-1\"},\n"
+                + "    {\"kind\": \"napi\", \"number\": 8193, \"name\": \"napi/eth0-8193\", \"value\": \"0-3\"}\n"
+                + "  ]\n"
+                + "}\n";
+        InterfaceName eth0 = new InterfaceName("eth0");
+        StateFile.State state = StateFile.decode(previous);
+        assertEquals(
+                List.of(
+                        new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1"),
+                        new StateFile.Saved(Target.napiThread(eth0, 8193), "0-3")),
+                state.saved());
+        assertEquals(OptionalInt.of(0), state.record(ThreadedRecord.class).before());
+        assertEquals(
+                Map.of(8193, 0, 8194, 2), state.record(NapiThreadedRecord.class).before());
+        assertEquals(
+                Map.of(8193, new NapiSettings(2, 200_000, 7)),
+                state.record(NapiSettingsRecord.class).before());
+        assertEquals(
+                Map.of(8193, ThreadScheduling.OTHER, 8194, new ThreadScheduling(SchedPolicy.RR, 5)),
+                state.record(NapiThreadSchedRecord.class).before());
+        assertEquals(previous, StateFile.encode(state));
     }
 }

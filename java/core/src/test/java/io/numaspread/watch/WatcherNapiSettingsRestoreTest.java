@@ -4,6 +4,7 @@ package io.numaspread.watch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.numaspread.irq.NapiSettingsRecord;
 import io.numaspread.irq.PlacementOptions;
 import io.numaspread.irq.StateFile;
 import io.numaspread.kernel.InterfaceName;
@@ -45,7 +46,8 @@ class WatcherNapiSettingsRestoreTest extends StandInNicTest {
     void restoreOnExitPutsBackTheNapiSettingsAndTheIrqs() throws Exception {
         netlink.kernel().put(8193, IrqSuspension.recipe().napi());
         String irq50 = affinity(50);
-        StateFile.write(state, new StateFile.State(ETH0, List.of()).withNapiSettingsBefore(Map.of(8193, OWN)));
+        StateFile.write(
+                state, new StateFile.State(ETH0, List.of()).recording(NapiSettingsRecord.of(Map.of(8193, OWN))));
         Watcher watcher = new Watcher(
                 List.of(ETH0),
                 paths,

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.NapiSettingsRecord;
 import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.RecordedNapiSettings;
 import io.numaspread.irq.StateFile;
@@ -75,7 +76,10 @@ class NapiSettingsStateLiveTest {
         RecordedNapiSettings.apply(state, ETH0, netlink, List.of(napiId), before);
         assertEquals(
                 Map.of(napiId, before),
-                StateFile.read(state).orElseThrow().napiSettingsBefore(),
+                StateFile.read(state)
+                        .orElseThrow()
+                        .record(NapiSettingsRecord.class)
+                        .before(),
                 "recorded as napi-get reports them");
         List<AffinityTransaction.Result> results = new AffinityTransaction(
                         KernelPaths.LIVE, KernelFiles.DIRECT, SysfsTree.live().maskBits(), NapiThreads.NONE, netlink)
@@ -118,8 +122,10 @@ class NapiSettingsStateLiveTest {
                 .napiSettings(unchanged)
                 .build();
         try {
-            Map<Integer, NapiSettings> recorded =
-                    StateFile.read(state).orElseThrow().napiSettingsBefore();
+            Map<Integer, NapiSettings> recorded = StateFile.read(state)
+                    .orElseThrow()
+                    .record(NapiSettingsRecord.class)
+                    .before();
             assertFalse(recorded.isEmpty(), "the loops' NAPIs are recorded");
             recorded.forEach((id, settings) -> assertEquals(own.get(id), settings, "NAPI " + id));
         } finally {
