@@ -123,13 +123,18 @@ expected() {
 # returning, a second plan, another writer) within it fails the check.
 readonly plan_hold=3
 
-# track: samples the queue vectors once; $state is what they read, $since when they began to read it.
+# track: samples the queue vectors once; $state is what they read, $since when they began to read it (the end of
+# the first sample that read it), $before_since the end of the last sample that read something else, $looked the
+# end of this sample.
 track() {
   local now_state
   now_state=$(sample)
-  [[ $now_state == "${state-}" ]] && return
-  state=$now_state
-  since=$(now)
+  if [[ $now_state != "${state-}" ]]; then
+    before_since=${looked-}
+    state=$now_state
+    since=$(now)
+  fi
+  looked=$(now)
 }
 
 # wait_plan LIMIT WHAT FROM [SIGNAL]: judges a change made at t0 by the kernel's end state: the queue vectors must
@@ -140,11 +145,11 @@ track() {
 # vectors are sampled every 0.1 s throughout, the slow scrape included, so that the time they reached the plan is
 # the kernel's, not the scrape's. It waits up to 60 s past t0, so that a late result says how late it was, and
 # leaves the plan in $metrics. Watch writes its line once it has read back what it wrote, so vectors that read as
-# the plan at the first sample after the line, and keep it, had reached it by the line's time: a sample under TCG
-# on a loaded host takes most of a second, which is the sampler's, not watch's.
+# the plan at every sample that ended after the line had reached it by the line's time: a sample under TCG on a
+# loaded host takes most of a second, which is the sampler's, not watch's.
 wait_plan() {
   local limit=$1 what=$2 from=$3 signal=${4-} deadline signalled="" want scraped scraper took held_until
-  local state="" since="" looked_after_line=""
+  local state="" since="" before_since="" looked=""
   deadline=$(later "$t0" 60)
   if [[ -n $signal ]]; then
     until said "$from" "$signal"; do
@@ -157,8 +162,6 @@ wait_plan() {
       metrics=$(scrape)
       return
     fi
-    track
-    looked_after_line=$(now)
   fi
   scraped=$(mktemp)
   scrape >"$scraped" &
@@ -182,7 +185,8 @@ wait_plan() {
   fi
   took=0.00
   within "$since" "$t0" || took=$(elapsed "$t0" "$since")
-  if [[ -n $looked_after_line ]] && within "$since" "$looked_after_line" && ! within "$took" "$signalled"; then
+  if [[ -n $signalled && -n $before_since ]] && ! within "$took" "$signalled" &&
+    within "$before_since" "$(later "$t0" "$signalled")"; then
     took=$signalled
   fi
   held_until=$(later "$(now)" "$plan_hold")
