@@ -28,28 +28,13 @@ import java.util.OptionalInt;
  * Keeps a check's NAPI threads and busy-poll NAPIs up: adds their settings to the plan's, turns threaded NAPI or
  * busy polling on again when the kernel lost it, and says what the applies did to them.
  */
-final class NapiUpkeep {
-    private final KernelPaths paths;
-    private final KernelFiles files;
-    private final Watcher.Settings settings;
-    private final NicPlacement placement;
-    private final Watcher.Listener listener;
-    private final Settler settler;
-
-    NapiUpkeep(
-            KernelPaths paths,
-            KernelFiles files,
-            Watcher.Settings settings,
-            NicPlacement placement,
-            Watcher.Listener listener,
-            Settler settler) {
-        this.paths = paths;
-        this.files = files;
-        this.settings = settings;
-        this.placement = placement;
-        this.listener = listener;
-        this.settler = settler;
-    }
+record NapiUpkeep(
+        KernelPaths paths,
+        KernelFiles files,
+        Watcher.Settings settings,
+        NicPlacement placement,
+        Watcher.Listener listener,
+        Settler settler) {
 
     /**
      * With {@code --napi-threads}, the plan's settings plus one per NAPI thread, as the kernel names them now; with

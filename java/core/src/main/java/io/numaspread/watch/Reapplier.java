@@ -21,31 +21,14 @@ import java.util.TreeMap;
  * plan made again after a change, the files someone moved put back (unless a writer keeps moving them, {@link
  * Fight}), and the NIC's originals at the end; and says what each write did.
  */
-final class Reapplier {
-    private final KernelPaths paths;
-    private final Watcher.Settings settings;
-    private final NicPlacement placement;
-    private final WatchedState stateFiles;
-    private final Watcher.Listener listener;
-    private final Settler settler;
-    private final NapiUpkeep napi;
-
-    Reapplier(
-            KernelPaths paths,
-            Watcher.Settings settings,
-            NicPlacement placement,
-            WatchedState stateFiles,
-            Watcher.Listener listener,
-            Settler settler,
-            NapiUpkeep napi) {
-        this.paths = paths;
-        this.settings = settings;
-        this.placement = placement;
-        this.stateFiles = stateFiles;
-        this.listener = listener;
-        this.settler = settler;
-        this.napi = napi;
-    }
+record Reapplier(
+        KernelPaths paths,
+        Watcher.Settings settings,
+        NicPlacement placement,
+        WatchedState stateFiles,
+        Watcher.Listener listener,
+        Settler settler,
+        NapiUpkeep napi) {
 
     /** Applies every setting of {@code wanted}, as {@code apply} does. */
     NicPlacement.Outcome apply(Placed state, Nic nic, List<Setting> wanted) {
