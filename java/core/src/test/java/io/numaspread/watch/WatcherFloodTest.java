@@ -124,7 +124,7 @@ class WatcherFloodTest extends StandInNicTest {
                         watcher.post(ETH1_EVENT);
                         watcher.post(ETH0_EVENT);
                         mostWaiting.accumulateAndGet(watcher.waiting(), Math::max);
-                        if (held.getCount() == 0 && postedWhileHeld.incrementAndGet() == 2 * Watcher.EVENT_CAPACITY) {
+                        if (held.getCount() == 0 && postedWhileHeld.incrementAndGet() == 2 * Settler.EVENT_CAPACITY) {
                             released.countDown();
                         }
                     }
@@ -134,7 +134,7 @@ class WatcherFloodTest extends StandInNicTest {
         assertTrue(held.await(20, TimeUnit.SECONDS), "no check in 20 s of the stream: " + events);
         WatchEvent.Checked first = (WatchEvent.Checked) WatchHarness.awaitEvent(events, holdAt);
         Duration began = Duration.between(streamStart, first.at());
-        Duration bound = settle.multipliedBy(Watcher.MAX_SETTLE_INTERVALS);
+        Duration bound = settle.multipliedBy(Settler.MAX_SETTLE_INTERVALS);
         assertTrue(
                 began.compareTo(bound.plusMillis(1200)) < 0,
                 "the first check began " + began.toMillis() + " ms into the stream, the bound is " + bound.toMillis());
@@ -142,7 +142,7 @@ class WatcherFloodTest extends StandInNicTest {
         assertTrue(
                 released.await(20, TimeUnit.SECONDS),
                 "events posted while the check was held: " + postedWhileHeld.get());
-        assertEquals(Watcher.EVENT_CAPACITY, mostWaiting.get(), "the most events waiting at once");
+        assertEquals(Settler.EVENT_CAPACITY, mostWaiting.get(), "the most events waiting at once");
     }
 
     @Test
@@ -158,7 +158,7 @@ class WatcherFloodTest extends StandInNicTest {
         WatchEvent.ResetPutBack reset =
                 (WatchEvent.ResetPutBack) WatchHarness.awaitEvent(events, WatchEvent.ResetPutBack.class::isInstance);
         assertTrue(
-                reset.after().size() <= Watcher.EVENT_CAPACITY + 1,
+                reset.after().size() <= Settler.EVENT_CAPACITY + 1,
                 "kept: " + reset.after().size());
         assertEquals(
                 new KernelEvent("watch", "3976 events not kept (more than 1024 at once)", Optional.empty()),
