@@ -132,10 +132,10 @@ module_name() {
   echo "${name//-/_}"
 }
 
-# Prints the module files (relative to the modules dir $1) that $wanted_modules need, dependencies first.
-# Wanted modules that this kernel has built in are left out.
+# Prints the module files (relative to the modules dir $1) that the modules $2 (default: $wanted_modules) need,
+# dependencies first. Wanted modules that this kernel has built in are left out.
 module_load_order() {
-  local modules_dir=$1 order=() name
+  local modules_dir=$1 wanted=${2-$wanted_modules} order=() name
   declare -A path_of=() deps_of=() visited=() builtin=()
   local line key
   while IFS= read -r line; do
@@ -151,7 +151,7 @@ module_load_order() {
     visited[$path]=1
     order+=("$path")
   }
-  for name in $wanted_modules; do
+  for name in $wanted; do
     [[ -n ${builtin[$name]-} ]] && continue
     [[ -n ${path_of[$name]-} ]] || die "the guest kernel has no module $name"
     visit "${path_of[$name]}"
@@ -159,11 +159,11 @@ module_load_order() {
   printf '%s\n' "${order[@]}"
 }
 
-# Puts the modules that $wanted_modules need from the modules dir $1 (after depmod) into the directory $2,
-# uncompressed (busybox insmod reads plain .ko files only), and their order in $2/load-order.
+# Puts the modules that the modules $3 (default: $wanted_modules) need from the modules dir $1 (after depmod) into
+# the directory $2, uncompressed (busybox insmod reads plain .ko files only), and their order in $2/load-order.
 install_modules() {
   local modules_dir=$1 target_dir=$2 order module target
-  order=$(module_load_order "$modules_dir") || exit
+  order=$(module_load_order "$modules_dir" "${3-$wanted_modules}") || exit
   mkdir -p "$target_dir"
   while read -r module; do
     target=$target_dir/$(module_name "$module").ko
