@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The agent's CPU leases, as a {@code PinnedEventLoopGroup} takes them ({@link CpuLeases}): the plan is made
@@ -26,11 +27,6 @@ import java.util.Map;
  * should give the agent {@code leases=off}.
  */
 final class AgentLeases implements AutoCloseable {
-    /** {@code -Dnumaspread.leases=off} turns leases off, as for {@code PinnedEventLoopGroup}. */
-    static final String LEASES_PROPERTY = "numaspread.leases";
-    /** The registry's directory (default {@value CpuLeases#DEFAULT}), as for {@code PinnedEventLoopGroup}. */
-    static final String LEASE_DIRECTORY_PROPERTY = "numaspread.leases.dir";
-
     /**
      * The leases, kept until the JVM exits, when the kernel drops their locks: a lease's file descriptor that
      * nothing referred to would be closed by the garbage collector, and its lock with it.
@@ -50,20 +46,17 @@ final class AgentLeases implements AutoCloseable {
      * leases off, or when the default registry cannot be used). Close it once the leases are taken.
      */
     static AgentLeases open(AgentOptions options) {
-        if (!options.leases()
-                || "off"
-                        .equalsIgnoreCase(
-                                System.getProperty(LEASES_PROPERTY, "on").trim())) {
+        if (!options.leases() || CpuLeases.offByProperty()) {
             return null;
         }
-        String property = System.getProperty(LEASE_DIRECTORY_PROPERTY);
+        Optional<Path> named = CpuLeases.propertyDirectory();
         try {
             return new AgentLeases(
-                    CpuLeases.in(Path.of(property != null ? property : CpuLeases.DEFAULT))
+                    CpuLeases.in(named.isPresent() ? named.get() : Path.of(CpuLeases.DEFAULT))
                             .session(),
-                    property != null);
+                    named.isPresent());
         } catch (NumaspreadException e) {
-            if (property != null) {
+            if (named.isPresent()) {
                 throw e;
             }
             withoutLeases(e);

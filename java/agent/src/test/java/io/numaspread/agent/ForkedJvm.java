@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.agent;
 
+import io.numaspread.lease.CpuLeases;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,7 +25,7 @@ final class ForkedJvm implements AutoCloseable {
     static final Path JDK_25 = property("numaspread.test.jdk25");
     static final Path JDK_17 = property("numaspread.test.jdk17");
     static final Path AGENT_JAR = property("numaspread.agent.jar");
-    private static final String LEASE_DIRECTORY = "-D" + AgentLeases.LEASE_DIRECTORY_PROPERTY + "=";
+    private static final String LEASE_DIRECTORY = "-D" + CpuLeases.DIRECTORY_PROPERTY + "=";
     /** Where the forked JVMs' lease registries go: 0700, under the sticky /tmp, as the registry's walk requires. */
     private static final Path REGISTRIES = registries();
 

@@ -34,6 +34,20 @@ public final class ProcessFiles {
     }
 
     /**
+     * This process's PID, from the live {@code /proc/self}: in {@code /proc}'s PID namespace, as its lock listing
+     * names holders. Not {@link ProcessHandle}: its first use sets up the JDK's process reaper (an executor,
+     * lambdas), milliseconds on the cold JVM where the agent plans and leases before {@code main}.
+     */
+    public static int selfPid() throws IOException {
+        String self = Files.readSymbolicLink(Path.of("/proc/self")).toString();
+        try {
+            return Integer.parseInt(self);
+        } catch (NumberFormatException e) {
+            throw new IOException("/proc/self links to \"" + self + "\", not a PID", e);
+        }
+    }
+
+    /**
      * The meaning of file {@code name} of process {@code pid} by the one reading rule ({@link KernelText#read}:
      * trailing NULs and whitespace are padding), with the NULs that separate {@code cmdline} and {@code environ}
      * entries kept; empty when the process is gone or the file unreadable.

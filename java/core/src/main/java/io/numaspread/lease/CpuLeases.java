@@ -5,12 +5,12 @@ import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.LockHolder;
+import io.numaspread.kernel.ProcessFiles;
 import io.numaspread.kernel.TrustedDirectory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -56,6 +56,10 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class CpuLeases {
     /** The registry's directory unless told otherwise. */
     public static final String DEFAULT = "/run/numaspread/cpus";
+    /** The system property that, set to {@code off}, turns leases off wherever the code does not decide. */
+    public static final String LEASES_PROPERTY = "numaspread.leases";
+    /** The system property naming the registry's directory (default {@value #DEFAULT}). */
+    public static final String DIRECTORY_PROPERTY = "numaspread.leases.dir";
 
     private static final Comparator<HeldCpu> BY_CPU_THEN_PID = new Comparator<>() {
         @Override
@@ -83,6 +87,21 @@ public final class CpuLeases {
 
     private CpuLeases(Path directory) {
         this.directory = directory.toAbsolutePath().normalize();
+    }
+
+    /** Whether {@code -Dnumaspread.leases=off} turns leases off. */
+    public static boolean offByProperty() {
+        return "off".equalsIgnoreCase(System.getProperty(LEASES_PROPERTY, "on").trim());
+    }
+
+    /**
+     * The registry's directory that {@code -Dnumaspread.leases.dir} names, if it does. A registry that is named
+     * (there, or by the code) and cannot be used is an error; the default one that cannot be used costs only the
+     * leases.
+     */
+    public static Optional<Path> propertyDirectory() {
+        String property = System.getProperty(DIRECTORY_PROPERTY);
+        return property == null ? Optional.empty() : Optional.of(Path.of(property));
     }
 
     /** The registry in {@code directory}, which is created when a lease is first taken. */
@@ -502,15 +521,11 @@ public final class CpuLeases {
             return new LeaseRecord(PID, START, COMMAND, pins);
         }
 
-        /**
-         * This process's PID from {@code /proc/self}, as the kernel's lock listing names it: {@link ProcessHandle}
-         * would start the JDK's process reaper (a thread pool and the JVM's first lambda) in a JVM's premain.
-         */
+        /** This process's PID as the kernel's lock listing names it ({@link ProcessFiles#selfPid}). */
         private static long pid() {
             try {
-                return Long.parseLong(
-                        Files.readSymbolicLink(PROC.resolve("self")).toString());
-            } catch (IOException | NumberFormatException e) {
+                return ProcessFiles.selfPid();
+            } catch (IOException e) {
                 return ProcessHandle.current().pid();
             }
         }

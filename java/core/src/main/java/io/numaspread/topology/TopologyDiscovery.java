@@ -3,11 +3,11 @@ package io.numaspread.topology;
 
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
+import io.numaspread.kernel.ProcessFiles;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,15 +71,10 @@ public final class TopologyDiscovery {
         return backend.affinity(processId());
     }
 
-    /**
-     * This process's id, from {@code /proc/self}. Not ProcessHandle: its first use sets up the JDK's process
-     * reaper (an executor, lambdas), milliseconds on the cold JVM where the agent plans before {@code main}.
-     */
     private static int processId() {
         try {
-            return Integer.parseInt(
-                    Files.readSymbolicLink(Path.of("/proc/self")).toString());
-        } catch (IOException | NumberFormatException e) {
+            return ProcessFiles.selfPid();
+        } catch (IOException e) {
             throw NumaspreadException.badInput("cannot read this process's id from /proc/self: " + e.getMessage(), e);
         }
     }

@@ -86,9 +86,9 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
     private static final AtomicBoolean LEASES_UNUSABLE_LOGGED = new AtomicBoolean();
 
     /** The system property that turns CPU leases off for every group built without {@link Builder#leases}. */
-    public static final String LEASES_PROPERTY = "numaspread.leases";
+    public static final String LEASES_PROPERTY = CpuLeases.LEASES_PROPERTY;
     /** The system property naming the lease registry's directory (default {@value CpuLeases#DEFAULT}). */
-    public static final String LEASE_DIRECTORY_PROPERTY = "numaspread.leases.dir";
+    public static final String LEASE_DIRECTORY_PROPERTY = CpuLeases.DIRECTORY_PROPERTY;
 
     private final List<PinnedLoop> loops;
     private final ConnectionSteering steering;
@@ -627,21 +627,16 @@ public final class PinnedEventLoopGroup extends MultiThreadIoEventLoopGroup {
          * with leases off, or when the default registry cannot be used (logged once).
          */
         private Optional<CpuLeases.Session> leaseSession() {
-            boolean on = leasing != null
-                    ? leasing
-                    : !"off"
-                            .equalsIgnoreCase(
-                                    System.getProperty(LEASES_PROPERTY, "on").trim());
+            boolean on = leasing != null ? leasing : !CpuLeases.offByProperty();
             if (!on) {
                 return Optional.empty();
             }
-            String property = System.getProperty(LEASE_DIRECTORY_PROPERTY);
-            Path directory =
-                    leaseDirectory != null ? leaseDirectory : Path.of(property != null ? property : CpuLeases.DEFAULT);
+            Optional<Path> named = leaseDirectory != null ? Optional.of(leaseDirectory) : CpuLeases.propertyDirectory();
             try {
-                return Optional.of(CpuLeases.in(directory).session());
+                return Optional.of(
+                        CpuLeases.in(named.orElse(Path.of(CpuLeases.DEFAULT))).session());
             } catch (NumaspreadException e) {
-                if (leaseDirectory != null || property != null) {
+                if (named.isPresent()) {
                     throw e;
                 }
                 if (!LEASES_UNUSABLE_LOGGED.getAndSet(true)) {
