@@ -28,6 +28,8 @@ final class Layout {
     final int[] member;
     private final CpuSet[] wholeGroup;
     private final CpuSet[] groupCpus;
+    /** Each CPU id's dense index, -1 for a CPU that is no candidate (up to the highest candidate). */
+    private final int[] denseOf;
 
     Layout(Topology topology, CpuSet candidates) {
         this.topology = topology;
@@ -37,6 +39,7 @@ final class Layout {
         int top = candidates.last();
         int[] dense = new int[top + 1];
         Arrays.fill(dense, -1);
+        denseOf = dense;
         // Every CPU is visited in ascending id order, so a group's lowest CPU is seen first.
         cpu = new int[capacity];
         node = new int[capacity];
@@ -106,6 +109,11 @@ final class Layout {
             }
         }
         return i;
+    }
+
+    /** CPU {@code id}'s dense index; -1 when it is no candidate. */
+    int dense(int id) {
+        return id >= 0 && id < denseOf.length ? denseOf[id] : -1;
     }
 
     int groupSize(int g) {

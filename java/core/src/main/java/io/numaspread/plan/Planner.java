@@ -51,7 +51,7 @@ public final class Planner {
         } else {
             int[] counts = new int[request.origins().size()];
             Arrays.fill(counts, request.count());
-            assignments = Arrays.stream(shared(layout, request, request.origins(), counts))
+            assignments = Arrays.stream(shared(layout, request, request.origins(), counts, List.of()))
                     .flatMap(Arrays::stream)
                     .toArray(Assignment[]::new);
         }
@@ -71,6 +71,23 @@ public final class Planner {
      *     unknown origin node or an empty candidate set, naming it
      */
     public static List<SpreadPlan> together(Topology topology, List<PlanRequest> consumers) {
+        return together(topology, consumers, List.of());
+    }
+
+    /**
+     * {@link #together(Topology, List)}, made again where the consumers' queues already sit: at each turn, among the
+     * CPUs that the priorities rank alike (the same level, as many queues on their sibling group in this pass, as
+     * many of this consumer's), the queue keeps the CPU it sits on. Where the priorities rank a CPU first, it takes
+     * that one as the plan made afresh does. So a change of one consumer (a NIC's channel count, a NIC that joins a
+     * bond) moves the others' queues only where the priorities make it; the plan made afresh would also move those
+     * whose place only the order of equals decided (on the lowest CPU first). One consumer alone is planned as
+     * {@link #plan(Topology, PlanRequest)} plans it, wherever it sits.
+     *
+     * @param sitting each consumer's queues' CPUs now, by queue index, in the consumers' order (a queue beyond
+     *     its list, or a list beyond the consumers, sits nowhere); empty for none
+     */
+    public static List<SpreadPlan> together(
+            Topology topology, List<PlanRequest> consumers, List<List<CpuSet>> sitting) {
         if (consumers.isEmpty()) {
             throw new IllegalArgumentException("a joint plan needs one consumer at least");
         }
@@ -103,7 +120,8 @@ public final class Planner {
                 new Layout(topology, candidates),
                 first,
                 origins,
-                consumers.stream().mapToInt(PlanRequest::count).toArray());
+                consumers.stream().mapToInt(PlanRequest::count).toArray(),
+                sitting);
         List<SpreadPlan> plans = new ArrayList<>();
         for (int o = 0; o < consumers.size(); o++) {
             plans.add(new SpreadPlan(consumers.get(o), candidates, Arrays.asList(assignments[o])));
@@ -299,11 +317,25 @@ public final class Planner {
      *
      * @param request the mode, policy and {@code skipFirst} of every origin
      * @param counts how many queues each of {@code origins} gets
+     * @param sitting where each origin's queues sit now, by index, kept among the CPUs its turn ranks alike
      * @return each origin's assignments, in index order
      */
-    static Assignment[][] shared(Layout layout, PlanRequest request, List<Integer> origins, int[] counts) {
+    static Assignment[][] shared(
+            Layout layout, PlanRequest request, List<Integer> origins, int[] counts, List<List<CpuSet>> sitting) {
         List<Integer> turnTakers = origins.isEmpty() ? List.of(-1) : origins;
-        Turns turns = new Turns(layout, turnTakers, request.policy());
+        boolean[] claimed = new boolean[layout.size];
+        for (int o = 0; o < Math.min(sitting.size(), counts.length); o++) {
+            for (int index = 0; index < Math.min(sitting.get(o).size(), counts[o]); index++) {
+                CpuSet seat = sitting.get(o).get(index);
+                for (int id = seat.next(0); id >= 0; id = seat.next(id + 1)) {
+                    int dense = layout.dense(id);
+                    if (dense >= 0) {
+                        claimed[dense] = true;
+                    }
+                }
+            }
+        }
+        Turns turns = new Turns(layout, turnTakers, request.policy(), claimed);
         int skip = request.skipFirst() ? 1 : 0;
         int most = Arrays.stream(counts).max().orElse(0);
         Assignment[][] assignments = new Assignment[turnTakers.size()][];
@@ -316,7 +348,8 @@ public final class Planner {
                     continue; // this origin has all its queues
                 }
                 int pass = turns.pass(o);
-                int cpu = turns.take(o);
+                int queue = turn - skip;
+                int cpu = turns.take(o, queue >= 0 ? sits(sitting, o, queue) : CpuSet.EMPTY);
                 if (turn >= skip) {
                     assignments[o][turn - skip] =
                             assignment(layout, turns.views[o], request.mode(), turn - skip, cpu, pass);
@@ -324,6 +357,14 @@ public final class Planner {
             }
         }
         return assignments;
+    }
+
+    /** Where queue {@code index} of origin {@code o} sits now; nowhere when {@code sitting} does not say. */
+    private static CpuSet sits(List<List<CpuSet>> sitting, int o, int index) {
+        if (o >= sitting.size() || index >= sitting.get(o).size()) {
+            return CpuSet.EMPTY;
+        }
+        return sitting.get(o).get(index);
     }
 
     private static Assignment assignment(Layout layout, Layout.View view, Mode mode, int index, int cpu, int pass) {
@@ -341,6 +382,12 @@ public final class Planner {
                 view.originNode());
     }
 
+    /** How well a free CPU keeps a queue where it is, for {@link Turns#take}: ranked in this order. */
+    private static final int NO_SEAT = 0;
+
+    private static final int UNCLAIMED = 1;
+    private static final int OWN_SEAT = 2;
+
     /** The shared state of several origins' turns: every CPU's queue count, and each origin's pass. */
     private static final class Turns {
         final Layout layout;
@@ -352,10 +399,13 @@ public final class Planner {
         final int[] free;
         final int[][] own;
         final int[][] ownPass;
+        /** The CPUs (dense) where a queue of the plan sits now. */
+        final boolean[] claimed;
 
-        Turns(Layout layout, List<Integer> origins, Policy policy) {
+        Turns(Layout layout, List<Integer> origins, Policy policy, boolean[] claimed) {
             this.layout = layout;
             this.policy = policy;
+            this.claimed = claimed;
             int n = origins.size();
             views = new Layout.View[n];
             load = new int[layout.size];
@@ -414,8 +464,12 @@ public final class Planner {
             return mine < bestMine;
         }
 
-        /** Origin {@code o}'s turn: picks a CPU, counts the queue on it, and returns it. */
-        int take(int o) {
+        /**
+         * Origin {@code o}'s turn: picks a CPU, counts the queue on it, and returns it. Among the CPUs its
+         * priorities rank alike, one of {@code sits} (where this queue sits now) wins, then one where no queue
+         * sits ({@link #claimed}), so that a queue without a seat leaves the others' seats to them.
+         */
+        int take(int o, CpuSet sits) {
             int p = pass(o);
             Layout.View view = views[o];
             int from = 0;
@@ -432,37 +486,48 @@ public final class Planner {
             int bestFilled = 0;
             int bestLevel = 0;
             int bestMine = 0;
+            int bestCpu = -1;
+            int bestKeep = NO_SEAT;
             for (int k = from; k < to; k++) {
                 int g = view.byLevel()[k];
                 if (!eligible(o, g)) {
                     continue;
                 }
                 int filled = 0;
-                boolean hasFree = false;
+                int cpu = -1;
+                int keep = NO_SEAT;
                 for (int m = layout.memberStart[g]; m < layout.memberStart[g + 1]; m++) {
-                    int l = load[layout.member[m]];
+                    int member = layout.member[m];
+                    int l = load[member];
                     filled += l > p ? 1 : 0;
-                    hasFree |= l == p;
+                    if (l == p) {
+                        int memberKeep =
+                                sits.contains(layout.cpu[member]) ? OWN_SEAT : claimed[member] ? NO_SEAT : UNCLAIMED;
+                        if (cpu < 0 || memberKeep > keep) {
+                            cpu = member;
+                            keep = memberKeep;
+                        }
+                    }
                 }
-                if (!hasFree) {
+                if (cpu < 0) {
                     continue;
                 }
                 int level = view.groupLevel()[g];
                 int mine = ownPass[o][g] == p ? own[o][g] : 0;
-                // Ties go to the earlier group: k ascends by level, then by lowest CPU.
-                if (best < 0 || better(filled, level, mine, bestFilled, bestLevel, bestMine)) {
+                // Among groups the priorities rank alike, the one with the queue's own seat, then one with a CPU
+                // no queue sits on, then the earlier group: k ascends by level, then by lowest CPU.
+                if (best < 0
+                        || better(filled, level, mine, bestFilled, bestLevel, bestMine)
+                        || keep > bestKeep && !better(bestFilled, bestLevel, bestMine, filled, level, mine)) {
                     best = g;
                     bestFilled = filled;
                     bestLevel = level;
                     bestMine = mine;
+                    bestCpu = cpu;
+                    bestKeep = keep;
                 }
             }
-            int cpu = -1;
-            for (int m = layout.memberStart[best]; cpu < 0; m++) {
-                if (load[layout.member[m]] == p) {
-                    cpu = layout.member[m];
-                }
-            }
+            int cpu = bestCpu;
             own[o][best] = bestMine + 1;
             ownPass[o][best] = p;
             int before = load[cpu]++;

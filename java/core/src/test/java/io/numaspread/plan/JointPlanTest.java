@@ -98,6 +98,135 @@ class JointPlanTest {
         assertEquals(Planner.plan(XEON, nic(1, 8)).assignments(), plans.get(1).assignments());
     }
 
+    /** Each plan's slot CPUs, in queue order. */
+    private static List<Integer> slots(SpreadPlan plan) {
+        return plan.assignments().stream().map(Assignment::cpu).toList();
+    }
+
+    /** Where the queues of {@code plans} sit once applied: each plan's affinities, by queue. */
+    private static List<List<CpuSet>> sitting(List<SpreadPlan> plans) {
+        return plans.stream()
+                .map(plan -> plan.assignments().stream().map(Assignment::cpus).toList())
+                .toList();
+    }
+
+    private static List<PriorityCheck.Status> statuses(Topology topology, List<SpreadPlan> plans) {
+        return Priorities.check(topology, plans).stream()
+                .map(PriorityCheck::status)
+                .toList();
+    }
+
+    /**
+     * The bond guest's two igb on mana's node 1 (docs/verification.md): {@code ethtool -L eth1 combined 2} and back
+     * to 4. Made afresh, eth0's queue 3 went from CPU 3 to CPU 2, which eth1's queue 2 had given up: only the order
+     * of equals (the lowest CPU first) put it there. Made again where the queues sit, eth0 keeps every CPU.
+     */
+    @Test
+    void aMemberThatChangesItsQueuesLeavesTheOtherWhereItSits() {
+        List<SpreadPlan> first = Planner.together(MANA, List.of(nic(1, 4), nic(1, 4)));
+        assertEquals(List.of(4, 7, 0, 3), slots(first.get(0)));
+        assertEquals(List.of(6, 5, 2, 1), slots(first.get(1)));
+
+        List<SpreadPlan> afresh = Planner.together(MANA, List.of(nic(1, 4), nic(1, 2)));
+        assertEquals(List.of(4, 7, 0, 2), slots(afresh.get(0)), "made afresh, eth0's queue 3 moves");
+        List<SpreadPlan> shrunk = Planner.together(MANA, List.of(nic(1, 4), nic(1, 2)), sitting(first));
+        assertEquals(List.of(4, 7, 0, 3), slots(shrunk.get(0)));
+        assertEquals(List.of(6, 5), slots(shrunk.get(1)));
+        assertEquals(statuses(MANA, afresh), statuses(MANA, shrunk));
+
+        // Back to 4: eth1's new queues take the CPUs where no queue sits, so eth0's seats stay eth0's.
+        List<SpreadPlan> grown = Planner.together(MANA, List.of(nic(1, 4), nic(1, 4)), sitting(shrunk));
+        assertEquals(List.of(4, 7, 0, 3), slots(grown.get(0)));
+        assertEquals(List.of(6, 5, 2, 1), slots(grown.get(1)));
+
+        // From where the plan made afresh put eth0, it stays too: eth1's queue 2 takes CPU 3, where no queue sits.
+        List<SpreadPlan> fromAfresh = Planner.together(MANA, List.of(nic(1, 4), nic(1, 4)), sitting(afresh));
+        assertEquals(List.of(4, 7, 0, 2), slots(fromAfresh.get(0)));
+        assertEquals(List.of(6, 5, 3, 1), slots(fromAfresh.get(1)));
+        assertEquals(statuses(MANA, first), statuses(MANA, fromAfresh));
+    }
+
+    /** A NIC that joins: the priorities give it its turns near its node, and the one there moves where they say. */
+    @Test
+    void aNicThatJoinsTakesItsTurnsAsAfresh() {
+        List<SpreadPlan> alone = List.of(Planner.plan(MANA, nic(1, 4)));
+        assertEquals(List.of(4, 6, 5, 7), slots(alone.get(0)));
+        List<SpreadPlan> afresh = Planner.together(MANA, List.of(nic(1, 4), nic(1, 4)));
+        List<SpreadPlan> joined = Planner.together(MANA, List.of(nic(1, 4), nic(1, 4)), sitting(alone));
+        assertEquals(afresh, joined, "each NIC's first turns are on node 1: eth0 gives up two of its CPUs there");
+    }
+
+    @Test
+    void oneNicIsPlannedAsAloneWhereverItSits() {
+        PlanRequest request = nic(1, 4);
+        List<List<CpuSet>> elsewhere = List.of(List.of(CpuSet.of(0), CpuSet.of(1), CpuSet.of(2), CpuSet.of(3)));
+        assertEquals(List.of(Planner.plan(MANA, request)), Planner.together(MANA, List.of(request), elsewhere));
+    }
+
+    /**
+     * Over the generated machines, two NICs (the corpus's origin and the farthest node) whose counts change: made
+     * again where the first plan put them, the plan keeps every priority the plan made afresh keeps, and moves no
+     * more queues than it does.
+     */
+    @Test
+    void madeAgainWhereTheQueuesSitKeepsThePrioritiesAndMovesNoMore() {
+        int fewer = 0;
+        int cases = 0;
+        for (Corpus c : Corpus.generate()) {
+            if (c.origin() < 0) {
+                continue;
+            }
+            Topology topology = c.topology();
+            int other = topology.nodes().get(topology.nodes().size() - 1).id();
+            int n = c.candidates().size();
+            for (int[] counts :
+                    new int[][] {{n / 2, n / 2, n / 2, 1}, {n / 3 + 1, n / 2, n / 3 + 1, n}, {2, 3, 3, 2}}) {
+                if (counts[0] < 1 || counts[1] < 1 || counts[2] < 1) {
+                    continue;
+                }
+                List<PlanRequest> before = List.of(
+                        c.request(counts[0]).withOrigins(List.of(c.origin())),
+                        c.request(counts[1]).withOrigins(List.of(other)));
+                List<PlanRequest> after = List.of(
+                        c.request(counts[2]).withOrigins(List.of(c.origin())),
+                        c.request(counts[3]).withOrigins(List.of(other)));
+                List<SpreadPlan> first = Planner.together(topology, before);
+                List<SpreadPlan> afresh = Planner.together(topology, after);
+                List<SpreadPlan> kept = Planner.together(topology, after, sitting(first));
+                String name = c.name() + " " + java.util.Arrays.toString(counts);
+                List<PriorityCheck.Status> afreshHeld = statuses(topology, afresh);
+                List<PriorityCheck.Status> keptHeld = statuses(topology, kept);
+                for (int p = 0; p < afreshHeld.size(); p++) {
+                    // As the plan made afresh, or held where that one could not.
+                    if (keptHeld.get(p) != PriorityCheck.Status.HELD) {
+                        assertEquals(afreshHeld.get(p), keptHeld.get(p), name + " " + afreshHeld + " " + keptHeld);
+                    }
+                }
+                for (int o = 0; o < 2; o++) {
+                    assertEquals(counts[2 + o], kept.get(o).size(), name);
+                }
+                int movedKept = moved(first, kept);
+                int movedAfresh = moved(first, afresh);
+                assertTrue(movedKept <= movedAfresh, name + ": " + movedKept + " moved against " + movedAfresh);
+                fewer += movedKept < movedAfresh ? 1 : 0;
+                cases++;
+            }
+        }
+        assertTrue(cases > 100, cases + " cases");
+        assertTrue(fewer > 0, "some case moves fewer queues than a plan made afresh");
+    }
+
+    /** How many queues of {@code then} that {@code now} still has sit elsewhere in {@code now}. */
+    private static int moved(List<SpreadPlan> then, List<SpreadPlan> now) {
+        int moved = 0;
+        for (int o = 0; o < then.size(); o++) {
+            for (int q = 0; q < Math.min(then.get(o).size(), now.get(o).size()); q++) {
+                moved += then.get(o).get(q).cpus().equals(now.get(o).get(q).cpus()) ? 0 : 1;
+            }
+        }
+        return moved;
+    }
+
     @Test
     void equalCountsAreTheSeveralOriginPlan() {
         for (Topology topology : List.of(XEON, MANA)) {

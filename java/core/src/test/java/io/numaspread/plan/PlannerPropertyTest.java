@@ -146,7 +146,8 @@ class PlannerPropertyTest {
                     Layout layout = new Layout(c.topology(), c.candidates());
                     assertArrayEquals(
                             Planner.plan(c.topology(), request).assignments().toArray(),
-                            Planner.shared(layout, request, request.origins(), new int[] {request.count()})[0],
+                            Planner.shared(layout, request, request.origins(), new int[] {request.count()}, List.of())[
+                                    0],
                             c + " " + policy + " skipFirst=" + skipFirst);
                 }
             }
