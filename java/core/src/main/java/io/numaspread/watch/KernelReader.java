@@ -15,11 +15,15 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Reads the kernel's state for a check and judges it: the machine, the NIC and the plan made for them now, and
@@ -33,6 +37,9 @@ final class KernelReader {
     private final List<InterfaceName> nics;
     private final KernelPaths paths;
     private final Watcher.Planning planning;
+    /** The CPUs a NIC's queues sit on now, by queue: its last check's plan, none before its first. */
+    private final Function<InterfaceName, List<CpuSet>> sitting;
+
     private final Watcher.Settings settings;
     private final NicPlacement placement;
     private final Watcher.Listener listener;
@@ -41,11 +48,14 @@ final class KernelReader {
     private CpuSet lastKeptFree = CpuSet.EMPTY;
     /** Why the kubelet's file could not be read, said when it turns bad and not again until it reads well. */
     private Optional<String> keptFreeProblem = Optional.empty();
+    /** Each watched NIC as last read: a NIC in a reset, its interface there and its vectors not, is planned so. */
+    private final Map<InterfaceName, Nic> lastRead = new HashMap<>();
 
     KernelReader(
             List<InterfaceName> nics,
             KernelPaths paths,
             Watcher.Planning planning,
+            Function<InterfaceName, List<CpuSet>> sitting,
             Watcher.Settings settings,
             NicPlacement placement,
             Watcher.Listener listener,
@@ -53,6 +63,7 @@ final class KernelReader {
         this.nics = nics;
         this.paths = paths;
         this.planning = planning;
+        this.sitting = sitting;
         this.settings = settings;
         this.placement = placement;
         this.listener = listener;
@@ -83,7 +94,14 @@ final class KernelReader {
         }
         try {
             Nic nic = NicDiscovery.discover(iface, paths);
-            Watcher.Planned plan = planning.plan(topology, nic, watchedPresent(nic), keptFree);
+            lastRead.put(iface, nic);
+            List<Nic> watched = watchedPresent(nic);
+            Watcher.Planned plan = planning.plan(
+                    topology,
+                    nic,
+                    watched,
+                    watched.stream().map(n -> sitting.apply(n.name())).toList(),
+                    keptFree);
             return Optional.of(new Reading(
                     nic,
                     plan.irqs(),
@@ -124,18 +142,26 @@ final class KernelReader {
 
     /**
      * Every watched NIC that is there now, in the order given, {@code read} among them: the NICs planned together.
-     * One that cannot be read is gone (its own check says so), and its CPUs are the others' to use.
+     * One whose interface is there but cannot be read now (its vectors freed while it is down or in a reset, as
+     * igb's {@code ethtool -L} frees and requests them again) keeps its CPUs, as last read: planning the others
+     * without it would move their queues for the moment of its reset, and back. One whose interface is gone (an
+     * unbind) gives its CPUs to the others; its own check reports it.
      */
     private List<Nic> watchedPresent(Nic read) {
         List<Nic> present = new ArrayList<>();
         for (InterfaceName other : nics) {
             if (other.equals(read.name())) {
                 present.add(read);
-            } else {
-                try {
-                    present.add(NicDiscovery.discover(other, paths));
-                } catch (NumaspreadException e) {
-                    // Gone or going: its own check reports it.
+                continue;
+            }
+            try {
+                Nic nic = NicDiscovery.discover(other, paths);
+                lastRead.put(other, nic);
+                present.add(nic);
+            } catch (NumaspreadException e) {
+                Nic last = lastRead.get(other);
+                if (last != null && Files.isDirectory(paths.netDevice(other))) {
+                    present.add(last);
                 }
             }
         }

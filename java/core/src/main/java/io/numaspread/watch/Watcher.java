@@ -75,8 +75,11 @@ public final class Watcher {
          * them), planned together as {@code apply --nic A --nic B} plans them ({@link Planner#together}): no CPU gets a
          * second queue IRQ while one they may use has none. A NIC alone, or busy-poll cores (planned around one NIC's
          * queues), is planned as {@link #plan(Topology, Nic, CpuSet)} plans it.
+         *
+         * @param sitting the CPUs each of {@code watched} has its queues on now (its last check's plan), by queue;
+         *     a queue keeps its CPU where the priorities rank it alike with the one a plan made afresh would take
          */
-        Planned plan(Topology topology, Nic nic, List<Nic> watched, CpuSet keptFree) {
+        Planned plan(Topology topology, Nic nic, List<Nic> watched, List<List<CpuSet>> sitting, CpuSet keptFree) {
             if (poll.isPresent() || watched.size() < 2) {
                 return plan(topology, nic, keptFree);
             }
@@ -89,7 +92,8 @@ public final class Watcher {
                         topology,
                         watched.stream()
                                 .map(n -> request(topology, n, keptFree))
-                                .toList());
+                                .toList(),
+                        sitting);
                 return new Planned(shares.get(index), Optional.empty());
             } catch (IllegalArgumentException e) {
                 throw NumaspreadException.badInput(e.getMessage());
@@ -202,7 +206,15 @@ public final class Watcher {
         this.placement = new NicPlacement(
                 paths, files, settings.napi(), NicPlacement.StateLocation.directory(settings.stateDirectory()));
         this.settler = new Settler(settings.settle(), clock);
-        this.reader = new KernelReader(this.nics, paths, planning, settings, placement, listener, settler);
+        this.reader = new KernelReader(
+                this.nics,
+                paths,
+                planning,
+                iface -> placed.get(iface).snapshot.map(NicSnapshot::plan).orElse(List.of()),
+                settings,
+                placement,
+                listener,
+                settler);
         this.napi = new NapiUpkeep(paths, files, settings, placement, listener, settler);
         this.reapplier = new Reapplier(paths, settings, placement, stateFiles, listener, settler, napi);
         nics.forEach(nic -> placed.put(nic, new Placed()));
