@@ -66,7 +66,9 @@ class NicPlanOptions {
         List<InterfaceName> names = chosen.names();
         List<Nic> nics = chosen.all
                 ? NicDiscovery.withQueueIrqs(paths)
-                : names.stream().map(name -> NicDiscovery.discover(name, paths)).toList();
+                : LowerDevices.nicsUnder(names, paths).stream()
+                        .map(name -> NicDiscovery.discover(name, paths))
+                        .toList();
         if (nics.isEmpty()) {
             throw NumaspreadException.badInput("--all: no interface of " + paths.netClass() + " has queue IRQs");
         }

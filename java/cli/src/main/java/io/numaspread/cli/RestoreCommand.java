@@ -13,6 +13,7 @@ import io.numaspread.irq.ThreadedRecord;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
+import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -92,6 +93,12 @@ final class RestoreCommand implements Runnable {
             return;
         }
         Optional<InterfaceName> iface = nic.name();
+        if (iface.isPresent() && stateFile.given().isEmpty() && LowerDevices.isUpper(iface.get(), paths)) {
+            // A bond or VLAN was applied as its members, each with its own state file.
+            restoreEach(
+                    out, paths, applier, LowerDevices.nicsUnder(List.of(iface.get()), paths), "--nic " + iface.get());
+            return;
+        }
         Path state = stateFile.given().orElseGet(() -> StateFile.defaultPath(paths, iface.get()));
         if (ifPresent && StateFile.read(state).isEmpty()) {
             out.println("no state file " + state + ": nothing to restore");
@@ -102,10 +109,7 @@ final class RestoreCommand implements Runnable {
         out.flush();
     }
 
-    /**
-     * Every NIC that has a state file in the default state directory, one after the other, whatever became of the
-     * others; then a failure naming those that failed, if any did.
-     */
+    /** Every NIC that has a state file in the default state directory ({@link #restoreEach}). */
     private void restoreAll(PrintWriter out, KernelPaths paths, AffinityTransaction applier) {
         Path directory = StateFile.defaultDirectory(paths);
         List<InterfaceName> recorded = StateFile.interfacesIn(directory);
@@ -114,8 +118,17 @@ final class RestoreCommand implements Runnable {
             out.flush();
             return;
         }
+        restoreEach(out, paths, applier, recorded, "--all");
+    }
+
+    /**
+     * Each of {@code nics} from its default state file, one after the other, whatever became of the others; then a
+     * failure naming those that failed, if any did ({@code asked}: what the command line asked for).
+     */
+    private void restoreEach(
+            PrintWriter out, KernelPaths paths, AffinityTransaction applier, List<InterfaceName> nics, String asked) {
         Map<InterfaceName, NumaspreadException> failed = new LinkedHashMap<>();
-        for (InterfaceName iface : recorded) {
+        for (InterfaceName iface : nics) {
             out.println(iface + ":");
             try {
                 restore(out, paths, applier, StateFile.defaultPath(paths, iface), Optional.of(iface));
@@ -129,7 +142,7 @@ final class RestoreCommand implements Runnable {
         if (!failed.isEmpty()) {
             throw new NumaspreadException(
                     failed.values().iterator().next().kind(),
-                    "restore --all: " + failed.size() + " of " + recorded.size() + " NICs not restored: "
+                    "restore " + asked + ": " + failed.size() + " of " + nics.size() + " NICs not restored: "
                             + failed.entrySet().stream()
                                     .map(entry -> entry.getKey() + " (" + CommandLines.words(entry.getValue()) + ")")
                                     .collect(Collectors.joining("; ")));

@@ -14,6 +14,7 @@ import io.numaspread.nativeaccess.BackendUnavailableException;
 import io.numaspread.nativeaccess.Backends;
 import io.numaspread.nativeaccess.NativeBackend;
 import io.numaspread.nativeaccess.SysfsBackend;
+import io.numaspread.nic.LowerDevices;
 import io.numaspread.plan.PollFlags;
 import io.numaspread.watch.Backoff;
 import io.numaspread.watch.KernelEvent;
@@ -171,8 +172,8 @@ final class WatchCommand implements Callable<Integer> {
                     + " IFACE --irq-suspend once (restore puts them back), then watch");
         }
         Duration every = interval();
-        List<InterfaceName> ifaces = nics.names();
         KernelPaths paths = proc.writablePaths(machine);
+        List<InterfaceName> ifaces = LowerDevices.nicsUnder(nics.names(), paths);
         NativeBackend events = eventBackend();
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw NumaspreadException.badInput("--metrics-port must be 0 to 65535, not " + metricsPort);

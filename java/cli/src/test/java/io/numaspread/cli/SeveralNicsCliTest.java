@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaspread.testing.NicFixture;
+import io.numaspread.testing.UpperDeviceFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,6 +56,28 @@ class SeveralNicsCliTest extends StandInCliTest {
             cpus.add(affinity(irq));
         }
         return cpus;
+    }
+
+    /**
+     * A server listens on a VLAN on a bond of both ports: {@code apply --nic bond0.100} applies the ports' joint plan,
+     * each port with its own state file, and {@code restore --nic bond0.100} undoes both.
+     */
+    @Test
+    void aVlanOnABondIsAppliedAndRestoredAsItsMembers() throws Exception {
+        UpperDeviceFixture.write(sys, "bond0", "bond", 10, 10, "eth0", "eth1");
+        UpperDeviceFixture.write(sys, "bond0.100", "vlan", 11, 10, "bond0");
+        Map<Path, String> withBond = kernelFiles();
+        CliRun apply = CliRun.of(args("apply", "--nic", "bond0.100"));
+        assertEquals(0, apply.exitCode(), apply.err() + apply.out());
+        assertEquals(List.of("0", "3", "4", "7"), affinities(ETH0), apply.out());
+        assertEquals(List.of("2", "1", "6", "5"), affinities(ETH1), apply.out());
+        assertTrue(Files.exists(eth0State) && Files.exists(eth1State), apply.out());
+
+        CliRun restore = CliRun.of(args("restore", "--nic", "bond0.100"));
+        assertEquals(0, restore.exitCode(), restore.err() + restore.out());
+        assertTrue(restore.out().startsWith("eth0:\n"), restore.out());
+        assertTrue(restore.out().contains("\neth1:\n"), restore.out());
+        assertEquals(withBond, kernelFiles(), "every value as before the apply");
     }
 
     @Test

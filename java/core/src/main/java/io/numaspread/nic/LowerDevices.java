@@ -224,6 +224,26 @@ public record LowerDevices(InterfaceName device, Kind kind, List<Member> nics, L
     }
 
     /**
+     * The NICs that {@code names} stand for: a NIC for itself, an upper device (a bond, a VLAN on one) for the NICs
+     * under it; each NIC once, in the order first named. {@code apply}, {@code watch} and {@code restore} take a
+     * bond's or VLAN's name as its members' names, so that a host's plan is made for the NICs that carry it. A
+     * name that is no upper device stays as given, for its discovery to judge (and name it if it is no NIC).
+     *
+     * @throws NumaspreadException (bad input) as {@link #resolve(InterfaceName, KernelPaths)} for an upper device
+     */
+    public static List<InterfaceName> nicsUnder(List<InterfaceName> names, KernelPaths paths) {
+        Set<InterfaceName> nics = new LinkedHashSet<>();
+        for (InterfaceName name : names) {
+            if (isUpper(name, paths)) {
+                resolve(name, paths).nics().forEach(member -> nics.add(member.name()));
+            } else {
+                nics.add(name);
+            }
+        }
+        return List.copyOf(nics);
+    }
+
+    /**
      * Whether {@code iface} is an upper device, one with {@code lower_*} links (a bond, a VLAN, a macvlan); false
      * for a NIC and for a name with no directory in the tree, which the callers' discovery then names.
      */
