@@ -27,10 +27,17 @@ final class NapiEntries {
     /** {@code entries} checked, each NAPI ID and value by {@code check}, as an unmodifiable copy. */
     static <V> SortedMap<Integer, V> checked(Map<Integer, V> entries, BiConsumer<Integer, V> check) {
         entries.forEach((napiId, value) -> {
-            StateFile.checkNapiId(napiId);
+            requireNapiId(napiId);
             check.accept(napiId, value);
         });
         return Collections.unmodifiableSortedMap(new TreeMap<>(entries));
+    }
+
+    private static void requireNapiId(int napiId) {
+        if (napiId < NapiInstance.MIN_NAPI_ID) {
+            throw new IllegalArgumentException(
+                    "NAPI " + napiId + " is no NAPI ID (they start at " + NapiInstance.MIN_NAPI_ID + ")");
+        }
     }
 
     /** {@code first} plus {@code later}'s entries for NAPIs it does not hold: the first value recorded wins. */
@@ -68,12 +75,12 @@ final class NapiEntries {
      * @throws IllegalArgumentException naming the entry that is wrong, or the NAPI recorded twice
      */
     static <V> SortedMap<Integer, V> decode(Object value, String key, EntryDecoder<V> decoder) {
-        List<?> napis = StateFile.as(List.class, value, "\"" + key + "\"");
+        List<?> napis = StateFileFormat.as(List.class, value, "\"" + key + "\"");
         SortedMap<Integer, V> entries = new TreeMap<>();
         for (int i = 0; i < napis.size(); i++) {
             String entry = "entry " + (i + 1) + " of \"" + key + "\"";
-            Map<?, ?> fields = StateFile.as(Map.class, napis.get(i), entry);
-            long napi = StateFile.as(Long.class, fields.get("napi"), entry + ": \"napi\"");
+            Map<?, ?> fields = StateFileFormat.as(Map.class, napis.get(i), entry);
+            long napi = StateFileFormat.as(Long.class, fields.get("napi"), entry + ": \"napi\"");
             if (entries.put((int) napi, decoder.decode(entry, napi, fields)) != null) {
                 throw new IllegalArgumentException(entry + ": NAPI " + napi + " is recorded twice");
             }

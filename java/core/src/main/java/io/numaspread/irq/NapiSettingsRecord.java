@@ -68,9 +68,10 @@ public record NapiSettingsRecord(SortedMap<Integer, NapiSettings> before) implem
             NapiEntries.checkNapiId(napi, entry);
             try {
                 return new NapiSettings(
-                        StateFile.as(Long.class, fields.get("defer_hard_irqs"), entry + ": \"defer_hard_irqs\""),
-                        StateFile.as(Long.class, fields.get("gro_flush_timeout"), entry + ": \"gro_flush_timeout\""),
-                        StateFile.as(
+                        StateFileFormat.as(Long.class, fields.get("defer_hard_irqs"), entry + ": \"defer_hard_irqs\""),
+                        StateFileFormat.as(
+                                Long.class, fields.get("gro_flush_timeout"), entry + ": \"gro_flush_timeout\""),
+                        StateFileFormat.as(
                                 Long.class, fields.get("irq_suspend_timeout"), entry + ": \"irq_suspend_timeout\""));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(entry + " (NAPI " + napi + "): " + e.getMessage(), e);

@@ -68,8 +68,8 @@ public record NapiThreadSchedRecord(SortedMap<Integer, ThreadScheduling> before)
     private static NapiThreadSchedRecord decode(Object value, InterfaceName iface) {
         return new NapiThreadSchedRecord(NapiEntries.decode(value, KEY, (entry, napi, fields) -> {
             NapiEntries.checkNapiId(napi, entry);
-            String policy = StateFile.as(String.class, fields.get("policy"), entry + ": \"policy\"");
-            long priority = StateFile.as(Long.class, fields.get("priority"), entry + ": \"priority\"");
+            String policy = StateFileFormat.as(String.class, fields.get("policy"), entry + ": \"policy\"");
+            long priority = StateFileFormat.as(Long.class, fields.get("priority"), entry + ": \"priority\"");
             try {
                 return new ThreadScheduling(
                         Arrays.stream(SchedPolicy.values())

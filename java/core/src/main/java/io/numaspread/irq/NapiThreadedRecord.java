@@ -63,7 +63,7 @@ public record NapiThreadedRecord(SortedMap<Integer, Integer> before) implements 
 
     private static NapiThreadedRecord decode(Object value, InterfaceName iface) {
         return new NapiThreadedRecord(NapiEntries.decode(value, KEY, (entry, napi, fields) -> {
-            long threaded = StateFile.as(Long.class, fields.get("threaded"), entry + ": \"threaded\"");
+            long threaded = StateFileFormat.as(Long.class, fields.get("threaded"), entry + ": \"threaded\"");
             NapiEntries.checkNapiId(napi, entry);
             if (threaded < 0 || threaded > 2) {
                 throw new IllegalArgumentException(entry + ": \"threaded\" is " + threaded + ", none of 0, 1 and 2");

@@ -6,10 +6,8 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.kernel.KernelText;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.kernel.ThreadScheduling;
-import io.numaspread.nic.NapiInstance;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.NapiSettingsChange;
@@ -17,16 +15,12 @@ import io.numaspread.nic.Nic;
 import io.numaspread.nic.PerNapiThreaded;
 import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.SpreadPlan;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -36,6 +30,10 @@ import java.util.function.Supplier;
  * irqbalance refused first, the previous values saved to the state file before the first change, every write read
  * back, all or nothing (see {@link AffinityTransaction}). One object per set of trees, backend and state location;
  * callers render the {@link Outcome}.
+ *
+ * <p>This class holds the entry points, their values and the plain apply. An apply that reaches the NAPI threads is
+ * {@code NapiThreadsApply}'s, one with IRQ suspension's NAPI settings {@code NapiSettingsApply}'s, and one of
+ * several NICs at once {@code JointApply}'s: each adds its own refusals and roll back around the same transaction.
  */
 public final class NicPlacement {
     /**
@@ -296,15 +294,6 @@ public final class NicPlacement {
         }
     }
 
-    /** A {@code napi-set} that failed, named by its NAPI; kept apart from the reads' refusals. */
-    private static final class NapiSetFailed extends NumaspreadException {
-        private static final long serialVersionUID = 1L;
-
-        NapiSetFailed(Kind kind, String message, Throwable cause) {
-            super(kind, message, cause);
-        }
-    }
-
     private final KernelPaths paths;
     private final KernelFiles files;
     private final Optional<Function<InterfaceName, NapiAccess>> napi;
@@ -335,7 +324,7 @@ public final class NicPlacement {
      * @throws IllegalArgumentException when a plan is not one assignment per queue of {@code nic}
      */
     public Outcome apply(Nic nic, Wanted wanted, Options options) {
-        Path stateFile = state.of(paths, nic.name());
+        Path stateFile = stateFile(nic.name());
         if (wanted instanceof Wanted.Only some) {
             return apply(nic, some.settings(), some.threads(), options, stateFile);
         }
@@ -344,9 +333,7 @@ public final class NicPlacement {
         if (!options.napiThreads() && whole.poll().isEmpty()) {
             return apply(nic, IrqPlan.settings(nic, plan, options.xps()), NapiThreads.NONE, options, stateFile);
         }
-        NapiAccess access = napi.orElseThrow(() -> new IllegalStateException("NAPI threads without NAPI access"))
-                .apply(nic.name());
-        return applyWithThreads(nic, plan, whole.poll(), whole.pollScheduling(), access, options, stateFile);
+        return new NapiThreadsApply(this, napiAccess(nic.name())).apply(nic, whole, options, stateFile);
     }
 
     /**
@@ -362,65 +349,7 @@ public final class NicPlacement {
      */
     public SettingsOutcome applyWithNapiSettings(
             Nic nic, SpreadPlan plan, Options options, NapiSettings wanted, NapiSettingsAccess access) {
-        refuseIfIrqbalance(IrqPlan.settings(nic, plan, options.xps()), options);
-        List<Integer> napiIds = plannedNapis(nic, access.discover().get());
-        NapiSettingsChange.Access named = named(access.settings());
-        if (options.dryRun()) {
-            Map<Integer, NapiSettings> before = new LinkedHashMap<>();
-            napiIds.forEach(napiId -> before.put(napiId, named.read(napiId)));
-            return new SettingsOutcome(apply(nic, Wanted.plan(plan), options), wanted, before);
-        }
-        Path stateFile = state.of(paths, nic.name());
-        boolean hadState = Files.exists(stateFile);
-        RecordedNapiSettings recorded;
-        try {
-            recorded = RecordedNapiSettings.apply(stateFile, nic.name(), named, napiIds, wanted);
-        } catch (NapiSetFailed e) {
-            if (e.getSuppressed().length == 0) {
-                throw new NapiFeatureFailure(
-                        e.kind(),
-                        NapiFeatureFailure.Feature.IRQ_SUSPENSION,
-                        e.getMessage() + "; the NAPIs already set were put back; nothing was changed",
-                        e);
-            }
-            // The NAPIs' entries stay in the state file (RecordedNapiSettings keeps them when a put-back failed).
-            RestoreNeeded needed = new RestoreNeeded(
-                    NumaspreadException.Kind.ROLLED_BACK,
-                    "IRQ suspension: " + e.getMessage() + "; ROLLBACK FAILED: " + e.getSuppressed()[0].getMessage(),
-                    stateFile,
-                    paths,
-                    "");
-            needed.initCause(e);
-            throw needed;
-        }
-        try {
-            return new SettingsOutcome(apply(nic, Wanted.plan(plan), options), wanted, recorded.before());
-        } catch (RuntimeException e) {
-            try {
-                recorded.restore();
-            } catch (RuntimeException notBack) {
-                throw new NumaspreadException(
-                        NumaspreadException.Kind.ROLLED_BACK,
-                        e.getMessage() + "; ROLLBACK FAILED for the NAPI settings (" + notBack.getMessage()
-                                + "): numaspread restore puts them back from " + stateFile,
-                        e);
-            }
-            if (!hadState) {
-                // The IRQ transaction's roll back keeps a file it did not create (here, for the NAPIs' entries).
-                deleteState(stateFile);
-            }
-            String back = "; every NAPI's settings were put back too";
-            if (e instanceof RestoreNeeded stale) {
-                throw stale.followedBy(back);
-            }
-            if (e instanceof NapiFeatureFailure failed) {
-                throw failed.followedBy(back);
-            }
-            if (e instanceof NumaspreadException failure) {
-                throw new NumaspreadException(failure.kind(), failure.getMessage() + back, failure);
-            }
-            throw e;
-        }
+        return new NapiSettingsApply(this).apply(nic, plan, options, wanted, access);
     }
 
     /** One NIC of a joint apply, and its share of the joint plan ({@link io.numaspread.plan.Planner#together}). */
@@ -440,245 +369,7 @@ public final class NicPlacement {
      * @throws IllegalArgumentException when two shares have one state file
      */
     public List<Outcome> applyTogether(List<Share> shares, Options options) {
-        if (shares.size() == 1 || options.dryRun()) {
-            return shares.stream()
-                    .map(share -> apply(share.nic(), Wanted.plan(share.plan()), options))
-                    .toList();
-        }
-        List<Path> stateFiles = shares.stream()
-                .map(share -> state.of(paths, share.nic().name()))
-                .toList();
-        if (Set.copyOf(stateFiles).size() != stateFiles.size()) {
-            throw new IllegalArgumentException("the NICs of a joint apply need a state file each, not " + stateFiles);
-        }
-        List<StateFile.Lock> held = new ArrayList<>();
-        try {
-            for (Path stateFile : stateFiles) {
-                held.add(StateFile.hold(stateFile));
-            }
-            List<Optional<StateFile.State>> recorded =
-                    stateFiles.stream().map(StateFile::read).toList();
-            List<Outcome> done = new ArrayList<>();
-            for (Share share : shares) {
-                try {
-                    done.add(apply(share.nic(), Wanted.plan(share.plan()), options));
-                } catch (NumaspreadException failed) {
-                    throw undone(done, recorded, options, failed);
-                }
-            }
-            return List.copyOf(done);
-        } finally {
-            for (int i = held.size() - 1; i >= 0; i--) {
-                held.get(i).close();
-            }
-        }
-    }
-
-    /**
-     * Puts back the NICs a joint apply changed before {@code failed}, newest first, and their state files as they
-     * were: the failure to throw.
-     */
-    private NumaspreadException undone(
-            List<Outcome> done, List<Optional<StateFile.State>> recorded, Options options, NumaspreadException failed) {
-        List<String> back = new ArrayList<>();
-        for (int i = done.size() - 1; i >= 0; i--) {
-            Outcome outcome = done.get(i);
-            StateFile.State changed = changed(outcome);
-            if (changed.isEmpty()) {
-                continue;
-            }
-            NapiThreads threads = options.napiThreads()
-                    ? napi.orElseThrow().apply(outcome.iface()).threads(paths, files)
-                    : NapiThreads.NONE;
-            List<String> stuck = transaction(threads).putBack(changed);
-            if (!stuck.isEmpty()) {
-                RestoreNeeded needed = new RestoreNeeded(
-                        NumaspreadException.Kind.ROLLED_BACK,
-                        failed.getMessage() + "; ROLLBACK FAILED for " + outcome.iface() + ": "
-                                + String.join("; ", stuck),
-                        outcome.stateFile(),
-                        paths,
-                        "");
-                needed.initCause(failed);
-                return needed;
-            }
-            Optional<StateFile.State> before = recorded.get(i);
-            if (before.isPresent()) {
-                StateFile.write(outcome.stateFile(), before.get());
-            } else {
-                StateFile.delete(outcome.stateFile());
-            }
-            back.add(outcome.iface() + " (" + changed.saved().size() + " value"
-                    + (changed.saved().size() == 1 ? "" : "s") + ")");
-        }
-        if (back.isEmpty()) {
-            return failed;
-        }
-        String more = "; " + String.join(", ", back) + " put back too, with "
-                + (back.size() == 1 ? "its state file" : "their state files") + " as before";
-        if (failed instanceof RestoreNeeded stale) {
-            return stale.followedBy(more);
-        }
-        if (failed instanceof NapiFeatureFailure feature) {
-            return feature.followedBy(more);
-        }
-        return new NumaspreadException(failed.kind(), failed.getMessage() + more, failed);
-    }
-
-    /** What an apply changed, each value as it was before: what its undo puts back. */
-    private static StateFile.State changed(Outcome outcome) {
-        List<StateFile.Saved> saved = outcome.results().stream()
-                .filter(result -> result.status() == AffinityTransaction.Status.CHANGED)
-                .map(result -> new StateFile.Saved(result.target(), result.before()))
-                .toList();
-        StateFile.State changed = new StateFile.State(outcome.iface(), saved);
-        if (outcome.threading().isEmpty()) {
-            return changed;
-        }
-        Threading threading = outcome.threading().get();
-        if (threading.way() == ThreadingWay.DEVICE) {
-            return threading.switchedDevice() ? changed.recording(ThreadedRecord.of(0)) : changed;
-        }
-        Map<Integer, Integer> off = new TreeMap<>();
-        threading.turnedOn().forEach(napiId -> off.put(napiId, 0));
-        return changed.recording(NapiThreadedRecord.of(off));
-    }
-
-    @SuppressWarnings("try") // the lock is held, not used
-    private static void deleteState(Path stateFile) {
-        try (StateFile.Lock lock = StateFile.lock(stateFile)) {
-            StateFile.delete(stateFile);
-        }
-    }
-
-    /**
-     * The NAPI ID of each queue of {@code nic} that {@code map} links to one, in queue order.
-     *
-     * @throws NumaspreadException (refused) when it links none
-     */
-    private static List<Integer> plannedNapis(Nic nic, NapiMap map) {
-        List<Integer> napiIds = nic.queues().stream()
-                .map(map::forQueue)
-                .flatMap(Optional::stream)
-                .map(NapiInstance::id)
-                .toList();
-        if (napiIds.isEmpty()) {
-            throw new NapiFeatureFailure(
-                    NumaspreadException.Kind.REFUSED,
-                    NapiFeatureFailure.Feature.IRQ_SUSPENSION,
-                    "no queue of " + nic.name() + " has a NAPI ID: "
-                            + (map.instances().isEmpty()
-                                    ? "netdev netlink napi-get lists no NAPI of it (the kernel lists an interface's"
-                                            + " NAPIs only while it is up, and only for drivers that poll with NAPI)"
-                                    : "netdev netlink links none of its "
-                                            + map.instances().size() + " NAPI instances to queues " + nic.queues())
-                            + " (" + map.detail() + "); nothing was changed");
-        }
-        return napiIds;
-    }
-
-    /** {@code access} whose failures name the feature and the NAPI. */
-    private static NapiSettingsChange.Access named(NapiSettingsChange.Access access) {
-        return new NapiSettingsChange.Access() {
-            @Override
-            public NapiSettings read(int napiId) {
-                try {
-                    return access.read(napiId);
-                } catch (NumaspreadException e) {
-                    throw new NapiFeatureFailure(
-                            e.kind(),
-                            NapiFeatureFailure.Feature.IRQ_SUSPENSION,
-                            "NAPI " + napiId + ": " + e.getMessage() + "; nothing was changed",
-                            e);
-                }
-            }
-
-            @Override
-            public void write(int napiId, NapiSettings settings) {
-                try {
-                    access.write(napiId, settings);
-                } catch (RuntimeException e) {
-                    boolean denied = NapiSettingsChange.deniedPrivilege(e);
-                    throw new NapiSetFailed(
-                            denied ? NumaspreadException.Kind.REFUSED : NumaspreadException.Kind.ROLLED_BACK,
-                            "NAPI " + napiId + ": " + e.getMessage()
-                                    + (denied ? ": netdev netlink napi-set needs CAP_NET_ADMIN" : ""),
-                            e);
-                }
-            }
-        };
-    }
-
-    private Outcome applyWithThreads(
-            Nic nic,
-            SpreadPlan plan,
-            Optional<PollPlan> poll,
-            Optional<ThreadScheduling> pollScheduling,
-            NapiAccess napi,
-            Options options,
-            Path stateFile) {
-        poll.ifPresent(unused -> refuseWithoutBusyPoll(napi.perNapi()));
-        Path threadedFile = threadedFile(paths, nic.name());
-        List<Setting> settings = IrqPlan.settings(nic, plan, options.xps());
-        refuseIfIrqbalance(settings, options);
-        // NAPI IDs exist before their threads: a kernel that cannot link them to queues is refused before any change.
-        NapiMap before = napi.discover().get();
-        List<Setting> busyPoll =
-                poll.map(p -> NapiThreadPlan.busyPoll(nic, p, before)).orElse(List.of());
-        Optional<Map<Integer, Integer>> perNapi =
-                perNapiThreaded(threadSettings(nic, plan, poll, before, options.napiThreads()), before);
-        Map<Integer, Integer> busyPolled = new LinkedHashMap<>();
-        busyPoll.forEach(setting ->
-                busyPolled.put(setting.target().number(), setting.cpus().first()));
-        if (!busyPolled.isEmpty() && perNapi.isEmpty()) {
-            throw new NapiFeatureFailure(
-                    NumaspreadException.Kind.REFUSED,
-                    NapiFeatureFailure.Feature.BUSY_POLL,
-                    "netdev netlink napi-get reports no threaded of each NAPI of " + nic.name() + " (" + before.detail()
-                            + "), which busy polling is set through; nothing was changed");
-        }
-        NapiThreads threads = napi.threads(paths, files);
-        AffinityTransaction.Threading threading = new AffinityTransaction.Threading(
-                threadedFile,
-                perNapi,
-                () -> {
-                    NapiMap map = napi.discover().get();
-                    threads.useNetlinkPids(map);
-                    return threadSettings(nic, plan, poll, map, options.napiThreads());
-                },
-                busyPolled.keySet(),
-                pollScheduling);
-        boolean wasOff = perNapi.isEmpty() && threadedIsOff(threadedFile);
-        List<AffinityTransaction.Result> results =
-                transaction(threads).apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
-        Threading way = perNapi.isPresent()
-                ? new Threading(
-                        ThreadingWay.PER_NAPI,
-                        threading.napisOff().stream()
-                                .filter(napiId -> !busyPolled.containsKey(napiId))
-                                .toList(),
-                        threadedFile,
-                        false,
-                        busyPolled,
-                        pollScheduling)
-                : new Threading(ThreadingWay.DEVICE, List.of(), threadedFile, wasOff);
-        return outcome(
-                nic,
-                stateFile,
-                results,
-                Irqbalance.blindSpot(paths.procRoot()).stream().toList(),
-                Optional.of(way));
-    }
-
-    /**
-     * The NAPI threads to pin: with {@code napiThreads} each queue's on its queue's CPUs, and each busy-poll thread
-     * on its poll CPU.
-     */
-    private static List<Setting> threadSettings(
-            Nic nic, SpreadPlan plan, Optional<PollPlan> poll, NapiMap map, boolean napiThreads) {
-        List<Setting> busyPoll =
-                poll.map(p -> NapiThreadPlan.busyPoll(nic, p, map)).orElse(List.of());
-        return napiThreads ? NapiThreadPlan.withBusyPoll(NapiThreadPlan.settings(nic, plan, map), busyPoll) : busyPoll;
+        return new JointApply(this).apply(shares, options);
     }
 
     /**
@@ -689,45 +380,7 @@ public final class NicPlacement {
      * @throws NumaspreadException (refused) naming the kernel release
      */
     public void refuseWithoutBusyPoll(PerNapiThreaded perNapi) {
-        String release = KernelText.readOptional(paths.procRoot().resolve("sys/kernel/osrelease"))
-                .orElse("(unknown release)");
-        long max;
-        try {
-            max = perNapi.threadedMaximum();
-        } catch (NumaspreadException e) {
-            throw new NapiFeatureFailure(
-                    NumaspreadException.Kind.REFUSED,
-                    NapiFeatureFailure.Feature.BUSY_POLL,
-                    "threaded busy polling needs Linux 6.19 or later (netdev napi-set threaded 2); kernel " + release
-                            + ": " + e.getMessage() + "; nothing was changed",
-                    e);
-        }
-        if (max < PerNapiThreaded.BUSY_POLL) {
-            throw new NapiFeatureFailure(
-                    NumaspreadException.Kind.REFUSED,
-                    NapiFeatureFailure.Feature.BUSY_POLL,
-                    "kernel " + release + " has no threaded busy polling: its napi-set policy bounds"
-                            + " threaded at " + max + " (busy-poll is " + PerNapiThreaded.BUSY_POLL
-                            + "; nlctrl getpolicy netdev napi-set), which needs Linux 6.19 or later; nothing was"
-                            + " changed");
-        }
-    }
-
-    /**
-     * The planned NAPIs' own {@code threaded} as {@code map} reports them, when it reports it for every one of
-     * them (netdev netlink napi-get, Linux 6.17); otherwise empty, and the device's switch is used.
-     */
-    private static Optional<Map<Integer, Integer>> perNapiThreaded(List<Setting> threadSettings, NapiMap map) {
-        Map<Integer, Integer> threaded = new TreeMap<>();
-        for (Setting setting : threadSettings) {
-            int napiId = setting.target().number();
-            OptionalInt value = map.byId(napiId).map(NapiInstance::threaded).orElse(OptionalInt.empty());
-            if (value.isEmpty()) {
-                return Optional.empty();
-            }
-            threaded.put(napiId, value.getAsInt());
-        }
-        return Optional.of(threaded);
+        NapiThreadsApply.refuseWithoutBusyPoll(paths, perNapi);
     }
 
     /**
@@ -737,20 +390,7 @@ public final class NicPlacement {
      *     none: Linux before 5.12
      */
     public static Path threadedFile(KernelPaths paths, InterfaceName iface) {
-        Path threadedFile = paths.netDevice(iface).resolve("threaded");
-        if (!Files.exists(threadedFile)) {
-            throw new NapiFeatureFailure(
-                    NumaspreadException.Kind.REFUSED,
-                    NapiFeatureFailure.Feature.NAPI_THREADS,
-                    threadedFile.toString()
-                            + " is missing: threaded NAPI needs Linux 5.12 or later and a driver that polls with NAPI;"
-                            + " nothing was changed");
-        }
-        return threadedFile;
-    }
-
-    private static boolean threadedIsOff(Path threadedFile) {
-        return KernelText.readOptional(threadedFile).map("0"::equals).orElse(false);
+        return NapiThreadsApply.threadedFile(paths, iface);
     }
 
     private Outcome apply(Nic nic, List<Setting> settings, NapiThreads threads, Options options, Path stateFile) {
@@ -759,26 +399,42 @@ public final class NicPlacement {
                 nic,
                 stateFile,
                 transaction(threads).apply(nic.name(), settings, stateFile, options.dryRun()),
-                Irqbalance.blindSpot(paths.procRoot()).stream().toList(),
                 Optional.empty());
     }
 
-    private AffinityTransaction transaction(NapiThreads threads) {
+    // What the ways of applying (NapiThreadsApply, NapiSettingsApply, JointApply) share with the plain one.
+
+    KernelPaths paths() {
+        return paths;
+    }
+
+    KernelFiles files() {
+        return files;
+    }
+
+    Path stateFile(InterfaceName iface) {
+        return state.of(paths, iface);
+    }
+
+    NapiAccess napiAccess(InterfaceName iface) {
+        return napi.orElseThrow(() -> new IllegalStateException("NAPI threads without NAPI access"))
+                .apply(iface);
+    }
+
+    AffinityTransaction transaction(NapiThreads threads) {
         return new AffinityTransaction(
                 paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
     }
 
-    private Outcome outcome(
-            Nic nic,
-            Path stateFile,
-            List<AffinityTransaction.Result> results,
-            List<String> notes,
-            Optional<Threading> threading) {
+    /** A transaction's outcome, with a note when an irqbalance could not be seen ({@link Irqbalance#blindSpot}). */
+    Outcome outcome(Nic nic, Path stateFile, List<AffinityTransaction.Result> results, Optional<Threading> threading) {
+        List<String> notes = Irqbalance.blindSpot(paths.procRoot()).stream().toList();
         return new Outcome(
                 nic.name(), paths, stateFile, state instanceof StateLocation.Default, results, notes, threading);
     }
 
-    private void refuseIfIrqbalance(List<Setting> settings, Options options) {
+    /** Refuses a real apply while irqbalance runs, unless forced: it would move the planned IRQs back. */
+    void refuseIfIrqbalance(List<Setting> settings, Options options) {
         if (!options.dryRun() && !options.force()) {
             Map<Integer, CpuSet> planned = new TreeMap<>();
             settings.stream()

@@ -51,7 +51,7 @@ public record ThreadedRecord(OptionalInt before) implements StateRecord<Threaded
     }
 
     private static ThreadedRecord decode(Object value, InterfaceName iface) {
-        long threaded = StateFile.as(Long.class, value, "\"threaded\"");
+        long threaded = StateFileFormat.as(Long.class, value, "\"threaded\"");
         if (threaded != 0 && threaded != 1) {
             throw new IllegalArgumentException("\"threaded\" is " + threaded + ", neither 0 nor 1");
         }

@@ -5,12 +5,9 @@ import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.LockHolder;
-import io.numaspread.kernel.ProcessFiles;
 import io.numaspread.kernel.TrustedDirectory;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -33,8 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A POSIX lock belongs to the process, not to the descriptor: a second lock by the same JVM succeeds, and
  * closing any descriptor of the file drops the JVM's lock on it. So this JVM's own leases are kept in one table
- * here, each CPU's lock file opened once, and this JVM never opens a lock file it holds again. Two groups of one
- * JVM on one CPU share its one lock file, each pin named in the record.
+ * here, each CPU's lock file opened once ({@code OwnSlot}), and this JVM never opens a lock file it holds again.
+ * Two groups of one JVM on one CPU share its one lock file, each pin named in the record.
  *
  * <p>A CPU that another process holds is taken anyway when a plan puts a thread there (the plan did so because
  * no free CPU was left, {@link LeasedPlanner}): the taker locks the CPU's next free slot, {@code cpu-N.2.lock},
@@ -71,17 +68,15 @@ public final class CpuLeases {
     private static final String REGISTRY_LOCK = "registry.lock";
     /** Records are a few lines; a larger file is not one. */
     private static final int MAX_RECORD = 64 * 1024;
-    /** More slots than any host has processes on one CPU: a bound, so that a fault cannot loop forever. */
-    private static final int MAX_SLOTS = 4096;
-
-    private static final Path PROC = Path.of("/proc");
+    /** Where records' holders are looked up: the live tree, as the registry is the live host's. */
+    static final Path PROC = Path.of("/proc");
     /** How long a session waits for another process's to end. */
     static final long SESSION_WAIT_MILLIS = 10_000;
 
     /** Guards {@link #OWN} and every open of a lock file by this JVM. */
     private static final ReentrantLock LOCK = new ReentrantLock();
     /** This JVM's held lock files, by registry directory and CPU. */
-    private static final Map<Key, Slot> OWN = new HashMap<>();
+    private static final Map<Key, OwnSlot> OWN = new HashMap<>();
 
     private final Path directory;
 
@@ -137,7 +132,7 @@ public final class CpuLeases {
     }
 
     private List<HeldCpu> held(TrustedDirectory dir) throws IOException {
-        long self = Self.PID;
+        long self = ThisProcess.PID;
         List<HeldCpu> held = new ArrayList<>();
         LockHolder.Snapshot locks = null;
         for (String name : dir.names()) {
@@ -145,7 +140,7 @@ public final class CpuLeases {
             if (cpu < 0) {
                 continue;
             }
-            Slot own = OWN.get(new Key(directory, cpu));
+            OwnSlot own = OWN.get(new Key(directory, cpu));
             if (own != null && own.name.equals(name)) {
                 held.add(new HeldCpu(cpu, self, Optional.of(own.record())));
                 continue;
@@ -286,7 +281,7 @@ public final class CpuLeases {
 
         /** How many other processes hold each CPU that one holds. */
         public Map<Integer, Integer> heldByOthers() {
-            long self = Self.PID;
+            long self = ThisProcess.PID;
             Map<Integer, Integer> counts = new TreeMap<>();
             for (HeldCpu cpu : held()) {
                 if (cpu.pid() != self) {
@@ -309,9 +304,9 @@ public final class CpuLeases {
             try {
                 for (int cpu : cpus) {
                     Key key = new Key(directory, cpu);
-                    Slot slot = OWN.get(key);
+                    OwnSlot slot = OWN.get(key);
                     if (slot == null) {
-                        slot = lockFreeSlot(cpu);
+                        slot = OwnSlot.lockFirstFree(dir, cpu);
                         OWN.put(key, slot);
                     }
                     slot.pins.add(pin);
@@ -326,27 +321,6 @@ public final class CpuLeases {
                 throw e;
             }
             return new Lease(cpus, pin, taken);
-        }
-
-        /** Locks the first slot of {@code cpu} that no process holds: {@code cpu-N.lock}, then {@code cpu-N.2.lock}. */
-        private Slot lockFreeSlot(int cpu) throws IOException {
-            for (int slot = 1; slot <= MAX_SLOTS; slot++) {
-                String name = slot == 1 ? "cpu-" + cpu + ".lock" : "cpu-" + cpu + "." + slot + ".lock";
-                requireRegular(dir, name);
-                FileChannel channel = dir.openPrivate(name);
-                FileLock lock;
-                try {
-                    lock = channel.tryLock();
-                } catch (IOException | RuntimeException e) {
-                    channel.close();
-                    throw e;
-                }
-                if (lock != null) {
-                    return new Slot(name, dir.path().resolve(name), channel);
-                }
-                channel.close();
-            }
-            throw new IOException("all " + MAX_SLOTS + " slots of CPU " + cpu + " are held");
         }
 
         /** Gives the registry's lock back; the leases taken stay. */
@@ -406,7 +380,7 @@ public final class CpuLeases {
     /** Takes {@code pin} off each CPU of {@code keys}; a CPU left with no pin is unlocked. Under {@link #LOCK}. */
     private static void release(List<Key> keys, String pin) {
         for (Key key : keys) {
-            Slot slot = OWN.get(key);
+            OwnSlot slot = OWN.get(key);
             if (slot == null) {
                 continue;
             }
@@ -424,7 +398,7 @@ public final class CpuLeases {
         }
     }
 
-    private static void requireRegular(TrustedDirectory dir, String name) throws IOException {
+    static void requireRegular(TrustedDirectory dir, String name) throws IOException {
         Optional<BasicFileAttributes> attributes = dir.attributes(name);
         if (attributes.isPresent() && !attributes.get().isRegularFile()) {
             throw new IOException(dir.path().resolve(name) + " is not a regular file");
@@ -437,7 +411,7 @@ public final class CpuLeases {
                 NumaspreadException.Kind.REFUSED, "CPU leases in " + directory + ": " + why + "; no CPU was leased", e);
     }
 
-    private static void closeQuietly(AutoCloseable closeable) {
+    static void closeQuietly(AutoCloseable closeable) {
         if (closeable != null) {
             try {
                 closeable.close();
@@ -465,82 +439,6 @@ public final class CpuLeases {
         @Override
         public int hashCode() {
             return 31 * directory.hashCode() + cpu;
-        }
-    }
-
-    /** A lock file this JVM holds, and the pins it holds it for. */
-    private static final class Slot {
-        final String name;
-        final Path file;
-        final FileChannel channel;
-        final List<String> pins = new ArrayList<>();
-
-        Slot(String name, Path file, FileChannel channel) {
-            this.name = name;
-            this.file = file;
-            this.channel = channel;
-        }
-
-        LeaseRecord record() {
-            return Self.record(pins);
-        }
-
-        /** Writes the record in place: the lock is on this file's inode, which a rename would replace. */
-        void write() throws IOException {
-            ByteBuffer bytes = ByteBuffer.wrap(record().encode());
-            channel.truncate(0);
-            long position = 0;
-            while (bytes.hasRemaining()) {
-                position += channel.write(bytes, position);
-            }
-        }
-
-        /** Empties the record and closes the file, which unlocks it. */
-        void unlock() {
-            try {
-                channel.truncate(0);
-            } catch (IOException e) {
-                // An unlocked record is stale whatever it says.
-            }
-            closeQuietly(channel);
-        }
-
-        @Override
-        public String toString() {
-            return file.toString();
-        }
-    }
-
-    /** This process as a record names it. */
-    private static final class Self {
-        private static final long PID = pid();
-        private static final long START = LeaseRecord.startTime(PROC, PID).orElse(0);
-        private static final String COMMAND = command();
-
-        static LeaseRecord record(List<String> pins) {
-            return new LeaseRecord(PID, START, COMMAND, pins);
-        }
-
-        /** This process's PID as the kernel's lock listing names it ({@link ProcessFiles#selfPid}). */
-        private static long pid() {
-            try {
-                return ProcessFiles.selfPid();
-            } catch (IOException e) {
-                return ProcessHandle.current().pid();
-            }
-        }
-
-        /** The main class (or jar) the launcher was given, else the executable. */
-        private static String command() {
-            String launched = System.getProperty("sun.java.command", "").trim();
-            if (!launched.isEmpty()) {
-                int end = 0;
-                while (end < launched.length() && !Character.isWhitespace(launched.charAt(end))) {
-                    end++;
-                }
-                return launched.substring(0, end);
-            }
-            return ProcessHandle.current().info().command().orElse("java");
         }
     }
 }

@@ -4,6 +4,7 @@ package io.numaspread.nativeaccess;
 import io.numaspread.CpuSet;
 import io.numaspread.internal.ffm.CallState;
 import io.numaspread.internal.ffm.LibC;
+import io.numaspread.internal.ffm.LibCStructs;
 import io.numaspread.internal.ffm.LibNuma;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.LibcKernelFiles;
@@ -166,7 +167,8 @@ final class BoundFfmBackend implements FfmBackend {
     public void setEpollBusyPoll(int epollFd, EpollBusyPoll params) {
         CallState call = callState.get();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment struct = LibC.epollParams(arena, params.usecs(), params.budget(), params.preferBusyPoll());
+            MemorySegment struct =
+                    LibCStructs.epollParams(arena, params.usecs(), params.budget(), params.preferBusyPoll());
             if (LibC.epollParams(call, epollFd, true, struct) != 0) {
                 throw failure("ioctl", call, "EPIOCSPARAMS " + params + " on epoll fd " + epollFd);
             }
@@ -177,11 +179,11 @@ final class BoundFfmBackend implements FfmBackend {
     public EpollBusyPoll epollBusyPoll(int epollFd) {
         CallState call = callState.get();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment struct = LibC.epollParams(arena, 0, 0, false);
+            MemorySegment struct = LibCStructs.epollParams(arena, 0, 0, false);
             if (LibC.epollParams(call, epollFd, false, struct) != 0) {
                 throw failure("ioctl", call, "EPIOCGPARAMS on epoll fd " + epollFd);
             }
-            int[] fields = LibC.epollParamsFields(struct);
+            int[] fields = LibCStructs.epollParamsFields(struct);
             return new EpollBusyPoll(fields[0], fields[1], fields[2] != 0);
         }
     }
@@ -193,7 +195,7 @@ final class BoundFfmBackend implements FfmBackend {
                 "REGISTER_OP",
                 settings.busyPollUsecs(),
                 settings.preferBusyPoll(),
-                LibC.ioUringNapiTracking(settings.tracking().name()),
+                LibCStructs.ioUringNapiTracking(settings.tracking().name()),
                 "IORING_REGISTER_NAPI " + settings);
     }
 
@@ -208,11 +210,11 @@ final class BoundFfmBackend implements FfmBackend {
             int ringFd, String opcode, int busyPollUsecs, boolean preferBusyPoll, int opParam, String what) {
         CallState call = callState.get();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment napi = LibC.ioUringNapi(arena, opcode, busyPollUsecs, preferBusyPoll, opParam);
+            MemorySegment napi = LibCStructs.ioUringNapi(arena, opcode, busyPollUsecs, preferBusyPoll, opParam);
             if (LibC.ioUringRegisterNapi(call, ringFd, true, napi) != 0) {
                 throw failure("io_uring_register", call, what + " on ring fd " + ringFd);
             }
-            int[] fields = LibC.ioUringNapiFields(napi);
+            int[] fields = LibCStructs.ioUringNapiFields(napi);
             return new IoUringNapi(fields[0], fields[1] != 0, tracking(fields[2]));
         }
     }
@@ -220,7 +222,7 @@ final class BoundFfmBackend implements FfmBackend {
     /** The strategy the kernel's written-back {@code op_param} names; 6.9 to 6.12 write 0 there, dynamic. */
     private static IoUringNapi.Tracking tracking(int number) {
         for (IoUringNapi.Tracking tracking : IoUringNapi.Tracking.values()) {
-            if (LibC.ioUringNapiTracking(tracking.name()) == number) {
+            if (LibCStructs.ioUringNapiTracking(tracking.name()) == number) {
                 return tracking;
             }
         }
@@ -232,7 +234,7 @@ final class BoundFfmBackend implements FfmBackend {
     public void unregisterIoUringNapi(int ringFd) {
         CallState call = callState.get();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment napi = LibC.ioUringNapi(arena, "REGISTER_OP", 0, false, 0);
+            MemorySegment napi = LibCStructs.ioUringNapi(arena, "REGISTER_OP", 0, false, 0);
             if (LibC.ioUringRegisterNapi(call, ringFd, false, napi) != 0) {
                 throw failure("io_uring_register", call, "IORING_UNREGISTER_NAPI on ring fd " + ringFd);
             }
@@ -325,7 +327,7 @@ final class BoundFfmBackend implements FfmBackend {
             this.fd = fd;
             this.call = call;
             Arena arena = Arena.ofAuto();
-            this.wait = LibC.pollIn(arena, fd);
+            this.wait = LibCStructs.pollIn(arena, fd);
             this.buffer = arena.allocate(BUFFER_BYTES);
         }
 

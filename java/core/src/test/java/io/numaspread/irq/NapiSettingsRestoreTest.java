@@ -94,12 +94,12 @@ class NapiSettingsRestoreTest extends StandInNicTest {
         StateFile.State written = new StateFile.State(ETH0, List.of())
                 .recording(NapiSettingsRecord.of(
                         Map.of(8193, new NapiSettings(0, 0, 0), 8194, new NapiSettings(2, 200_000, 7))));
-        String text = StateFile.encode(written);
+        String text = StateFileFormat.encode(written);
         assertTrue(
                 text.contains("{\"napi\": 8194, \"defer_hard_irqs\": 2, \"gro_flush_timeout\": 200000,"
                         + " \"irq_suspend_timeout\": 7}"),
                 text);
-        assertEquals(written, StateFile.decode(text));
+        assertEquals(written, StateFileFormat.decode(text));
     }
 
     @Test
@@ -119,7 +119,8 @@ class NapiSettingsRestoreTest extends StandInNicTest {
     void malformedEntriesAreRefusedNamingTheEntry() {
         String text = "{\"version\": 1, \"interface\": \"eth0\", \"napi_settings\": [{\"napi\": 8193,"
                 + " \"defer_hard_irqs\": -1, \"gro_flush_timeout\": 0, \"irq_suspend_timeout\": 0}], \"saved\": []}";
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> StateFile.decode(text));
+        IllegalArgumentException refused =
+                assertThrows(IllegalArgumentException.class, () -> StateFileFormat.decode(text));
         assertTrue(refused.getMessage().startsWith("entry 1 of \"napi_settings\" (NAPI 8193): "), refused.getMessage());
     }
 

@@ -297,7 +297,7 @@ class StateFileTest {
                 + "  ]\n"
                 + "}\n";
         InterfaceName eth0 = new InterfaceName("eth0");
-        StateFile.State state = StateFile.decode(previous);
+        StateFile.State state = StateFileFormat.decode(previous);
         assertEquals(
                 List.of(
                         new StateFile.Saved(Target.irq(38, "virtio2-input.0"), "0-1"),
@@ -312,6 +312,6 @@ class StateFileTest {
         assertEquals(
                 Map.of(8193, ThreadScheduling.OTHER, 8194, new ThreadScheduling(SchedPolicy.RR, 5)),
                 state.record(NapiThreadSchedRecord.class).before());
-        assertEquals(previous, StateFile.encode(state));
+        assertEquals(previous, StateFileFormat.encode(state));
     }
 }
