@@ -59,7 +59,12 @@ public final class NetlinkSocket implements DatagramSource {
      * @throws UnsupportedOperationException on a backend that cannot call libc (its callers poll instead)
      */
     public static NetlinkSocket open(NativeBackend backend, int protocol, int groups) {
-        return new NetlinkSocket(backend.openNetlink(protocol, groups));
+        return over(backend.openNetlink(protocol, groups));
+    }
+
+    /** The socket over a descriptor a backend opened and bound. */
+    static NetlinkSocket over(NetlinkFd fd) {
+        return new NetlinkSocket(fd);
     }
 
     /**
@@ -139,17 +144,15 @@ public final class NetlinkSocket implements DatagramSource {
         }
     }
 
-    /** One datagram received before {@code deadline}; an answer that comes later is ETIMEDOUT. */
+    /**
+     * One datagram received before {@code deadline}; ETIMEDOUT when none has come by then. The socket is always
+     * polled before the deadline is judged, with no wait once it has passed: the kernel queues most answers while
+     * {@code send} runs, and a reader that gets the CPU only after the deadline (a loaded guest's vCPU, a pause, an
+     * EINTR) still reads the answer that waits for it rather than calling it late.
+     */
     private int receiveBefore(long deadline, byte[] buffer, String call) {
         while (true) {
-            long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (remainingMillis <= 0) {
-                throw new NativeCallException(
-                        "netlink " + call,
-                        Errno.ETIMEDOUT.number(),
-                        Errno.ETIMEDOUT.text(),
-                        "the kernel did not answer in time");
-            }
+            long remainingMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
             try {
                 if (fd.pollIn((int) Math.min(Integer.MAX_VALUE, remainingMillis)) > 0) {
                     return fd.recvInto(buffer);
@@ -158,6 +161,14 @@ public final class NetlinkSocket implements DatagramSource {
                 if (e.errno() != Errno.EINTR.number()) {
                     throw e;
                 }
+                continue;
+            }
+            if (remainingMillis == 0) {
+                throw new NativeCallException(
+                        "netlink " + call,
+                        Errno.ETIMEDOUT.number(),
+                        Errno.ETIMEDOUT.text(),
+                        "the kernel did not answer in time");
             }
         }
     }
