@@ -191,6 +191,10 @@ class JointPlanTest {
                         c.request(counts[2]).withOrigins(List.of(c.origin())),
                         c.request(counts[3]).withOrigins(List.of(other)));
                 List<SpreadPlan> first = Planner.together(topology, before);
+                assertEquals(
+                        first,
+                        Planner.together(topology, before, sitting(first)),
+                        c.name() + ": a plan made again where its own queues sit is itself");
                 List<SpreadPlan> afresh = Planner.together(topology, after);
                 List<SpreadPlan> kept = Planner.together(topology, after, sitting(first));
                 String name = c.name() + " " + java.util.Arrays.toString(counts);
