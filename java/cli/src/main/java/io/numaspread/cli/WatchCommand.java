@@ -21,6 +21,7 @@ import io.numaspread.watch.KernelEvent;
 import io.numaspread.watch.KubeletCpuState;
 import io.numaspread.watch.KubeletCpuStateEvents;
 import io.numaspread.watch.NetlinkEvents;
+import io.numaspread.watch.UpperMembers;
 import io.numaspread.watch.Watcher;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
@@ -220,6 +221,8 @@ final class WatchCommand implements Callable<Integer> {
                     WatchPrinter.line(event).ifPresent(print);
                 },
                 clock);
+        // A bond's or VLAN's members, read again at each check: a NIC that joins or leaves it is followed.
+        UpperMembers.of(nics.names(), paths).ifPresent(watcher::follow);
         Optional<HTTPServer> server = serve(metrics);
         try {
             watcher.start();

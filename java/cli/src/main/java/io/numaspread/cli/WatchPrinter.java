@@ -101,6 +101,14 @@ final class WatchPrinter {
             return Optional.of("NAPI threads of " + nic + " left as they are: " + left.cause() + after(left.after())
                     + "; the IRQs are kept, the threads pinned again once they can be told apart");
         }
+        if (event instanceof WatchEvent.Joined joined) {
+            return Optional.of("joined " + nic + ": " + joined.relation() + " now" + after(joined.after())
+                    + "; watched, planned with the others");
+        }
+        if (event instanceof WatchEvent.Left left) {
+            return Optional.of("left " + nic + ": no longer under " + left.upper() + after(left.after())
+                    + "; no longer watched, " + line(left.restore()).orElseThrow());
+        }
         if (event instanceof WatchEvent.NothingToRestore nothing) {
             return Optional.of("restore " + nic + ": nothing to put back ("
                     + (nothing.discarded()

@@ -68,6 +68,24 @@ class WatchPrinterTest {
     }
 
     @Test
+    void aMemberJoiningOrLeavingTheBondFollowed() {
+        InterfaceName eth1 = new InterfaceName("eth1");
+        KernelEvent bond = new KernelEvent("rtnetlink", "bond0 RTM_NEWLINK", Optional.of("bond0"));
+        assertEquals(
+                "joined eth1: member of bond0 (bond), via bond0.100 now after rtnetlink bond0 RTM_NEWLINK; watched,"
+                        + " planned with the others",
+                line(new WatchEvent.Joined(eth1, "member of bond0 (bond), via bond0.100", List.of(bond))));
+        assertEquals(
+                "left eth1: no longer under bond0.100; no longer watched, restored eth1: 4 of 4 values put back from"
+                        + " /run/numaspread/eth1.json; removed it",
+                line(new WatchEvent.Left(
+                        eth1,
+                        "bond0.100",
+                        new WatchEvent.Restored(eth1, 4, 4, Path.of("/run/numaspread/eth1.json")),
+                        List.of())));
+    }
+
+    @Test
     void aChangeNamesEachDifferenceAndTheEventsAfterWhichItCame() {
         NicSnapshot after = new NicSnapshot(
                 CpuSet.parse("0-4,6-7"),

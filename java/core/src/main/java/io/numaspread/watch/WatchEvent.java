@@ -233,6 +233,26 @@ public sealed interface WatchEvent {
     /** At the end, {@code restored} of {@code recorded} values put back from {@code stateFile}, then removed. */
     record Restored(InterfaceName nic, long restored, int recorded, Path stateFile) implements WatchEvent {}
 
+    /**
+     * A NIC came under the upper device followed ({@code relation}: "member of bond0 (bond), via bond0.100") and
+     * was held and planned with the others, said after its {@link Applied}.
+     */
+    record Joined(InterfaceName nic, String relation, List<KernelEvent> after) implements WatchEvent {
+        public Joined {
+            after = List.copyOf(after);
+        }
+    }
+
+    /**
+     * A NIC is no longer under {@code upper}, the upper device followed, its interface still there: {@code restore}
+     * says what putting back its originals did; it is no longer watched and its state file no longer held.
+     */
+    record Left(InterfaceName nic, String upper, WatchEvent restore, List<KernelEvent> after) implements WatchEvent {
+        public Left {
+            after = List.copyOf(after);
+        }
+    }
+
     /** At the end, the restore failed. */
     record RestoreFailed(InterfaceName nic, String cause) implements WatchEvent {}
 }

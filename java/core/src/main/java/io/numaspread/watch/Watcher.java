@@ -27,10 +27,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -166,7 +168,9 @@ public final class Watcher {
 
     private static final Duration AFTER_EVENT_RECHECK = Duration.ofMillis(1500);
 
+    /** The NICs watched now: those given, or the members of the upper device followed ({@link #follow}). */
     private final List<InterfaceName> nics;
+
     private final Settings settings;
     private final WatchedState stateFiles;
     private final Listener listener;
@@ -182,8 +186,12 @@ public final class Watcher {
 
     private final Map<InterfaceName, Placed> placed = new LinkedHashMap<>();
     private final CountDownLatch finished = new CountDownLatch(1);
-    /** The NICs' state files, held from {@link #start} to the end of {@link #run}. */
-    private final List<StateFile.Lock> holds = new ArrayList<>();
+    /** The NICs' state files, held from {@link #start} (or a NIC's joining) to the end of {@link #run}. */
+    private final Map<InterfaceName, StateFile.Lock> holds = new LinkedHashMap<>();
+    /** The upper device whose members are watched, read again at each check; none for a watch of NICs. */
+    private volatile Optional<UpperMembers> members = Optional.empty();
+    /** Why a NIC that joined could not be watched, said once while it lasts: each check tries again. */
+    private final Map<InterfaceName, String> notJoined = new HashMap<>();
 
     private volatile boolean stopping;
 
@@ -198,7 +206,8 @@ public final class Watcher {
         if (planning.poll().isPresent() && settings.napi().isEmpty()) {
             throw new IllegalArgumentException("busy-poll cores need NAPI thread access");
         }
-        this.nics = List.copyOf(nics);
+        // Read by the event threads, changed by the watch loop when a member joins or leaves.
+        this.nics = new CopyOnWriteArrayList<>(nics);
         this.settings = settings;
         this.stateFiles = new WatchedState(paths, files, settings.stateDirectory(), settings.napiSettings());
         this.listener = listener;
@@ -228,11 +237,29 @@ public final class Watcher {
      * @return whether the event concerns a watched NIC (kept or counted)
      */
     public boolean post(KernelEvent event) {
-        if (nics.stream().noneMatch(iface -> event.concerns(iface.value()))) {
+        if (nics.stream().noneMatch(iface -> concerns(event, iface))) {
             return false;
         }
         settler.offer(event);
         return true;
+    }
+
+    /**
+     * Watches the members of {@code upper}'s upper devices rather than the NICs the watcher was made with, from the
+     * first check after {@link #start}: a NIC that joins is held and planned as at the start, one that leaves is
+     * restored and let go. Called before {@link #start}.
+     */
+    public void follow(UpperMembers upper) {
+        members = Optional.of(upper);
+    }
+
+    /**
+     * Whether {@code event} concerns {@code iface}: it names it, or names none, or names an upper device followed
+     * (a member joining changes the bond, whose link message is then the only one of a watched name).
+     */
+    private boolean concerns(KernelEvent event, InterfaceName iface) {
+        return event.concerns(iface.value())
+                || members.map(upper -> upper.concerns(event)).orElse(false);
     }
 
     /** How many events wait now: never more than {@link Settler#EVENT_CAPACITY}, however fast they come. */
@@ -251,7 +278,7 @@ public final class Watcher {
     public void start() {
         try {
             for (InterfaceName iface : nics) {
-                holds.add(stateFiles.hold(iface));
+                holds.put(iface, stateFiles.hold(iface));
             }
             for (InterfaceName iface : nics) {
                 check(iface, Trigger.START, List.of());
@@ -264,7 +291,7 @@ public final class Watcher {
 
     /** Lets go of the NICs' state files, the last thing the watcher does. */
     private void release() {
-        holds.forEach(StateFile.Lock::close);
+        holds.values().forEach(StateFile.Lock::close);
         holds.clear();
     }
 
@@ -295,8 +322,10 @@ public final class Watcher {
                     recheck = Optional.of(clock.instant().plus(AFTER_EVENT_RECHECK));
                 } else if (recheck.isPresent() && !clock.instant().isBefore(recheck.get())) {
                     recheck = Optional.empty();
+                    followMembers(List.of());
                     nics.forEach(iface -> check(iface, Trigger.RECHECK, List.of()));
                 } else {
+                    followMembers(List.of());
                     nics.forEach(iface -> check(iface, Trigger.DRIFT_CHECK, List.of()));
                     nextDrift = clock.instant().plus(settings.interval());
                 }
@@ -327,11 +356,10 @@ public final class Watcher {
     private void checkConcerned(Settler.Burst burst) {
         boolean begins = !flooding;
         flooding = burst.flood();
+        List<InterfaceName> joined = followMembers(burst.events());
         for (InterfaceName iface : nics) {
-            List<KernelEvent> concerning = burst.events().stream()
-                    .filter(e -> e.concerns(iface.value()))
-                    .toList();
-            if (!concerning.isEmpty()) {
+            List<KernelEvent> concerning = concerning(iface, burst.events());
+            if (!concerning.isEmpty() && !joined.contains(iface)) {
                 if (burst.flood()) {
                     listener.heard(new WatchEvent.Flood(
                             iface,
@@ -345,6 +373,68 @@ public final class Watcher {
                 check(iface, Trigger.EVENT, concerning);
             }
         }
+    }
+
+    private List<KernelEvent> concerning(InterfaceName iface, List<KernelEvent> events) {
+        return events.stream().filter(e -> concerns(e, iface)).toList();
+    }
+
+    /**
+     * With an upper device followed, reads its members again: a NIC that joined is held and planned as at the
+     * start, its originals recorded; one that left, its interface still there, is restored as at the end and let
+     * go. Each is said in one line. Without one, nothing: the NICs given are watched as they are.
+     *
+     * @return the NICs that joined, planned already after {@code events}
+     */
+    private List<InterfaceName> followMembers(List<KernelEvent> events) {
+        if (members.isEmpty()) {
+            return List.of();
+        }
+        UpperMembers.Change change;
+        try {
+            change = members.get().change(nics);
+        } catch (NumaspreadException e) {
+            // Sysfs changing while it is read (a lower device's link left as the device goes): the members stay as
+            // they are until a check reads it well.
+            return List.of();
+        }
+        for (InterfaceName iface : change.left()) {
+            WatchEvent restored = stateFiles.restore(iface, placed.get(iface).threads());
+            holds.remove(iface).close();
+            nics.remove(iface);
+            placed.remove(iface);
+            listener.heard(new WatchEvent.Left(
+                    iface, members.get().followed(), restored, settler.after(iface, concerning(iface, events))));
+        }
+        List<InterfaceName> joined = new ArrayList<>();
+        change.joined().forEach((iface, relation) -> {
+            if (join(iface, relation, concerning(iface, events))) {
+                joined.add(iface);
+            }
+        });
+        return joined;
+    }
+
+    /** Holds {@code iface}'s state file and applies its share of the plan, as {@link #start} does for each NIC. */
+    private boolean join(InterfaceName iface, String relation, List<KernelEvent> events) {
+        try {
+            holds.put(iface, stateFiles.hold(iface));
+            placed.put(iface, new Placed());
+            nics.add(iface);
+            check(iface, Trigger.START, events);
+        } catch (NumaspreadException e) {
+            // Nothing is left held or watched, as when the start fails; the next check tries again.
+            Optional.ofNullable(holds.remove(iface)).ifPresent(StateFile.Lock::close);
+            nics.remove(iface);
+            placed.remove(iface);
+            if (!e.getMessage().equals(notJoined.put(iface, e.getMessage()))) {
+                listener.heard(new WatchEvent.Failed(iface, e, events));
+            }
+            return false;
+        }
+        notJoined.remove(iface);
+        listener.heard(new WatchEvent.Joined(iface, relation, events));
+        return true;
     }
 
     private void check(InterfaceName iface, Trigger trigger, List<KernelEvent> events) {

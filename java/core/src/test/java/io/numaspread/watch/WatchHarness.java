@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.watch;
 
+import io.numaspread.irq.PlacementOptions;
+import io.numaspread.kernel.InterfaceName;
+import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanFlags;
@@ -9,6 +12,8 @@ import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.SysfsFixture;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -40,6 +45,36 @@ final class WatchHarness {
                 new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
                 Optional.empty(),
                 Optional.empty());
+    }
+
+    /**
+     * {@code watch --per-cpu} of {@code nics}, checking every 100 ms (mana's 8 CPUs are 4 sibling groups, one per
+     * queue otherwise), each NIC's state file in {@code states}; what it says goes to {@code events}.
+     */
+    static Watcher perCpu(List<InterfaceName> nics, KernelPaths paths, Path states, List<WatchEvent> events) {
+        return new Watcher(
+                nics,
+                paths,
+                KernelFiles.DIRECT,
+                new Watcher.Planning(
+                        new PlanFlags(Optional.of(Mode.CPU), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
+                        Optional.empty(),
+                        Optional.empty()),
+                new Watcher.Settings(
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(10),
+                        Backoff.forInterval(Duration.ofMillis(100)),
+                        new PlacementOptions(false, false, false),
+                        states),
+                events::add,
+                Clock.systemUTC());
+    }
+
+    /** {@code watcher}'s loop, running on a thread of its own. */
+    static Thread running(Watcher watcher) {
+        Thread running = new Thread(() -> watcher.run(false));
+        running.start();
+        return running;
     }
 
     /** The first of {@code events} (a synchronized list) that is {@code wanted}, waiting up to 20 s for it. */

@@ -3,12 +3,7 @@ package io.numaspread.watch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
-import io.numaspread.kernel.KernelFiles;
-import io.numaspread.plan.Mode;
-import io.numaspread.plan.PlanFlags;
-import io.numaspread.plan.Policy;
 import io.numaspread.testing.MachineShape;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.StandInNicTest;
@@ -16,12 +11,10 @@ import io.numaspread.testing.SysfsFixture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -45,7 +38,7 @@ class WatcherSeveralNicsTest extends StandInNicTest {
     void twoPortsWatchedTogetherGetACpuEachForEveryQueue() throws Exception {
         Watcher watcher = bothPorts();
         watcher.start();
-        Thread running = running(watcher);
+        Thread running = WatchHarness.running(watcher);
         // Several drift checks of both: each keeps its share rather than planning itself alone again.
         Thread.sleep(500);
         watcher.stop(Duration.ofSeconds(20));
@@ -77,7 +70,7 @@ class WatcherSeveralNicsTest extends StandInNicTest {
         List<String> eth0 = affinities(50, 51, 52, 53);
         assertEquals(List.of("0", "3", "4", "7"), eth0, "the joint plan of 4 and 4 queues");
         assertEquals(List.of("2", "1", "6", "5"), affinities(60, 61, 62, 63));
-        Thread running = running(watcher);
+        Thread running = WatchHarness.running(watcher);
         Path interrupts = proc.resolve("interrupts");
         String whole = Files.readString(interrupts);
         try {
@@ -142,37 +135,10 @@ class WatcherSeveralNicsTest extends StandInNicTest {
     }
 
     /** {@code watch --per-cpu --nic eth0 --nic eth1} over the two-port card, checking every 100 ms. */
-    private Watcher bothPorts() throws IOException {
+    private Watcher bothPorts() {
         SysfsFixture.write(MachineShape.mana(), sys);
         NicFixture.secondI40ePort(sys, proc);
-        return new Watcher(
-                List.of(ETH0, ETH1),
-                paths,
-                KernelFiles.DIRECT,
-                perCpu(),
-                new Watcher.Settings(
-                        Duration.ofMillis(100),
-                        Duration.ofMillis(10),
-                        Backoff.forInterval(Duration.ofMillis(100)),
-                        new PlacementOptions(false, false, false),
-                        state.getParent()),
-                events::add,
-                Clock.systemUTC());
-    }
-
-    /** {@code watcher}'s loop, running on a thread of its own. */
-    private static Thread running(Watcher watcher) {
-        Thread running = new Thread(() -> watcher.run(false));
-        running.start();
-        return running;
-    }
-
-    /** Planned one CPU per queue ({@code --per-cpu}): mana's 8 CPUs are 4 sibling groups, one per queue otherwise. */
-    private static Watcher.Planning perCpu() {
-        return new Watcher.Planning(
-                new PlanFlags(Optional.of(Mode.CPU), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
-                Optional.empty(),
-                Optional.empty());
+        return WatchHarness.perCpu(List.of(ETH0, ETH1), paths, state.getParent(), events);
     }
 
     /** The CPUs of node 0 (0-3 on mana) that hold a queue. */
