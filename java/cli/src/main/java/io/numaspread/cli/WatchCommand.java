@@ -22,6 +22,7 @@ import io.numaspread.watch.KubeletCpuState;
 import io.numaspread.watch.KubeletCpuStateEvents;
 import io.numaspread.watch.NetlinkEvents;
 import io.numaspread.watch.UpperMembers;
+import io.numaspread.watch.WatchPlanning;
 import io.numaspread.watch.Watcher;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
@@ -182,8 +183,7 @@ final class WatchCommand implements Callable<Integer> {
         // A bad file stops watch at start.
         Optional<CpuSet> podCpus = Optional.ofNullable(kubeletCpuState).map(KubeletCpuState::exclusiveCpus);
         Optional<PollFlags> poll = polling.flags();
-        Watcher.Planning planning =
-                new Watcher.Planning(planOptions.flags(), Optional.ofNullable(kubeletCpuState), poll);
+        WatchPlanning planning = new WatchPlanning(planOptions.flags(), Optional.ofNullable(kubeletCpuState), poll);
 
         String source = events.kind().id();
         Clock clock = Clock.systemUTC();

@@ -36,7 +36,7 @@ final class KernelReader {
 
     private final List<InterfaceName> nics;
     private final KernelPaths paths;
-    private final Watcher.Planning planning;
+    private final WatchPlanning planning;
     /** The CPUs a NIC's queues sit on now, by queue: its last check's plan, none before its first. */
     private final Function<InterfaceName, List<CpuSet>> sitting;
 
@@ -54,7 +54,7 @@ final class KernelReader {
     KernelReader(
             List<InterfaceName> nics,
             KernelPaths paths,
-            Watcher.Planning planning,
+            WatchPlanning planning,
             Function<InterfaceName, List<CpuSet>> sitting,
             Watcher.Settings settings,
             NicPlacement placement,
@@ -96,7 +96,7 @@ final class KernelReader {
             Nic nic = NicDiscovery.discover(iface, paths);
             lastRead.put(iface, nic);
             List<Nic> watched = watchedPresent(nic);
-            Watcher.Planned plan = planning.plan(
+            WatchPlanning.Planned plan = planning.plan(
                     topology,
                     nic,
                     watched,

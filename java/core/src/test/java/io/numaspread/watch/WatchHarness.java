@@ -34,14 +34,14 @@ final class WatchHarness {
      * The mana machine written under {@code sys}, planned as {@code --siblings} plans it (each queue its sibling
      * group; a NIC's IRQs are planned one CPU per queue by default, {@code Nic#planRequest}); nothing kept free.
      */
-    static Watcher.Planning mana(Path sys) {
+    static WatchPlanning mana(Path sys) {
         SysfsFixture.write(MachineShape.mana(), sys);
         return asWritten();
     }
 
     /** Planned as {@link #mana}'s, on the machine as the tree shows it at each read (a test takes CPUs offline). */
-    static Watcher.Planning asWritten() {
-        return new Watcher.Planning(
+    static WatchPlanning asWritten() {
+        return new WatchPlanning(
                 new PlanFlags(Optional.of(Mode.SIBLINGS), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
                 Optional.empty(),
                 Optional.empty());
@@ -56,7 +56,7 @@ final class WatchHarness {
                 nics,
                 paths,
                 KernelFiles.DIRECT,
-                new Watcher.Planning(
+                new WatchPlanning(
                         new PlanFlags(Optional.of(Mode.CPU), Policy.KERNEL, false, Optional.empty(), Optional.empty()),
                         Optional.empty(),
                         Optional.empty()),

@@ -131,12 +131,12 @@ class WatcherBusyPollTest extends StandInNicTest {
                     NicFixture.threadAffinity(proc, pid, cpus.toString());
                 },
                 netlink);
-        Watcher.Planning mana = WatchHarness.mana(sys);
+        WatchPlanning mana = WatchHarness.mana(sys);
         return new Watcher(
                 List.of(ETH0),
                 paths,
                 KernelFiles.DIRECT,
-                new Watcher.Planning(mana.flags(), Optional.empty(), Optional.of(new PollFlags(1, PollSibling.IDLE))),
+                new WatchPlanning(mana.flags(), Optional.empty(), Optional.of(new PollFlags(1, PollSibling.IDLE))),
                 new Watcher.Settings(
                         Duration.ofMillis(200),
                         Duration.ofMillis(20),

@@ -44,7 +44,7 @@ class WatcherKubeletTest extends StandInNicTest {
                 List.of(ETH0),
                 paths,
                 KernelFiles.DIRECT,
-                new Watcher.Planning(WatchHarness.asWritten().flags(), Optional.of(kubelet), Optional.empty()),
+                new WatchPlanning(WatchHarness.asWritten().flags(), Optional.of(kubelet), Optional.empty()),
                 new Watcher.Settings(
                         Duration.ofMillis(100),
                         Duration.ofMillis(20),

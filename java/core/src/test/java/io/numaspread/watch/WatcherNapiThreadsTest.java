@@ -78,7 +78,7 @@ class WatcherNapiThreadsTest extends StandInNicTest {
     }
 
     private Watcher watcher() {
-        Watcher.Planning planning = WatchHarness.mana(sys);
+        WatchPlanning planning = WatchHarness.mana(sys);
         NicPlacement.NapiAccess access = new NicPlacement.NapiAccess(
                 this::map, (pid, cpus) -> NicFixture.threadAffinity(proc, pid, cpus.toString()), PerNapiThreaded.NONE);
         Watcher.Settings settings = new Watcher.Settings(

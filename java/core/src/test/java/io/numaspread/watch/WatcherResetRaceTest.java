@@ -152,11 +152,11 @@ class WatcherResetRaceTest extends StandInNicTest {
      * Applies the plan, arms {@code next} for the next check, and watches until something is reported after the
      * start and 0.5 s more.
      */
-    private void watch(Watcher.Planning planning, Race next) throws Exception {
+    private void watch(WatchPlanning planning, Race next) throws Exception {
         watch(planning, new PlacementOptions(false, false, false), next);
     }
 
-    private void watch(Watcher.Planning planning, PlacementOptions placement, Race next) throws Exception {
+    private void watch(WatchPlanning planning, PlacementOptions placement, Race next) throws Exception {
         watcher = new Watcher(
                 List.of(ETH0),
                 paths,
