@@ -109,7 +109,70 @@ napi_threads() {
   for dir in /proc/[0-9]*; do
     { comm=$(<"$dir/comm"); } 2>/dev/null || continue
     [[ $comm == "napi/$1-"* ]] || continue
-    cpus=$(awk '/^Cpus_allowed_list:/ { print $2 }' "$dir/status" 2>/dev/null) || continue
+    cpus=$(allowed_cpus "${dir#/proc/}") || continue
     echo "${dir#/proc/} ${comm##*-} $cpus"
   done | sort -n
 }
+
+# Named steps that the check scripts share: a numaspread command judged by its exit, and the kernel's values that
+# its effect is judged by.
+vm_checks_scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# numaspread_ok ARGS...: runs `numaspread ARGS...`, checks that it exits 0 ("ARGS... exits 0"), and prints its output
+# (both streams), which it also keeps in $out for the checks that read it.
+numaspread_ok() {
+  out=$("$vm_checks_scripts/numaspread" "$@" 2>&1)
+  check_equal "$* exits 0" 0 $?
+  echo "$out"
+}
+
+# Every IRQ's smp_affinity_list, one "file value" per line in C's order whatever the locale: what a restore must
+# give back.
+every_irq() {
+  local file
+  for file in /proc/irq/*/smp_affinity_list; do echo "$file $(<"$file")"; done | LC_ALL=C sort
+}
+
+# check_every_irq_back BEFORE: every IRQ's smp_affinity_list is as every_irq read it in BEFORE.
+check_every_irq_back() {
+  check_equal "every IRQ is as it was" yes "$([[ $(every_irq) == "$1" ]] && echo yes)"
+}
+
+# irq_count IRQ: the interrupts IRQ has taken, over all CPUs (/proc/interrupts).
+irq_count() {
+  awk -v irq="$1:" '$1 == irq { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) sum += $i; print sum + 0 }' /proc/interrupts
+}
+
+# allowed_cpus TASK: the Cpus_allowed_list the kernel keeps for TASK (a PID, or PID/task/TID), empty if it is gone.
+allowed_cpus() {
+  sed -n 's/^Cpus_allowed_list:\t//p' "/proc/$1/status" 2>/dev/null
+}
+
+# check_state_gone: the guest NIC's state file is gone (after restore, or watch's restore on exit).
+check_state_gone() {
+  check_equal "the state file is gone" no "$([[ -e /run/numaspread/$VM_NIC.json ]] && echo yes || echo no)"
+}
+
+# check_napi_thread PID NAPI: PID, as napi-get reports it for NAPI, is the kernel thread napi/IFACE-NAPI.
+check_napi_thread() {
+  check_equal "napi-get's PID of NAPI $2 is the kernel thread napi/$VM_NIC-$2" "napi/$VM_NIC-$2" \
+    "$(cat "/proc/$1/comm" 2>/dev/null)"
+}
+
+# loop_threads PID: "TID CPUS" for each event loop thread (echo-loop-N, the example server's) of the JVM PID, CPUS
+# its Cpus_allowed_list as the kernel keeps it.
+loop_threads() {
+  local task
+  for task in /proc/"$1"/task/*; do
+    [[ $(cat "$task/comm" 2>/dev/null) == echo-loop* ]] || continue
+    echo "${task##*/} $(allowed_cpus "$1/task/${task##*/}")"
+  done
+}
+
+# bring_link_up: brings the NIC up (NAPI instances exist only while it is), remembering whether it was;
+# put_link_back puts it as it was before this check.
+bring_link_up() {
+  link_was_up=$(ip -o link show "$VM_NIC" | grep -q '[<,]UP[,>]' && echo yes || echo no)
+  ip link set "$VM_NIC" up
+}
+put_link_back() { [[ $link_was_up == yes ]] || ip link set "$VM_NIC" down; }

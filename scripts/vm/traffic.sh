@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # Helpers for the traffic checks in a `vm-test --peer` guest (source after checks.sh): the example echo server
 # in the guest, the example client on the peer (or, for scripts/vm-measure-locality, on another machine), the
-# NIC's input vectors in /proc/interrupts, and the server's per-connection report lines:
+# NIC's input vectors in /proc/interrupts (netdev netlink's view: netdev.sh), and the server's per-connection report lines:
 #   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C accept-napi M steer-cpu P
 #   steer-napi S tid T
 # (SO_INCOMING_CPU and SO_INCOMING_NAPI_ID: P and S on the acceptor thread just before steering chose the loop,
@@ -10,6 +10,8 @@
 # CPUs LIST and the CPU C it ran on, from /proc/thread-self)
 # shellcheck source=../jdk.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../jdk.sh"
+# shellcheck source=netdev.sh
+source "$(dirname "${BASH_SOURCE[0]}")/netdev.sh"
 traffic_runtime=$(find_jdk 17)
 readonly traffic_runtime traffic_jar=$NUMASPREAD_HOME/java/examples/target/numaspread-examples.jar
 readonly server_port=7007 warm_port=7008
@@ -41,129 +43,6 @@ input_vectors() {
   local function
   function=$(pci_function "/sys/class/net/$VM_NIC/device") || return 1
   msi_vectors "$function" | sed -nE 's/^([0-9]+) .*-(input\.|TxRx-|rxtx-|rx-)([0-9]+)$/\3 \1/p' | sort -n
-}
-
-# "Q NAPI IRQ" for each receive queue of the NIC, as netdev netlink (Linux 6.8+) links them: queue-get's NAPI ID
-# of each rx queue, napi-get's IRQ of that NAPI ("-" where the driver links none); a queue linked to no NAPI is
-# left out. The kernel's own map, read with python3's plain sockets, so that a check judges connections by
-# something numaspread did not read.
-netdev_rx_queues() {
-  netdev_netlink queues
-}
-
-# "NAPI IRQ" for each NAPI instance of the NIC that napi-get lists, by NAPI ID ("-" where the driver links no IRQ).
-netdev_napis() {
-  netdev_netlink napis
-}
-
-# "NAPI THREADED PID" for each NAPI instance of the NIC, by NAPI ID: its own threaded (0 off, 1 on, 2 busy-poll;
-# Linux 6.17+) and its thread's PID, as napi-get reports them ("-" where the kernel reports none).
-netdev_threaded() {
-  netdev_netlink threaded
-}
-
-# "NAPI IRQ DEFER GRO SUSPEND" for each NAPI instance of the NIC: its IRQ and its own defer-hard-irqs,
-# gro-flush-timeout and irq-suspend-timeout (ns) as napi-get reports them (Linux 6.13+; "-" where the kernel
-# reports none).
-netdev_napi_settings() {
-  netdev_netlink settings
-}
-
-# "Q NAPI" for each transmit queue of the NIC that queue-get links to a NAPI.
-netdev_tx_queues() {
-  netdev_netlink tx-queues
-}
-
-# netdev_napi_set NAPI DEFER GRO: napi-set of one NAPI's defer-hard-irqs and gro-flush-timeout (ns).
-netdev_napi_set() {
-  netdev_netlink set "$@"
-}
-
-# netdev_netlink queues|tx-queues|napis|threaded|settings|set ...: the reader (and writer) behind the ones above.
-netdev_netlink() {
-  python3 - "$(</sys/class/net/"$VM_NIC"/ifindex)" "$@" <<'PY'
-import socket, struct, sys
-
-ifindex, listing = int(sys.argv[1]), sys.argv[2]
-sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)  # NETLINK_GENERIC
-sequence = 0
-
-
-def attributes(data):
-    found, offset = {}, 0
-    while offset + 4 <= len(data):
-        length, kind = struct.unpack_from("HH", data, offset)
-        found[kind & 0x3FFF] = data[offset + 4:offset + length]
-        offset += (length + 3) & ~3
-    return found
-
-
-def request(family, command, dump, attribute, ack=False):
-    """Sends one generic netlink request; returns the attributes of each reply message. With ack, the kernel's
-    acknowledgement is the reply (a command that has none, napi-set, would leave recv waiting)."""
-    global sequence
-    sequence += 1
-    body = struct.pack("BBH", command, 1, 0) + attribute
-    flags = 1 | (0x300 if dump else 0) | (4 if ack else 0)  # NLM_F_REQUEST, NLM_F_DUMP, NLM_F_ACK
-    sock.send(struct.pack("IHHII", 16 + len(body), family, flags, sequence, 0) + body)
-    replies = []
-    while True:
-        data, offset = sock.recv(65536), 0
-        while offset < len(data):
-            length, kind = struct.unpack_from("IH", data, offset)
-            if kind == 3:  # NLMSG_DONE
-                return replies
-            if kind == 2:  # NLMSG_ERROR
-                error = struct.unpack_from("i", data, offset + 16)[0]
-                if error:
-                    sys.exit(f"netdev netlink: error {error} for command {command}")
-                return replies
-            replies.append(attributes(data[offset + 20:offset + length]))
-            offset += (length + 3) & ~3
-        if not dump:
-            return replies
-
-
-def u32(kind, value):
-    return struct.pack("HHI", 8, kind, value)
-
-
-def value(attrs, kind):
-    """A u32 attribute, or the low half of a uint (gro-flush-timeout): "-" where the kernel sent none."""
-    return struct.unpack("I", attrs[kind][:4])[0] if kind in attrs else "-"
-
-
-name = b"netdev\0"
-named = struct.pack("HH", 4 + len(name), 2) + name + b"\0" * (-len(name) % 4)  # CTRL_ATTR_FAMILY_NAME
-family = struct.unpack("H", request(0x10, 3, False, named)[0][1][:2])[0]  # CTRL_CMD_GETFAMILY -> FAMILY_ID
-if listing == "set":
-    # NAPI_SET (14): NAPI_ID (2), NAPI_DEFER_HARD_IRQS (5), NAPI_GRO_FLUSH_TIMEOUT (6)
-    napi_id, defer, gro = (int(word) for word in sys.argv[3:6])
-    request(family, 14, False, u32(2, napi_id) + u32(5, defer) + u32(6, gro), ack=True)
-    sys.exit()
-napis = request(family, 11, True, u32(1, ifindex))  # NAPI_GET, dump by NAPI_IFINDEX
-irq_of = {value(napi, 2): value(napi, 3) for napi in napis}  # NAPI_ID -> NAPI_IRQ
-if listing == "napis":
-    for napi in sorted(irq_of):
-        print(napi, irq_of[napi])
-    sys.exit()
-if listing == "settings":
-    for napi in sorted(napis, key=lambda n: value(n, 2)):
-        print(value(napi, 2), value(napi, 3), value(napi, 5), value(napi, 6), value(napi, 7))
-    sys.exit()
-if listing == "threaded":
-    for napi in sorted(napis, key=lambda n: value(n, 2)):
-        # NAPI_ID, NAPI_THREADED (8), NAPI_PID (4)
-        print(value(napi, 2), value(napi, 8), value(napi, 4))
-    sys.exit()
-kind = 1 if listing == "tx-queues" else 0  # QUEUE_TYPE tx or rx
-for queue in request(family, 10, True, u32(2, ifindex)):  # QUEUE_GET, dump by QUEUE_IFINDEX
-    if value(queue, 3) == kind and 4 in queue:  # with a QUEUE_NAPI_ID
-        if kind:
-            print(value(queue, 1), value(queue, 4))
-        else:
-            print(value(queue, 1), value(queue, 4), irq_of.get(value(queue, 4), "-"))
-PY
 }
 
 # "Q c0 c1 ..." for each input vector: its interrupt count on each CPU.
