@@ -75,13 +75,13 @@ public final class AffinityTransaction {
      * @param busyPollScheduling the scheduling class the busy-poll threads get ({@code --poll-sched}), or empty to
      *     leave theirs as it is
      */
-    public record Threading(
+    public record ThreadedNapiOn(
             Path threadedFile,
             Optional<Map<Integer, Integer>> perNapi,
             Supplier<List<Setting>> threadSettings,
             Set<Integer> busyPoll,
             Optional<ThreadScheduling> busyPollScheduling) {
-        public Threading {
+        public ThreadedNapiOn {
             perNapi = perNapi.map(TreeMap::new).map(Collections::unmodifiableMap);
             Set<Integer> polled = Set.copyOf(busyPoll);
             busyPoll = polled;
@@ -96,7 +96,7 @@ public final class AffinityTransaction {
         }
 
         /** Busy polling with the threads' scheduling class as it is. */
-        public Threading(
+        public ThreadedNapiOn(
                 Path threadedFile,
                 Optional<Map<Integer, Integer>> perNapi,
                 Supplier<List<Setting>> threadSettings,
@@ -105,7 +105,7 @@ public final class AffinityTransaction {
         }
 
         /** Threaded NAPI for {@code perNapi}'s NAPIs, none of them busy-polling. */
-        public Threading(
+        public ThreadedNapiOn(
                 Path threadedFile, Optional<Map<Integer, Integer>> perNapi, Supplier<List<Setting>> threadSettings) {
             this(threadedFile, perNapi, threadSettings, Set.of(), Optional.empty());
         }
@@ -177,7 +177,7 @@ public final class AffinityTransaction {
     public List<Result> apply(
             InterfaceName iface,
             List<Setting> settings,
-            Optional<Threading> threading,
+            Optional<ThreadedNapiOn> threading,
             Path stateFile,
             boolean dryRun) {
         StateFile.checkPath(stateFile);
