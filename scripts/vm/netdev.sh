@@ -157,8 +157,8 @@ check_busy_poll_thread() {
   check_napi_thread "$pid" "$queue0_napi"
 }
 
-# check_threaded_back BEFORE: every NAPI's threaded is as print_threaded read it in BEFORE.
+# check_threaded_back BEFORE NOW: every NAPI's threaded in NOW (print_threaded's $threaded) is as in BEFORE.
 check_threaded_back() {
   check_equal "napi-get: every NAPI's threaded is back as it was" "$(awk '{ printf "%s:%s ", $1, $2 }' <<<"$1")" \
-    "$(netdev_threaded | awk '{ printf "%s:%s ", $1, $2 }')"
+    "$(awk '{ printf "%s:%s ", $1, $2 }' <<<"$2")"
 }

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 # Helpers for the traffic checks in a `vm-test --peer` guest (source after checks.sh): the example echo server
 # in the guest, the example client on the peer (or, for scripts/vm-measure-locality, on another machine), the
-# NIC's input vectors in /proc/interrupts (netdev netlink's view: netdev.sh), and the server's per-connection report lines:
+# NIC's input vectors in /proc/interrupts (netdev netlink's view is netdev.sh's), and the server's per-connection
+# report lines:
 #   connection ADDR accept-cpu A read-cpu R napi N loop NAME loop-cpus LIST ran-on C accept-napi M steer-cpu P
 #   steer-napi S tid T
 # (SO_INCOMING_CPU and SO_INCOMING_NAPI_ID: P and S on the acceptor thread just before steering chose the loop,
