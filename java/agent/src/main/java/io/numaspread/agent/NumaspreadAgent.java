@@ -4,6 +4,7 @@ package io.numaspread.agent;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.Wanted;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.lease.LeasedPlanner;
@@ -231,7 +232,7 @@ public final class NumaspreadAgent {
                                 AgentKernelFiles.live(),
                                 Optional.empty(),
                                 NicPlacement.StateLocation.DEFAULT)
-                        .apply(nic, NicPlacement.Wanted.plan(plan), NicPlacement.Options.defaults());
+                        .apply(nic, Wanted.plan(plan), NicPlacement.Options.defaults());
                 StringBuilder line = new StringBuilder(PREFIX + "applied the IRQ plan of " + nic.name() + ":");
                 outcome.counts()
                         .forEach((status, count) ->

@@ -6,6 +6,7 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Target;
+import io.numaspread.irq.Wanted;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
@@ -148,7 +149,7 @@ final class ApplyCommand implements Runnable {
         }
         // The IRQs stay off the poll cores (and their siblings when those are kept free).
         NicOptions.NicPlan nicPlan = polled.map(
-                        around -> new NicOptions.NicPlan(planned.paths(), planned.topology(), nic, around.irqs()))
+                        around -> nicOptions.leased(planned.paths(), planned.topology(), nic, around.irqs()))
                 .orElse(planned);
         nicPlan.report().printHeader(out);
         out.println();
@@ -163,27 +164,22 @@ final class ApplyCommand implements Runnable {
                 Optional.of(iface -> nicOptions.machine.napiAccess(iface, nicPlan.paths())),
                 stateFile.given().map(NicPlacement.StateLocation::file).orElse(NicPlacement.StateLocation.DEFAULT));
         NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun);
-        Optional<NicPlacement.SettingsOutcome> suspension = Optional.empty();
-        NicPlacement.Outcome outcome;
+        Wanted wanted;
         if (irqSuspend) {
             NicPlacement.NapiSettingsAccess access = napiSettings != null
                     ? napiSettings.apply(nic.name(), nicPlan.paths())
                     : nicOptions.machine.napiSettingsAccess(nic.name(), nicPlan.paths());
-            NicPlacement.SettingsOutcome suspended = placement.applyWithNapiSettings(
-                    nic, nicPlan.plan(), options, IrqSuspension.recipe().napi(), access);
-            suspension = Optional.of(suspended);
-            outcome = suspended.placement();
+            wanted = Wanted.suspended(nicPlan.plan(), IrqSuspension.recipe().napi(), access);
         } else {
-            outcome = placement.apply(
-                    nic,
-                    poll.map(p -> pollScheduling
-                                    .map(scheduling -> NicPlacement.Wanted.polled(nicPlan.plan(), p, scheduling))
-                                    .orElseGet(() -> NicPlacement.Wanted.polled(nicPlan.plan(), p)))
-                            .orElseGet(() -> NicPlacement.Wanted.plan(nicPlan.plan())),
-                    options);
+            wanted = poll.map(p -> pollScheduling
+                            .map(scheduling -> Wanted.polled(nicPlan.plan(), p, scheduling))
+                            .orElseGet(() -> Wanted.polled(nicPlan.plan(), p)))
+                    .orElseGet(() -> Wanted.plan(nicPlan.plan()));
         }
+        NicPlacement.Outcome outcome = placement.apply(nic, wanted, options);
         printResults(out, outcome.results());
-        suspension.ifPresent(suspended -> printNapiSettings(out, suspended, dryRun));
+        LeaseReport.print(out, LeaseReport.rows(nic, nicPlan.leases()));
+        outcome.napiSettings().ifPresent(suspended -> printNapiSettings(out, suspended, dryRun));
         out.println();
         outcome.notes().forEach(note -> out.println("note: " + note));
         // The busy-poll NAPIs have a line of their own, which says what restore puts back.
@@ -199,7 +195,7 @@ final class ApplyCommand implements Runnable {
             String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
                     + " (as root; undo with: " + CommandLines.undo(outcome) + ")");
-        } else if (outcome.changed() || suspension.isPresent()) {
+        } else if (outcome.changed() || outcome.napiSettings().isPresent()) {
             NicReport after = nicPlan.report();
             after.printTable(out);
             after.printWarnings(out);
@@ -250,6 +246,8 @@ final class ApplyCommand implements Runnable {
             NicPlacement.Outcome outcome = outcomes.get(i);
             out.println(outcome.iface() + ":");
             printResults(out, outcome.results());
+            LeaseReport.print(
+                    out, LeaseReport.rows(nicPlans.get(i).nic(), nicPlans.get(i).leases()));
             out.println();
             outcome.notes().forEach(note -> notes.add("note: " + note));
             outcome.threading()
@@ -287,7 +285,7 @@ final class ApplyCommand implements Runnable {
     }
 
     /** Each planned NAPI's settings before and after, one line each, then what the server's loops must do. */
-    static void printNapiSettings(PrintWriter out, NicPlacement.SettingsOutcome suspended, boolean dryRun) {
+    static void printNapiSettings(PrintWriter out, NicPlacement.NapiSettingsOutcome suspended, boolean dryRun) {
         for (Map.Entry<Integer, NapiSettings> napi : suspended.before().entrySet()) {
             out.println("NAPI " + napi.getKey() + "  " + words(napi.getValue()) + " -> " + words(suspended.wanted())
                     + "  " + (dryRun ? "would change" : "set"));

@@ -69,7 +69,7 @@ final class IrqsCommand implements Runnable {
             reports.add(report);
             NapiMap napis = nicOptions.napis(nicPlan);
             List<LinkIrqPolicy> linkPolicies = nicOptions.linkPolicies(nicPlan);
-            List<LeaseReport.Row> leases = nicOptions.leases(nicPlan);
+            List<LeaseReport.Row> leases = LeaseReport.rows(nicPlan.nic(), nicPlan.leases());
             if (json.requested) {
                 ObjectNode root = report.toJson();
                 root.set("napi", NapiReport.toJson(napis));

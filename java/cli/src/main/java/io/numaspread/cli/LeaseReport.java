@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaspread.netlink.NetdevNetlink;
 import io.numaspread.nic.Nic;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.plan.Assignment;
 import io.numaspread.plan.LeasePlanner;
 import java.io.PrintWriter;
@@ -14,8 +15,7 @@ import java.util.Map;
 
 /**
  * A NIC's leased rx queues (Linux 7.0+) as {@code irqs} shows them: each one's lessee and where the lease plan
- * puts its IRQ. Shown only where the kernel names a lease; {@code apply} does not follow this plan yet, which the
- * heading says.
+ * puts its IRQ, which is where {@code apply} and {@code watch} put it. Shown only where the kernel names a lease.
  */
 final class LeaseReport {
     private LeaseReport() {}
@@ -24,9 +24,10 @@ final class LeaseReport {
     record Row(int queue, String lessee, String outcome) {}
 
     /** A row per leased queue, by queue. Pure. */
-    static List<Row> rows(Nic nic, Map<Integer, NetdevNetlink.Lease> leases, LeasePlanner.Plan plan) {
+    static List<Row> rows(Nic nic, QueueLeases.Leased leased) {
+        LeasePlanner.Plan plan = leased.plan();
         List<Row> rows = new ArrayList<>();
-        for (Map.Entry<Integer, NetdevNetlink.Lease> entry : leases.entrySet()) {
+        for (Map.Entry<Integer, NetdevNetlink.Lease> entry : leased.leases().entrySet()) {
             int queue = entry.getKey();
             NetdevNetlink.Lease lease = entry.getValue();
             String lessee = "ifindex " + lease.ifindex() + " (queue " + lease.queue() + ")"
@@ -58,7 +59,7 @@ final class LeaseReport {
         if (rows.isEmpty()) {
             return;
         }
-        out.println("leased rx queues (Linux 7.0+; the lessees' CPUs, which apply does not follow yet):");
+        out.println("leased rx queues (Linux 7.0+: each on its lessee's CPUs where its processes are found):");
         for (Row row : rows) {
             out.println("  rx " + row.queue() + " -> " + row.lessee() + ": " + row.outcome());
         }

@@ -18,6 +18,7 @@ import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.PerNapiThreaded;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
@@ -32,6 +33,9 @@ final class MachineOptions {
             paramLabel = "DIR",
             description = "Read this copy of a /sys tree instead of /sys (selects the sysfs backend).")
     Path sysfsRoot;
+
+    /** Where plans learn leased queues: the live kernel's queue-get, but in tests recorded leases. */
+    QueueLeases.Source leaseSource = QueueLeases.live(this::backend);
 
     /** The selected backend, with the reasons others were skipped, and the topology it reads. */
     record Machine(Backends.Selection selection, Topology topology) {}

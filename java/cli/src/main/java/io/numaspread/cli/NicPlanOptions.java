@@ -5,14 +5,12 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.irq.LinkIrqPolicy;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.netlink.NetdevNetlink;
 import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.NapiDiscovery;
 import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
 import io.numaspread.nic.QueueLeases;
-import io.numaspread.plan.LeasePlanner;
 import io.numaspread.plan.PlanRequest;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
@@ -20,7 +18,6 @@ import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import picocli.CommandLine.Mixin;
 
 /**
@@ -40,8 +37,13 @@ class NicPlanOptions {
     @Mixin
     HostRootOption host = new HostRootOption();
 
-    /** The NIC, the machine and the plan for the NIC's queues on it. */
-    record NicPlan(KernelPaths paths, Topology topology, Nic nic, SpreadPlan plan) {
+    /**
+     * The NIC, the machine and the plan for the NIC's queues on it.
+     *
+     * @param plan the NIC's share of the host's plan, its leased queues on their lessees' CPUs
+     * @param leases its leased rx queues (Linux 7.0+) and what the plan did with each
+     */
+    record NicPlan(KernelPaths paths, Topology topology, Nic nic, SpreadPlan plan, QueueLeases.Leased leases) {
         NicReport report() {
             return new NicReport(topology, nic, plan, paths);
         }
@@ -98,29 +100,20 @@ class NicPlanOptions {
         }
         List<NicPlan> plans = new ArrayList<>();
         for (int i = 0; i < nics.size(); i++) {
-            plans.add(new NicPlan(paths, topology, nics.get(i), shares.get(i)));
+            plans.add(leased(paths, topology, nics.get(i), shares.get(i)));
         }
         return List.copyOf(plans);
+    }
+
+    /** {@code share}, a plan of {@code nic}'s queues, with its leased queues on their lessees' CPUs. */
+    NicPlan leased(KernelPaths paths, Topology topology, Nic nic, SpreadPlan share) {
+        QueueLeases.Leased leased = machine.leaseSource.leased(paths, topology, nic, share);
+        return new NicPlan(paths, topology, nic, leased.plan().plan(), leased);
     }
 
     /** The NIC's NAPI instances, through the backend this command reads the machine with. */
     NapiMap napis(NicPlan plan) {
         return NapiDiscovery.discover(plan.nic().name(), plan.paths(), machine.backend());
-    }
-
-    /**
-     * The NIC's leased rx queues (Linux 7.0+) and where the lease plan puts them; empty where the kernel names no
-     * lease, as every kernel before 7.0 and every stand-in tree does.
-     */
-    List<LeaseReport.Row> leases(NicPlan plan) {
-        Map<Integer, NetdevNetlink.Lease> leases =
-                QueueLeases.discover(plan.nic().name(), plan.paths(), machine.backend());
-        if (leases.isEmpty()) {
-            return List.of();
-        }
-        LeasePlanner.Plan leased =
-                QueueLeases.plan(plan.paths(), machine.backend(), plan.topology(), plan.nic(), plan.plan(), leases);
-        return LeaseReport.rows(plan.nic(), leases, leased);
     }
 
     /** The systemd .link files that have udev place the NIC's IRQs too. */

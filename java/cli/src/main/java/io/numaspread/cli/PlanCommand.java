@@ -20,6 +20,7 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,6 +76,7 @@ final class PlanCommand implements Runnable {
         SpreadPlan plan;
         Nic found = null;
         NapiMap napis = null;
+        NicPlanOptions.NicPlan nicPlan = null;
         if (nics.given()) {
             if (count != null || !nodes.isEmpty()) {
                 throw NumaspreadException.badInput(
@@ -85,7 +87,7 @@ final class PlanCommand implements Runnable {
                 planTogether(topology, nicPlans, drawn);
                 return;
             }
-            NicPlanOptions.NicPlan nicPlan = nicPlans.get(0);
+            nicPlan = nicPlans.get(0);
             found = nicPlan.nic();
             plan = nicPlan.plan();
             napis = planning.napis(nicPlan);
@@ -98,12 +100,19 @@ final class PlanCommand implements Runnable {
         PollPlan poll = polled.map(PollFlags.Around::poll).orElse(null);
         SpreadPlan loops = null;
         if (poll != null) {
-            plan = polled.get().irqs();
+            if (nicPlan != null) {
+                nicPlan = planning.leased(
+                        nicPlan.paths(), topology, found, polled.get().irqs());
+                plan = nicPlan.plan();
+            } else {
+                plan = polled.get().irqs();
+            }
             loops = PlanOptions.plan(
                     topology,
                     poll.avoidedBy(plan.request().withPurpose(Purpose.THREADS).withSkipFirst(false)));
         }
-        List<PriorityCheck> checks = Priorities.check(topology, plan);
+        List<PriorityCheck> checks = Priorities.check(
+                topology, List.of(plan), List.of(nicPlan == null ? Set.of() : leasedElsewhere(nicPlan)));
         PrintWriter out = spec.commandLine().getOut();
         if (json.requested) {
             ObjectNode root = toJson(plan, checks);
@@ -112,6 +121,10 @@ final class PlanCommand implements Runnable {
             }
             if (found != null) {
                 putNic(root, found, napis);
+                List<LeaseReport.Row> leases = LeaseReport.rows(found, nicPlan.leases());
+                if (!leases.isEmpty()) {
+                    root.set("leases", LeaseReport.toJson(leases));
+                }
             }
             out.println(Json.write(root));
         } else {
@@ -125,6 +138,7 @@ final class PlanCommand implements Runnable {
             if (napis != null) {
                 out.println();
                 NapiReport.print(out, napis);
+                LeaseReport.print(out, LeaseReport.rows(found, nicPlan.leases()));
             }
         }
         out.flush();
@@ -135,6 +149,11 @@ final class PlanCommand implements Runnable {
                 found == null ? "origin" : found.name().value(),
                 List.of(),
                 planning.proc.paths(planning.machine).procRoot());
+    }
+
+    /** The plan indexes of the NIC's queues on their lessees' CPUs, which the NIC's priorities do not judge. */
+    private static Set<Integer> leasedElsewhere(NicPlanOptions.NicPlan nicPlan) {
+        return nicPlan.leases().plan().moved().keySet();
     }
 
     /**
@@ -149,7 +168,10 @@ final class PlanCommand implements Runnable {
         }
         List<SpreadPlan> shares =
                 nicPlans.stream().map(NicPlanOptions.NicPlan::plan).toList();
-        List<PriorityCheck> checks = Priorities.check(topology, shares);
+        List<PriorityCheck> checks = Priorities.check(
+                topology,
+                shares,
+                nicPlans.stream().map(PlanCommand::leasedElsewhere).toList());
         PrintWriter out = spec.commandLine().getOut();
         if (json.requested) {
             ObjectNode root = Json.object();

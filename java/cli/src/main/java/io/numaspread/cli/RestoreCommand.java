@@ -7,12 +7,12 @@ import io.numaspread.irq.NapiSettingsRecord;
 import io.numaspread.irq.NapiThreadSchedRecord;
 import io.numaspread.irq.NapiThreadedRecord;
 import io.numaspread.irq.NapiThreads;
+import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
 import io.numaspread.irq.ThreadedRecord;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nic.LowerDevices;
 import io.numaspread.nic.PerNapiThreaded;
 import java.io.PrintWriter;
@@ -87,7 +87,7 @@ final class RestoreCommand implements Runnable {
         }
         KernelPaths paths = proc.writablePaths(machine);
         PrintWriter out = spec.commandLine().getOut();
-        AffinityTransaction applier = applier(paths);
+        Restorer applier = restorer(paths);
         if (all) {
             restoreAll(out, paths, applier);
             return;
@@ -110,7 +110,7 @@ final class RestoreCommand implements Runnable {
     }
 
     /** Every NIC that has a state file in the default state directory ({@link #restoreEach}). */
-    private void restoreAll(PrintWriter out, KernelPaths paths, AffinityTransaction applier) {
+    private void restoreAll(PrintWriter out, KernelPaths paths, Restorer applier) {
         Path directory = StateFile.defaultDirectory(paths);
         List<InterfaceName> recorded = StateFile.interfacesIn(directory);
         if (recorded.isEmpty()) {
@@ -126,7 +126,7 @@ final class RestoreCommand implements Runnable {
      * failure naming those that failed, if any did ({@code asked}: what the command line asked for).
      */
     private void restoreEach(
-            PrintWriter out, KernelPaths paths, AffinityTransaction applier, List<InterfaceName> nics, String asked) {
+            PrintWriter out, KernelPaths paths, Restorer applier, List<InterfaceName> nics, String asked) {
         Map<InterfaceName, NumaspreadException> failed = new LinkedHashMap<>();
         for (InterfaceName iface : nics) {
             out.println(iface + ":");
@@ -149,8 +149,14 @@ final class RestoreCommand implements Runnable {
         }
     }
 
-    /** How the state file's values are put back on these trees. */
-    private AffinityTransaction applier(KernelPaths paths) {
+    /** The placement that puts a state file's values back on these trees, and how it finds the NAPI threads. */
+    private record Restorer(NicPlacement placement, NapiThreads threads) {
+        List<AffinityTransaction.Result> restore(Path state, Optional<InterfaceName> iface) {
+            return placement.restore(state, iface, threads);
+        }
+    }
+
+    private Restorer restorer(KernelPaths paths) {
         // NAPI threads are found again by name: a re-created thread has a new PID.
         // Each NAPI's own threaded is the running kernel's (netdev netlink), never a stand-in tree's.
         PerNapiThreaded perNapi =
@@ -164,18 +170,19 @@ final class RestoreCommand implements Runnable {
                 machine.threadScheduler(paths));
         // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
         // tree a state file recording them is refused.
-        int maskBits = SysfsTree.at(paths.sysfsRoot()).maskBits();
-        return new AffinityTransaction(
-                paths, machine.kernelFiles(), maskBits, threads, machine.napiSettingsRestore(paths));
+        return new Restorer(
+                new NicPlacement(
+                        paths,
+                        machine.kernelFiles(),
+                        Optional.empty(),
+                        NicPlacement.StateLocation.DEFAULT,
+                        machine.napiSettingsRestore(paths)),
+                threads);
     }
 
     /** Restores one state file and says what was put back. */
     private static void restore(
-            PrintWriter out,
-            KernelPaths paths,
-            AffinityTransaction applier,
-            Path state,
-            Optional<InterfaceName> iface) {
+            PrintWriter out, KernelPaths paths, Restorer applier, Path state, Optional<InterfaceName> iface) {
         Optional<StateFile.State> recorded = StateFile.read(state);
         List<AffinityTransaction.Result> results = applier.restore(state, iface);
         ApplyCommand.printResults(out, results);

@@ -215,7 +215,8 @@ final class WatchCommand implements Callable<Integer> {
                         placement,
                         stateDirectory,
                         napiAccess(placement.napiThreads() || poll.isPresent(), ifaces, paths),
-                        machine.napiSettingsRestore(paths)),
+                        machine.napiSettingsRestore(paths),
+                        machine.leaseSource),
                 event -> {
                     metrics.heard(event);
                     WatchPrinter.line(event).ifPresent(print);

@@ -61,6 +61,13 @@ class CommandLinesTest {
 
     private static NicPlacement.Outcome outcome(KernelPaths paths, Path stateFile, boolean defaultStateFile) {
         return new NicPlacement.Outcome(
-                new InterfaceName("eth0"), paths, stateFile, defaultStateFile, List.of(), List.of(), Optional.empty());
+                new InterfaceName("eth0"),
+                paths,
+                stateFile,
+                defaultStateFile,
+                List.of(),
+                List.of(),
+                Optional.empty(),
+                Optional.empty());
     }
 }

@@ -10,6 +10,7 @@ import io.numaspread.netlink.NetdevNetlink;
 import io.numaspread.netlink.NetdevNetlink.Lease;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.plan.LeasePlanner;
 import io.numaspread.plan.Planner;
 import io.numaspread.plan.Purpose;
@@ -24,7 +25,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,12 +56,12 @@ class LeaseReportTest {
                         1, new LeasePlanner.Lessee("ifindex 8 (queue 1) in netns 0", CpuSet.parse("4-7")),
                         2, new LeasePlanner.Lessee("ifindex 9 (queue 0) in netns 1", CpuSet.EMPTY)));
 
-        List<LeaseReport.Row> rows = LeaseReport.rows(nic, new TreeMap<>(leases), plan);
+        List<LeaseReport.Row> rows = LeaseReport.rows(nic, new QueueLeases.Leased(leases, plan));
         StringWriter text = new StringWriter();
         LeaseReport.print(new PrintWriter(text, true), rows);
 
         assertEquals("""
-                leased rx queues (Linux 7.0+; the lessees' CPUs, which apply does not follow yet):
+                leased rx queues (Linux 7.0+: each on its lessee's CPUs where its processes are found):
                   rx 1 -> ifindex 8 (queue 1) in netns 0: planned on 4, among the lessee's CPUs 4-7
                   rx 2 -> ifindex 9 (queue 0) in netns 1: planned on 1 as without a lease: no process found for \
                 ifindex 9 (queue 0) in netns 1

@@ -26,7 +26,7 @@ final class JointApply {
     List<NicPlacement.Outcome> apply(List<NicPlacement.Share> shares, NicPlacement.Options options) {
         if (shares.size() == 1 || options.dryRun()) {
             return shares.stream()
-                    .map(share -> placement.apply(share.nic(), NicPlacement.Wanted.plan(share.plan()), options))
+                    .map(share -> placement.apply(share.nic(), Wanted.plan(share.plan()), options))
                     .toList();
         }
         List<Path> stateFiles = shares.stream()
@@ -45,7 +45,7 @@ final class JointApply {
             List<NicPlacement.Outcome> done = new ArrayList<>();
             for (NicPlacement.Share share : shares) {
                 try {
-                    done.add(placement.apply(share.nic(), NicPlacement.Wanted.plan(share.plan()), options));
+                    done.add(placement.apply(share.nic(), Wanted.plan(share.plan()), options));
                 } catch (NumaspreadException failed) {
                     throw undone(done, recorded, options, failed);
                 }

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@link NicPlacement#applyWithNapiSettings}: IRQ suspension's per-NAPI half and the plan's IRQs, all or nothing
+ * {@link Wanted#suspended}: IRQ suspension's per-NAPI half and the plan's IRQs, all or nothing
  * together. Each planned NAPI's settings are read, recorded and written first, so that a kernel without them
  * (before Linux 6.13) or a process without CAP_NET_ADMIN is refused before any IRQ moves; when the IRQs'
  * transaction then fails, every NAPI's settings are put back and the state file is left as it was.
@@ -37,22 +37,23 @@ final class NapiSettingsApply {
         this.placement = placement;
     }
 
-    NicPlacement.SettingsOutcome apply(
+    NicPlacement.Outcome apply(
             Nic nic,
             SpreadPlan plan,
             NicPlacement.Options options,
             NapiSettings wanted,
-            NicPlacement.NapiSettingsAccess access) {
+            NicPlacement.NapiSettingsAccess access,
+            Path stateFile) {
         placement.refuseIfIrqbalance(IrqPlan.settings(nic, plan, options.xps()), options);
         List<Integer> napiIds = plannedNapis(nic, access.discover().get());
         NapiSettingsChange.Access named = named(access.settings());
-        NicPlacement.Wanted whole = NicPlacement.Wanted.plan(plan);
+        Wanted whole = Wanted.plan(plan);
         if (options.dryRun()) {
             Map<Integer, NapiSettings> before = new LinkedHashMap<>();
             napiIds.forEach(napiId -> before.put(napiId, named.read(napiId)));
-            return new NicPlacement.SettingsOutcome(placement.apply(nic, whole, options), wanted, before);
+            return whole.applyBy(placement, nic, options, stateFile)
+                    .withNapiSettings(new NicPlacement.NapiSettingsOutcome(wanted, before));
         }
-        Path stateFile = placement.stateFile(nic.name());
         boolean hadState = Files.exists(stateFile);
         RecordedNapiSettings recorded;
         try {
@@ -76,7 +77,8 @@ final class NapiSettingsApply {
             throw needed;
         }
         try {
-            return new NicPlacement.SettingsOutcome(placement.apply(nic, whole, options), wanted, recorded.before());
+            return whole.applyBy(placement, nic, options, stateFile)
+                    .withNapiSettings(new NicPlacement.NapiSettingsOutcome(wanted, recorded.before()));
         } catch (RuntimeException e) {
             throw putBack(recorded, stateFile, hadState, e);
         }

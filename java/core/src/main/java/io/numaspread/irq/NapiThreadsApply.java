@@ -37,7 +37,7 @@ final class NapiThreadsApply {
         this.napi = napi;
     }
 
-    NicPlacement.Outcome apply(Nic nic, NicPlacement.Wanted.Plan whole, NicPlacement.Options options, Path stateFile) {
+    NicPlacement.Outcome apply(Nic nic, Wanted.Plan whole, NicPlacement.Options options, Path stateFile) {
         SpreadPlan plan = whole.plan();
         Optional<PollPlan> poll = whole.poll();
         Optional<ThreadScheduling> pollScheduling = whole.pollScheduling();

@@ -13,7 +13,6 @@ import io.numaspread.nic.NapiSettings;
 import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.PerNapiThreaded;
-import io.numaspread.plan.PollPlan;
 import io.numaspread.plan.SpreadPlan;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -97,7 +96,7 @@ public final class NicPlacement {
         record Directory(Path directory) implements StateLocation {
             @Override
             public Path of(KernelPaths paths, InterfaceName iface) {
-                return directory.resolve(iface.value() + ".json");
+                return StateFile.in(directory, iface);
             }
         }
     }
@@ -180,66 +179,6 @@ public final class NicPlacement {
         }
     }
 
-    /** What one apply writes. */
-    public sealed interface Wanted {
-        /**
-         * Everything the plan places: each queue's IRQ, with {@link Options#xps} its XPS mask, and with {@link
-         * Options#napiThreads} its NAPI thread, in the same transaction ({@code threaded} is set to 1 when it is 0,
-         * recorded so that restore puts back 0).
-         *
-         * @param plan one assignment per queue of the NIC, as planned from {@link Nic#planRequest}
-         */
-        static Wanted plan(SpreadPlan plan) {
-            return new Plan(plan, Optional.empty(), Optional.empty());
-        }
-
-        /**
-         * As {@link #plan(SpreadPlan)}, and each polled queue's NAPI set to busy-poll ({@code threaded} 2, Linux
-         * 6.19) with its thread pinned to its poll CPU, recorded so that restore puts {@code threaded} back.
-         *
-         * @param plan the IRQ plan, planned with {@link PollPlan#avoidedBy} so that it stays off the poll cores
-         */
-        static Wanted polled(SpreadPlan plan, PollPlan poll) {
-            return new Plan(plan, Optional.of(poll), Optional.empty());
-        }
-
-        /**
-         * As {@link #polled(SpreadPlan, PollPlan)}, and each busy-poll thread set to {@code scheduling} with {@code
-         * sched_setscheduler} once pinned, its class before recorded so that restore puts it back.
-         */
-        static Wanted polled(SpreadPlan plan, PollPlan poll, ThreadScheduling scheduling) {
-            return new Plan(plan, Optional.of(poll), Optional.of(scheduling));
-        }
-
-        /**
-         * These settings and no others ({@code watch} leaves IRQs that another writer fights over alone for a
-         * while), with threaded NAPI as it is.
-         *
-         * @param settings from {@link IrqPlan#settings}, or some of them, maybe with settings of NAPI threads
-         * @param threads how the NAPI threads of {@code settings} are found and pinned
-         */
-        static Wanted only(List<Setting> settings, NapiThreads threads) {
-            return new Only(settings, threads);
-        }
-
-        /** The whole plan, with busy-poll cores or without, and their threads' scheduling class if one is asked. */
-        record Plan(SpreadPlan plan, Optional<PollPlan> poll, Optional<ThreadScheduling> pollScheduling)
-                implements Wanted {
-            public Plan {
-                if (pollScheduling.isPresent() && poll.isEmpty()) {
-                    throw new IllegalArgumentException("a busy-poll threads' scheduling class without busy polling");
-                }
-            }
-        }
-
-        /** Some settings. */
-        record Only(List<Setting> settings, NapiThreads threads) implements Wanted {
-            public Only {
-                settings = List.copyOf(settings);
-            }
-        }
-    }
-
     /**
      * @param stateFile the state file used
      * @param defaultStateFile whether it is the interface's default, which {@code restore --nic} finds
@@ -247,6 +186,7 @@ public final class NicPlacement {
      * @param results one per setting, in plan order
      * @param notes what the caller should know that did not stop the apply (an irqbalance that could not be seen)
      * @param threading with {@link Options#napiThreads}, how threaded NAPI was turned on
+     * @param napiSettings with {@link Wanted#suspended}, what each planned NAPI had and got
      */
     public record Outcome(
             InterfaceName iface,
@@ -255,10 +195,16 @@ public final class NicPlacement {
             boolean defaultStateFile,
             List<AffinityTransaction.Result> results,
             List<String> notes,
-            Optional<Threading> threading) {
+            Optional<Threading> threading,
+            Optional<NapiSettingsOutcome> napiSettings) {
         public Outcome {
             results = List.copyOf(results);
             notes = List.copyOf(notes);
+        }
+
+        Outcome withNapiSettings(NapiSettingsOutcome outcome) {
+            return new Outcome(
+                    iface, paths, stateFile, defaultStateFile, results, notes, threading, Optional.of(outcome));
         }
 
         public boolean changed() {
@@ -282,14 +228,13 @@ public final class NicPlacement {
     public record NapiSettingsAccess(Supplier<NapiMap> discover, NapiSettingsChange.Access settings) {}
 
     /**
-     * What an apply with NAPI settings did.
+     * What an apply with NAPI settings did to them.
      *
-     * @param placement the IRQs' (and XPS masks', NAPI threads') part
      * @param wanted the settings each planned NAPI got (a dry run: would get)
      * @param before each planned NAPI's settings before, by NAPI ID in queue order
      */
-    public record SettingsOutcome(Outcome placement, NapiSettings wanted, Map<Integer, NapiSettings> before) {
-        public SettingsOutcome {
+    public record NapiSettingsOutcome(NapiSettings wanted, Map<Integer, NapiSettings> before) {
+        public NapiSettingsOutcome {
             before = Collections.unmodifiableMap(new LinkedHashMap<>(before));
         }
     }
@@ -298,22 +243,37 @@ public final class NicPlacement {
     private final KernelFiles files;
     private final Optional<Function<InterfaceName, NapiAccess>> napi;
     private final StateLocation state;
+    private final NapiSettingsChange.Access napiSettings;
 
     /**
      * @param paths the trees to write (sysfs and proc roots)
      * @param files the kernel's files ({@link KernelFiles#DIRECT} but in fault tests)
      * @param napi how each interface's NAPI threads are reached, needed for {@link Options#napiThreads}
      * @param state where each interface's previous values go
+     * @param napiSettings how {@link #restore} puts back the NAPI settings a state file records (an {@code apply
+     *     --irq-suspend}): netdev netlink on the running kernel, {@link NapiSettingsChange.Access#NONE} over a
+     *     stand-in tree, where a state file that records them is refused
      */
     public NicPlacement(
             KernelPaths paths,
             KernelFiles files,
             Optional<Function<InterfaceName, NapiAccess>> napi,
-            StateLocation state) {
+            StateLocation state,
+            NapiSettingsChange.Access napiSettings) {
         this.paths = paths;
         this.files = files;
         this.napi = napi;
         this.state = state;
+        this.napiSettings = napiSettings;
+    }
+
+    /** Without access to NAPI settings: a state file that records them is refused by {@link #restore}. */
+    public NicPlacement(
+            KernelPaths paths,
+            KernelFiles files,
+            Optional<Function<InterfaceName, NapiAccess>> napi,
+            StateLocation state) {
+        this(paths, files, napi, state, NapiSettingsChange.Access.NONE);
     }
 
     /**
@@ -324,32 +284,22 @@ public final class NicPlacement {
      * @throws IllegalArgumentException when a plan is not one assignment per queue of {@code nic}
      */
     public Outcome apply(Nic nic, Wanted wanted, Options options) {
-        Path stateFile = stateFile(nic.name());
-        if (wanted instanceof Wanted.Only some) {
-            return apply(nic, some.settings(), some.threads(), options, stateFile);
-        }
-        Wanted.Plan whole = (Wanted.Plan) wanted;
-        SpreadPlan plan = whole.plan();
-        if (!options.napiThreads() && whole.poll().isEmpty()) {
-            return apply(nic, IrqPlan.settings(nic, plan, options.xps()), NapiThreads.NONE, options, stateFile);
-        }
-        return new NapiThreadsApply(this, napiAccess(nic.name())).apply(nic, whole, options, stateFile);
+        return wanted.applyBy(this, nic, options, stateFile(nic.name()));
     }
 
     /**
-     * As {@link #apply} with the whole plan, and {@code wanted} written to the NAPI of each planned queue with
-     * {@code napi-set} (IRQ suspension's per-NAPI half), all or nothing with the rest: each NAPI's settings are read
-     * (a kernel without them, before Linux 6.13, is refused here), recorded in the NIC's state file ({@link
-     * RecordedNapiSettings}, which {@code restore} puts back) and written before the IRQs; a failed {@code
-     * napi-set} puts back those already written, and a failed IRQ transaction puts back every NAPI's settings.
+     * Puts back everything {@code stateFile} records, as {@link AffinityTransaction#restore} says: IRQs, XPS masks,
+     * NAPI threads (found again through {@code threads}: a re-created thread has a new PID), threaded NAPI, the
+     * busy-poll threads' scheduling classes, and NAPI settings through this placement's access to them. The one
+     * entry of {@code restore} and of the restore that ends {@code watch}.
      *
-     * @throws NumaspreadException REFUSED before any change (irqbalance; no NAPI linked to a queue; a kernel
-     *     without napi-set; EPERM or EACCES: no CAP_NET_ADMIN), ROLLED_BACK naming the NAPI and errno when a
-     *     {@code napi-set} fails part way, or as {@link #apply} does, with the NAPIs put back
+     * @param expected the interface the file must be of, when the caller names one
      */
-    public SettingsOutcome applyWithNapiSettings(
-            Nic nic, SpreadPlan plan, Options options, NapiSettings wanted, NapiSettingsAccess access) {
-        return new NapiSettingsApply(this).apply(nic, plan, options, wanted, access);
+    public List<AffinityTransaction.Result> restore(
+            Path stateFile, Optional<InterfaceName> expected, NapiThreads threads) {
+        return new AffinityTransaction(
+                        paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads, napiSettings)
+                .restore(stateFile, expected);
     }
 
     /** One NIC of a joint apply, and its share of the joint plan ({@link io.numaspread.plan.Planner#together}). */
@@ -393,7 +343,7 @@ public final class NicPlacement {
         return NapiThreadsApply.threadedFile(paths, iface);
     }
 
-    private Outcome apply(Nic nic, List<Setting> settings, NapiThreads threads, Options options, Path stateFile) {
+    Outcome applyPlain(Nic nic, List<Setting> settings, NapiThreads threads, Options options, Path stateFile) {
         refuseIfIrqbalance(settings, options);
         return outcome(
                 nic,
@@ -430,7 +380,14 @@ public final class NicPlacement {
     Outcome outcome(Nic nic, Path stateFile, List<AffinityTransaction.Result> results, Optional<Threading> threading) {
         List<String> notes = Irqbalance.blindSpot(paths.procRoot()).stream().toList();
         return new Outcome(
-                nic.name(), paths, stateFile, state instanceof StateLocation.Default, results, notes, threading);
+                nic.name(),
+                paths,
+                stateFile,
+                state instanceof StateLocation.Default,
+                results,
+                notes,
+                threading,
+                Optional.empty());
     }
 
     /** Refuses a real apply while irqbalance runs, unless forced: it would move the planned IRQs back. */

@@ -33,16 +33,25 @@ public final class LeasePlanner {
     /**
      * Today's plan with the leased queues moved, and what became of each leased queue.
      *
-     * @param assignments one per plan index of today's plan, in its order; a moved queue's is planned over its
-     *     lessee's CPUs and keeps its plan index
+     * @param plan today's request, with one assignment per plan index of today's plan in its order; a moved
+     *     queue's is planned over its lessee's CPUs and keeps its plan index, and its CPUs are among the
+     *     candidates
      * @param moved the plan indexes that were moved, each with its lessee
      * @param kept the leased plan indexes left where today's plan puts them, each with why
      */
-    public record Plan(List<Assignment> assignments, Map<Integer, Lessee> moved, Map<Integer, String> kept) {
+    public record Plan(SpreadPlan plan, Map<Integer, Lessee> moved, Map<Integer, String> kept) {
         public Plan {
-            assignments = List.copyOf(assignments);
             moved = Map.copyOf(moved);
             kept = Map.copyOf(kept);
+        }
+
+        /** Today's plan as it is: no queue of the NIC is leased. */
+        public static Plan unleased(SpreadPlan today) {
+            return new Plan(today, Map.of(), Map.of());
+        }
+
+        public List<Assignment> assignments() {
+            return plan.assignments();
         }
     }
 
@@ -54,6 +63,7 @@ public final class LeasePlanner {
      */
     public static Plan plan(Topology topology, SpreadPlan today, Map<Integer, Lessee> leased) {
         List<Assignment> assignments = new ArrayList<>(today.assignments());
+        CpuSet candidates = today.candidates();
         Map<Integer, Lessee> moved = new TreeMap<>();
         Map<Integer, String> kept = new TreeMap<>();
         // in the order of each set's lowest leased plan index
@@ -93,6 +103,7 @@ public final class LeasePlanner {
                 continue;
             }
             SpreadPlan lessees = Planner.plan(topology, request);
+            candidates = candidates.union(lessees.candidates());
             for (int position = 0; position < indexes.size(); position++) {
                 int index = indexes.get(position);
                 Assignment was = assignments.get(index);
@@ -111,6 +122,6 @@ public final class LeasePlanner {
                 moved.put(index, leased.get(index));
             }
         }
-        return new Plan(assignments, moved, kept);
+        return new Plan(new SpreadPlan(today.request(), candidates, assignments), moved, kept);
     }
 }

@@ -37,19 +37,28 @@ public final class Priorities {
 
     /** The checks of a plan, most important first. */
     public static List<PriorityCheck> check(Topology topology, SpreadPlan plan) {
-        List<Queue> queues = new ArrayList<>(plan.size());
-        for (Assignment assignment : plan.assignments()) {
-            queues.add(new Queue(assignment.origin(), assignment.cpus()));
-        }
-        return check(topology, plan.candidates(), queues, plan.request().policy());
+        return check(topology, List.of(plan), List.of(Set.of()));
     }
 
-    /** The checks of plans made together ({@link Planner#together}), judged over all their queues as one. */
-    public static List<PriorityCheck> check(Topology topology, List<SpreadPlan> together) {
+    /**
+     * The checks of plans made together ({@link Planner#together}), judged over all their queues as one, but those
+     * another rule places: {@code elsewhere} holds, for each plan, the plan indexes of its queues that are on their
+     * lessee's CPUs ({@link LeasePlanner.Plan#moved}), which the NIC's priorities do not rank.
+     */
+    public static List<PriorityCheck> check(
+            Topology topology, List<SpreadPlan> together, List<Set<Integer>> elsewhere) {
+        if (together.size() != elsewhere.size()) {
+            throw new IllegalArgumentException(
+                    together.size() + " plans, and queues placed elsewhere for " + elsewhere.size());
+        }
         List<Queue> queues = new ArrayList<>();
-        for (SpreadPlan plan : together) {
-            for (Assignment assignment : plan.assignments()) {
-                queues.add(new Queue(assignment.origin(), assignment.cpus()));
+        for (int p = 0; p < together.size(); p++) {
+            List<Assignment> assignments = together.get(p).assignments();
+            for (int i = 0; i < assignments.size(); i++) {
+                if (!elsewhere.get(p).contains(i)) {
+                    queues.add(new Queue(
+                            assignments.get(i).origin(), assignments.get(i).cpus()));
+                }
             }
         }
         SpreadPlan first = together.get(0);

@@ -7,12 +7,14 @@ import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.Target;
+import io.numaspread.irq.Wanted;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nativeaccess.SysfsBackend;
 import io.numaspread.nic.Nic;
 import io.numaspread.nic.NicDiscovery;
+import io.numaspread.plan.SpreadPlan;
 import io.numaspread.topology.Topology;
 import io.numaspread.topology.TopologyDiscovery;
 import java.nio.file.Files;
@@ -102,11 +104,14 @@ final class KernelReader {
                     watched,
                     watched.stream().map(n -> sitting.apply(n.name())).toList(),
                     keptFree);
+            // A leased queue goes to its lessee's CPUs as apply puts it; leases come and go without a netlink event
+            // that watch hears, so each check asks.
+            SpreadPlan irqs = settings.leases()
+                    .leased(paths, topology, nic, plan.irqs())
+                    .plan()
+                    .plan();
             return Optional.of(new Reading(
-                    nic,
-                    plan.irqs(),
-                    plan.poll(),
-                    NicSnapshot.of(topology.online(), keptFree, nic, plan.irqs(), plan.poll())));
+                    nic, irqs, plan.poll(), NicSnapshot.of(topology.online(), keptFree, nic, irqs, plan.poll())));
         } catch (NumaspreadException e) {
             if (trigger == Trigger.START) {
                 throw e;
@@ -196,7 +201,7 @@ final class KernelReader {
     /** What each file of the plan holds now, as a dry run of the apply reads it. */
     List<AffinityTransaction.Result> readBack(Placed state, Nic nic, List<Setting> wanted) {
         return placement
-                .apply(nic, NicPlacement.Wanted.only(wanted, state.threads()), settings.placement(true))
+                .apply(nic, Wanted.only(wanted, state.threads()), settings.placement(true))
                 .results();
     }
 

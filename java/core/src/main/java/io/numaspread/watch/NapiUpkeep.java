@@ -8,6 +8,7 @@ import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.Target;
+import io.numaspread.irq.Wanted;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
@@ -81,7 +82,7 @@ record NapiUpkeep(
         if (threadedOff || !notPolling.isEmpty()) {
             NicPlacement.Outcome outcome = placement.apply(
                     nic,
-                    poll.map(p -> NicPlacement.Wanted.polled(plan, p)).orElseGet(() -> NicPlacement.Wanted.plan(plan)),
+                    poll.map(p -> Wanted.polled(plan, p)).orElseGet(() -> Wanted.plan(plan)),
                     settings.placement(false));
             state.changedFirst = outcome.results().stream()
                     .filter(r -> r.status() == AffinityTransaction.Status.CHANGED)

@@ -5,6 +5,7 @@ import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.Target;
+import io.numaspread.irq.Wanted;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.Nic;
@@ -32,7 +33,7 @@ record Reapplier(
 
     /** Applies every setting of {@code wanted}, as {@code apply} does. */
     NicPlacement.Outcome apply(Placed state, Nic nic, List<Setting> wanted) {
-        return placement.apply(nic, NicPlacement.Wanted.only(wanted, state.threads()), settings.placement(false));
+        return placement.apply(nic, Wanted.only(wanted, state.threads()), settings.placement(false));
     }
 
     /** Applies the plan made again after a change, and tells what changed. */

@@ -4,15 +4,14 @@ package io.numaspread.watch;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NapiThreads;
+import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Setting;
 import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.kernel.SysfsTree;
 import io.numaspread.nic.InterruptTable;
-import io.numaspread.nic.NapiSettingsChange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,17 +28,17 @@ final class WatchedState {
     private final KernelPaths paths;
     private final KernelFiles files;
     private final Path directory;
-    private final NapiSettingsChange.Access napiSettings;
+    private final NicPlacement placement;
 
     /**
      * @param directory where each NIC's state file {@code IFACE.json} is
-     * @param napiSettings how a restore puts back the NAPI settings a state file records
+     * @param placement what the restore at the end goes through, as {@code restore} does
      */
-    WatchedState(KernelPaths paths, KernelFiles files, Path directory, NapiSettingsChange.Access napiSettings) {
+    WatchedState(KernelPaths paths, KernelFiles files, Path directory, NicPlacement placement) {
         this.paths = paths;
         this.files = files;
         this.directory = directory;
-        this.napiSettings = napiSettings;
+        this.placement = placement;
     }
 
     Path file(InterfaceName iface) {
@@ -135,9 +134,7 @@ final class WatchedState {
             if (!Files.exists(file)) {
                 return new WatchEvent.NothingToRestore(iface, file, true);
             }
-            List<AffinityTransaction.Result> results = new AffinityTransaction(
-                            paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads, napiSettings)
-                    .restore(file, Optional.of(iface));
+            List<AffinityTransaction.Result> results = placement.restore(file, Optional.of(iface), threads);
             long restored = results.stream()
                     .filter(r -> r.status() == AffinityTransaction.Status.RESTORED)
                     .count();

@@ -12,6 +12,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
 import io.numaspread.nic.NapiSettingsChange;
+import io.numaspread.nic.QueueLeases;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,6 +55,8 @@ public final class Watcher {
      * @param napiSettings how the restore at the end puts back the NAPI settings a state file records (an
      *     {@code apply --irq-suspend} before watch started): netdev netlink on the running kernel, {@link
      *     NapiSettingsChange.Access#NONE} over a stand-in tree
+     * @param leases where each check learns the NIC's leased rx queues, planned on their lessees' CPUs as {@code
+     *     apply} plans them
      */
     public record Settings(
             Duration interval,
@@ -62,7 +65,8 @@ public final class Watcher {
             PlacementOptions placement,
             Path stateDirectory,
             Optional<Function<InterfaceName, NicPlacement.NapiAccess>> napi,
-            NapiSettingsChange.Access napiSettings) {
+            NapiSettingsChange.Access napiSettings,
+            QueueLeases.Source leases) {
         public Settings {
             if (napi.isEmpty() && placement.napiThreads()) {
                 throw new IllegalArgumentException(
@@ -79,7 +83,8 @@ public final class Watcher {
                     placement,
                     stateDirectory,
                     Optional.empty(),
-                    NapiSettingsChange.Access.NONE);
+                    NapiSettingsChange.Access.NONE,
+                    QueueLeases.Source.NONE);
         }
 
         boolean xps() {
@@ -134,11 +139,15 @@ public final class Watcher {
         // Read by the event threads, changed by the watch loop when a member joins or leaves.
         this.nics = new CopyOnWriteArrayList<>(nics);
         this.settings = settings;
-        this.stateFiles = new WatchedState(paths, files, settings.stateDirectory(), settings.napiSettings());
         this.listener = listener;
         this.clock = clock;
         this.placement = new NicPlacement(
-                paths, files, settings.napi(), NicPlacement.StateLocation.directory(settings.stateDirectory()));
+                paths,
+                files,
+                settings.napi(),
+                NicPlacement.StateLocation.directory(settings.stateDirectory()),
+                settings.napiSettings());
+        this.stateFiles = new WatchedState(paths, files, settings.stateDirectory(), placement);
         this.settler = new Settler(settings.settle(), clock);
         this.reader = new KernelReader(
                 this.nics,

@@ -83,14 +83,17 @@ class NapiSettingsApplyTest extends StandInNicTest {
         kernelBefore = Map.copyOf(kernel);
     }
 
-    private NicPlacement.SettingsOutcome apply(KernelFiles files, boolean dryRun) {
+    private NicPlacement.Outcome apply(KernelFiles files, boolean dryRun) {
         return new NicPlacement(paths, files, Optional.empty(), NicPlacement.StateLocation.file(state))
-                .applyWithNapiSettings(
+                .apply(
                         nic,
-                        plan,
-                        new NicPlacement.Options(PLAIN, dryRun),
-                        RECIPE,
-                        new NicPlacement.NapiSettingsAccess(() -> map, netlink));
+                        Wanted.suspended(plan, RECIPE, new NicPlacement.NapiSettingsAccess(() -> map, netlink)),
+                        new NicPlacement.Options(PLAIN, dryRun));
+    }
+
+    /** What the apply did to the NAPIs, which an apply with IRQ suspension always says. */
+    private static NicPlacement.NapiSettingsOutcome napis(NicPlacement.Outcome outcome) {
+        return outcome.napiSettings().orElseThrow(() -> new AssertionError("no NAPI settings in " + outcome));
     }
 
     private String readState() {
@@ -103,19 +106,18 @@ class NapiSettingsApplyTest extends StandInNicTest {
 
     @Test
     void setsThePlannedNapisRecordedFirstWithTheIrqsAndRestorePutsEveryValueBack() throws IOException {
-        NicPlacement.SettingsOutcome outcome = apply(KernelFiles.DIRECT, false);
+        NicPlacement.Outcome outcome = apply(KernelFiles.DIRECT, false);
 
         assertEquals(
-                List.of(8193, 8194, 8195, 8196), List.copyOf(outcome.before().keySet()));
-        assertEquals(new NapiSettings(2, 200_000, 0), outcome.before().get(8194));
+                List.of(8193, 8194, 8195, 8196),
+                List.copyOf(napis(outcome).before().keySet()));
+        assertEquals(new NapiSettings(2, 200_000, 0), napis(outcome).before().get(8194));
         for (int napiId = 8193; napiId <= 8196; napiId++) {
             assertEquals(RECIPE, kernel.get(napiId), "NAPI " + napiId);
         }
         assertEquals(new NapiSettings(0, 0, 0), kernel.get(8197), "a NAPI of no queue is left alone");
         assertTrue(stateAtEachSet.get(0).contains("\"napi_settings\""), stateAtEachSet.get(0));
-        assertEquals(
-                Map.of(AffinityTransaction.Status.CHANGED, 4),
-                outcome.placement().counts());
+        assertEquals(Map.of(AffinityTransaction.Status.CHANGED, 4), outcome.counts());
         assertEquals("2-3", affinity(51));
         StateFile.State recorded = StateFile.read(state).orElseThrow();
         assertEquals(
@@ -237,12 +239,10 @@ class NapiSettingsApplyTest extends StandInNicTest {
                     NapiFeatureFailure.class,
                     () -> new NicPlacement(
                                     paths, KernelFiles.DIRECT, Optional.empty(), NicPlacement.StateLocation.file(state))
-                            .applyWithNapiSettings(
+                            .apply(
                                     nic,
-                                    plan,
-                                    new NicPlacement.Options(PLAIN, dryRun),
-                                    RECIPE,
-                                    new NicPlacement.NapiSettingsAccess(() -> map, old)));
+                                    Wanted.suspended(plan, RECIPE, new NicPlacement.NapiSettingsAccess(() -> map, old)),
+                                    new NicPlacement.Options(PLAIN, dryRun)));
             assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
             assertEquals(NapiFeatureFailure.Feature.IRQ_SUSPENSION, e.feature());
             assertTrue(
@@ -269,12 +269,10 @@ class NapiSettingsApplyTest extends StandInNicTest {
 
     @Test
     void aDryRunReadsEachNapiAndChangesNothing() {
-        NicPlacement.SettingsOutcome outcome = apply(KernelFiles.DIRECT, true);
-        assertEquals(new NapiSettings(2, 200_000, 0), outcome.before().get(8194));
-        assertEquals(4, outcome.before().size());
-        assertEquals(
-                Map.of(AffinityTransaction.Status.WOULD_CHANGE, 4),
-                outcome.placement().counts());
+        NicPlacement.Outcome outcome = apply(KernelFiles.DIRECT, true);
+        assertEquals(new NapiSettings(2, 200_000, 0), napis(outcome).before().get(8194));
+        assertEquals(4, napis(outcome).before().size());
+        assertEquals(Map.of(AffinityTransaction.Status.WOULD_CHANGE, 4), outcome.counts());
         assertEquals(0, netlink.sets());
         assertEquals(before, NicFixture.snapshot(proc, sys));
         assertFalse(Files.exists(state));

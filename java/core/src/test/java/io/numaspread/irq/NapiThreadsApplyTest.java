@@ -99,7 +99,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
 
     private NicPlacement.Outcome apply(boolean dryRun) {
         return placement(new NicPlacement.NapiAccess(this::map, this::setAffinity, PerNapiThreaded.NONE))
-                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
+                .apply(nic, Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
     }
 
     private NicPlacement placement(NicPlacement.NapiAccess access) {
@@ -213,7 +213,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
                                 () -> new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
                                 this::setAffinity,
                                 PerNapiThreaded.NONE))
-                        .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
+                        .apply(nic, Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertTrue(
                 e.getMessage().contains("napi-get (Linux 6.8 or later)")
@@ -235,7 +235,7 @@ class NapiThreadsApplyTest extends StandInNicTest {
                                         : new NapiMap(ETH0, List.of(), NapiSource.INTERRUPTS, "no netdev family"),
                                 this::setAffinity,
                                 PerNapiThreaded.NONE))
-                        .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
+                        .apply(nic, Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, false)));
         assertEquals(NumaspreadException.Kind.REFUSED, e.kind());
         assertEquals(NapiFeatureFailure.Feature.NAPI_THREADS, e.feature(), "the refusal stays the feature's");
         assertTrue(

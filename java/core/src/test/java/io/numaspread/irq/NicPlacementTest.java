@@ -55,7 +55,7 @@ class NicPlacementTest extends StandInNicTest {
     private NicPlacement.Outcome apply(
             SpreadPlan plan, PlacementOptions placement, boolean dryRun, NicPlacement.StateLocation state) {
         return new NicPlacement(paths, KernelFiles.DIRECT, Optional.empty(), state)
-                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(placement, dryRun));
+                .apply(nic, Wanted.plan(plan), new NicPlacement.Options(placement, dryRun));
     }
 
     @Test

@@ -196,7 +196,7 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                         KernelFiles.DIRECT,
                         Optional.of(iface -> new NicPlacement.NapiAccess(this::map, this::setAffinity, netlink)),
                         NicPlacement.StateLocation.file(state))
-                .apply(nic, NicPlacement.Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
+                .apply(nic, Wanted.plan(plan), new NicPlacement.Options(NAPI_THREADS, dryRun));
     }
 
     private AffinityTransaction restorer() {
@@ -376,8 +376,8 @@ class PerNapiThreadedApplyTest extends StandInNicTest {
                 .apply(
                         nic,
                         scheduling
-                                .map(wanted -> NicPlacement.Wanted.polled(avoiding, poll, wanted))
-                                .orElseGet(() -> NicPlacement.Wanted.polled(avoiding, poll)),
+                                .map(wanted -> Wanted.polled(avoiding, poll, wanted))
+                                .orElseGet(() -> Wanted.polled(avoiding, poll)),
                         new NicPlacement.Options(new PlacementOptions(false, false, napiThreads), dryRun));
     }
 

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** RTM_GETNSID's request as built and its answer as a 6.18 kernel gave it, and with an id assigned. */
+/** RTM_GETNSID's request as built, and its answers as a 6.18 and a 7.3 kernel gave them, and with an id assigned. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class NamespaceIdsTest {
     private static final String SELF = "rtnl-6.18-getnsid-self.hex";
@@ -37,6 +37,11 @@ class NamespaceIdsTest {
     @Test
     void aNamespaceWithoutAnIdHereIsEmptyAsTheKernelAnswered() {
         assertEquals(OptionalInt.empty(), NamespaceIds.id(CapturedNetlink.messages(SELF)));
+    }
+
+    @Test
+    void aLesseesNamespaceIdIsReadAsA73KernelGaveIt() {
+        assertEquals(OptionalInt.of(5), NamespaceIds.id(CapturedNetlink.messages("rtnl-7.3-getnsid-lessee.hex")));
     }
 
     @Test

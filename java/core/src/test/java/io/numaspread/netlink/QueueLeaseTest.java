@@ -13,9 +13,10 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
- * Leased queues (Linux 7.0+) in {@code queue-get}: a dump built per the netdev spec, since no NIC reachable here
- * leases (the 7.3 guest's kernel can, but igb, virtio_net and vmxnet3 are not drivers with queue management
- * ops), and the captured dumps of kernels without leases.
+ * Leased queues (Linux 7.0+) in {@code queue-get}: a real lease as Debian's 7.3 kernel answers it (a netdevsim rx
+ * queue leased to a netkit device in another namespace, captured in the guest), a dump built per the netdev spec
+ * for the cases no kernel here gives on demand (a lessee in the NIC's own namespace, malformed nests), and the
+ * captured dumps of kernels without leases.
  */
 class QueueLeaseTest {
     private static final String LEASED = "netdev-7.0-leased-queues.hex";
@@ -51,6 +52,23 @@ class QueueLeaseTest {
                         new Queue(3, TX, NIC, OptionalInt.of(8228))),
                 queues,
                 "netns-id 0 is a namespace's id, not its absence; rx 3's lessee shares the NIC's namespace");
+    }
+
+    @Test
+    void aRealLeaseAsDebians73KernelNamesItIsReadAsTheSpecSays() {
+        List<Queue> queues = NetdevNetlink.queues(CapturedNetlink.messages("netdev-7.3-netdevsim-leased-queue.hex"), 3);
+        assertEquals(8, queues.size());
+        assertEquals(
+                new Queue(1, RX, 3, OptionalInt.of(8202), Optional.of(new Lease(4, 1, RX, OptionalInt.of(5)))),
+                queues.get(1),
+                "netdevsim's rx 1, leased to netkit ifindex 4's rx queue 1 in the namespace the NIC's calls 5");
+        assertEquals(
+                List.of(1),
+                queues.stream()
+                        .filter(queue -> queue.lease().isPresent())
+                        .map(Queue::id)
+                        .toList(),
+                "no other queue, and no tx queue, has a lease");
     }
 
     @Test

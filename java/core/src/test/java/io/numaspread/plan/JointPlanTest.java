@@ -12,6 +12,7 @@ import io.numaspread.topology.Topology;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,15 +51,13 @@ class JointPlanTest {
             assertEquals(List.of(0), plan.request().origins(), "each NIC's plan keeps its own request");
         }
         assertTrue(
-                Priorities.check(XEON, plans).stream().allMatch(c -> c.status() == PriorityCheck.Status.HELD),
-                Priorities.check(XEON, plans).toString());
+                judged(XEON, plans).stream().allMatch(c -> c.status() == PriorityCheck.Status.HELD),
+                judged(XEON, plans).toString());
 
         // Planned apart, both NICs take the same 8 CPUs: each gets two queues while 8 CPUs of the node have none.
         List<SpreadPlan> apart = List.of(Planner.plan(XEON, nic(0, 8)), Planner.plan(XEON, nic(0, 8)));
         assertEquals(8, loads(apart).size(), loads(apart).toString());
-        assertEquals(
-                PriorityCheck.Status.BROKEN,
-                Priorities.check(XEON, apart).get(0).status());
+        assertEquals(PriorityCheck.Status.BROKEN, judged(XEON, apart).get(0).status());
     }
 
     @Test
@@ -110,10 +109,14 @@ class JointPlanTest {
                 .toList();
     }
 
+    /** The joint checks, no queue leased. */
+    private static List<PriorityCheck> judged(Topology topology, List<SpreadPlan> plans) {
+        return Priorities.check(
+                topology, plans, plans.stream().map(plan -> Set.<Integer>of()).toList());
+    }
+
     private static List<PriorityCheck.Status> statuses(Topology topology, List<SpreadPlan> plans) {
-        return Priorities.check(topology, plans).stream()
-                .map(PriorityCheck::status)
-                .toList();
+        return judged(topology, plans).stream().map(PriorityCheck::status).toList();
     }
 
     /**

@@ -5,6 +5,8 @@ import io.numaspread.irq.PlacementOptions;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
+import io.numaspread.nic.NapiSettingsChange;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.plan.Mode;
 import io.numaspread.plan.PlanFlags;
 import io.numaspread.plan.Policy;
@@ -52,6 +54,16 @@ final class WatchHarness {
      * queue otherwise), each NIC's state file in {@code states}; what it says goes to {@code events}.
      */
     static Watcher perCpu(List<InterfaceName> nics, KernelPaths paths, Path states, List<WatchEvent> events) {
+        return perCpu(nics, paths, states, events, QueueLeases.Source.NONE);
+    }
+
+    /** As {@link #perCpu(List, KernelPaths, Path, List)}, each check learning the leased queues from {@code leases}. */
+    static Watcher perCpu(
+            List<InterfaceName> nics,
+            KernelPaths paths,
+            Path states,
+            List<WatchEvent> events,
+            QueueLeases.Source leases) {
         return new Watcher(
                 nics,
                 paths,
@@ -65,7 +77,10 @@ final class WatchHarness {
                         Duration.ofMillis(10),
                         Backoff.forInterval(Duration.ofMillis(100)),
                         new PlacementOptions(false, false, false),
-                        states),
+                        states,
+                        Optional.empty(),
+                        NapiSettingsChange.Access.NONE,
+                        leases),
                 events::add,
                 Clock.systemUTC());
     }

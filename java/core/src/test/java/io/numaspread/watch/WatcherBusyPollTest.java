@@ -18,6 +18,7 @@ import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.PerNapiThreaded;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.plan.PollFlags;
 import io.numaspread.plan.PollSibling;
 import io.numaspread.testing.NicFixture;
@@ -144,7 +145,8 @@ class WatcherBusyPollTest extends StandInNicTest {
                         new PlacementOptions(false, false, false),
                         run.resolve("state"),
                         Optional.of(iface -> access),
-                        NapiSettingsChange.Access.NONE),
+                        NapiSettingsChange.Access.NONE,
+                        QueueLeases.Source.NONE),
                 events::add,
                 Clock.systemUTC());
     }

@@ -11,6 +11,7 @@ import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.nic.IrqSuspension;
 import io.numaspread.nic.NapiSettings;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.testing.StandInNapiSettings;
 import io.numaspread.testing.StandInNicTest;
 import java.nio.file.Files;
@@ -60,7 +61,8 @@ class WatcherNapiSettingsRestoreTest extends StandInNicTest {
                         new PlacementOptions(false, false, false),
                         state.getParent(),
                         Optional.empty(),
-                        netlink),
+                        netlink,
+                        QueueLeases.Source.NONE),
                 events::add,
                 Clock.systemUTC());
         watcher.start();

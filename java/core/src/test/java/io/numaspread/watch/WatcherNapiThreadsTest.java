@@ -15,6 +15,7 @@ import io.numaspread.nic.NapiMap;
 import io.numaspread.nic.NapiSettingsChange;
 import io.numaspread.nic.NapiSource;
 import io.numaspread.nic.PerNapiThreaded;
+import io.numaspread.nic.QueueLeases;
 import io.numaspread.testing.NicFixture;
 import io.numaspread.testing.StandInNicTest;
 import java.io.IOException;
@@ -88,7 +89,8 @@ class WatcherNapiThreadsTest extends StandInNicTest {
                 new PlacementOptions(false, false, true),
                 run.resolve("state"),
                 Optional.of(iface -> access),
-                NapiSettingsChange.Access.NONE);
+                NapiSettingsChange.Access.NONE,
+                QueueLeases.Source.NONE);
         return new Watcher(
                 List.of(ETH0), paths, KernelFiles.DIRECT, planning, settings, events::add, Clock.systemUTC());
     }
@@ -229,7 +231,8 @@ class WatcherNapiThreadsTest extends StandInNicTest {
                         new PlacementOptions(false, false, true),
                         run.resolve("state"),
                         Optional.of(iface -> access),
-                        NapiSettingsChange.Access.NONE),
+                        NapiSettingsChange.Access.NONE,
+                        QueueLeases.Source.NONE),
                 events::add,
                 Clock.systemUTC());
         watcher.start();
