@@ -297,9 +297,7 @@ public final class NicPlacement {
      */
     public List<AffinityTransaction.Result> restore(
             Path stateFile, Optional<InterfaceName> expected, NapiThreads threads) {
-        return new AffinityTransaction(
-                        paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads, napiSettings)
-                .restore(stateFile, expected);
+        return transaction(threads).restore(stateFile, expected);
     }
 
     /** One NIC of a joint apply, and its share of the joint plan ({@link io.numaspread.plan.Planner#together}). */
@@ -373,7 +371,7 @@ public final class NicPlacement {
 
     AffinityTransaction transaction(NapiThreads threads) {
         return new AffinityTransaction(
-                paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads);
+                paths, files, SysfsTree.at(paths.sysfsRoot()).maskBits(), threads, napiSettings);
     }
 
     /** A transaction's outcome, with a note when an irqbalance could not be seen ({@link Irqbalance#blindSpot}). */

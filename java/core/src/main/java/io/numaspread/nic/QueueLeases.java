@@ -86,20 +86,34 @@ public final class QueueLeases {
      */
     public static Source live(Supplier<NativeBackend> backend) {
         Source asking = asking(new Kernel() {
+            /**
+             * The netdev family when it can lease, empty when it cannot or the backend has no netlink; null until
+             * the first plan asks. A running kernel's family keeps its id and ops, so that each of watch's checks
+             * and each NIC of a command asks only {@code queue-get}, and a kernel before 7.0 nothing at all.
+             */
+            private volatile Optional<NetdevNetlink.Family> leasing;
+
             @Override
             public List<NetdevNetlink.Queue> queues(KernelPaths paths, InterfaceName iface) {
+                Optional<NetdevNetlink.Family> known = leasing;
+                if (known != null && known.isEmpty()) {
+                    return List.of();
+                }
                 Optional<NetdevSession> opened = NetdevSession.open(backend.get());
                 if (opened.isEmpty()) {
+                    leasing = Optional.empty();
                     return List.of();
                 }
                 try (NetdevSession session = opened.get()) {
-                    Optional<NetdevNetlink.Family> family = session.family();
-                    if (family.isEmpty()
-                            || !family.get().has(NetdevNetlink.NETDEV_CMD_QUEUE_CREATE)
-                            || !family.get().has(NetdevNetlink.NETDEV_CMD_QUEUE_GET)) {
-                        return List.of();
-                    }
-                    return session.queues(family.get(), ifindex(paths, iface), iface.value());
+                    Optional<NetdevNetlink.Family> family = known != null
+                            ? known
+                            : session.family()
+                                    .filter(netdev -> netdev.has(NetdevNetlink.NETDEV_CMD_QUEUE_CREATE)
+                                            && netdev.has(NetdevNetlink.NETDEV_CMD_QUEUE_GET));
+                    leasing = family;
+                    return family.isEmpty()
+                            ? List.of()
+                            : session.queues(family.get(), ifindex(paths, iface), iface.value());
                 }
             }
 
