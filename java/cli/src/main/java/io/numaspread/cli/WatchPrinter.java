@@ -123,6 +123,10 @@ final class WatchPrinter {
         if (event instanceof WatchEvent.RestoreFailed failed) {
             return Optional.of("FAILED restore " + nic + ": " + failed.cause());
         }
+        if (event instanceof WatchEvent.WaitsToRestore waits) {
+            return Optional.of("restore " + nic + ": closed, its vectors take no value until it opens; put back"
+                    + " then from " + waits.stateFile() + ", which is kept");
+        }
         // Counted only: Checked, DriftFound, NapiThreadsPinned, a flood after its first check.
         return Optional.empty();
     }

@@ -4,8 +4,8 @@ package io.numaspread.irq;
 import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
+import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelText;
-import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -328,7 +328,7 @@ final class AffinityChange implements Change {
      *
      * @param source what {@code saved} comes from, for the refusal of values this machine cannot hold
      */
-    static PutBack restoring(List<StateFile.Saved> saved, ChangeContext kernel, String source) {
+    static PutBack restoring(List<StateFile.Saved> saved, ChangeContext kernel, InterfaceName iface, String source) {
         return new PutBack() {
             @Override
             public void probe() {
@@ -339,7 +339,7 @@ final class AffinityChange implements Change {
 
             @Override
             public List<String> putBack(List<AffinityTransaction.Result> results) {
-                return AffinityChange.putBack(saved, kernel, source, results);
+                return AffinityChange.putBack(saved, kernel, iface, source, results);
             }
 
             @Override
@@ -353,9 +353,13 @@ final class AffinityChange implements Change {
     private record Restoring(StateFile.Saved saved, CpuSet recorded, String current) {}
 
     private static List<String> putBack(
-            List<StateFile.Saved> saved, ChangeContext kernel, String source, List<AffinityTransaction.Result> all) {
+            List<StateFile.Saved> saved,
+            ChangeContext kernel,
+            InterfaceName iface,
+            String source,
+            List<AffinityTransaction.Result> all) {
         List<AffinityTransaction.Result> results = new ArrayList<>();
-        InterruptTable interrupts = InterruptTable.read(kernel.paths());
+        IrqsNow irqs = IrqsNow.read(kernel.paths(), iface);
         List<Restoring> toWrite = new ArrayList<>();
         List<String> invalid = new ArrayList<>();
         for (StateFile.Saved entry : saved) {
@@ -366,7 +370,7 @@ final class AffinityChange implements Change {
                         + " CPUs of " + kernel.paths().cpuPossible());
                 continue;
             }
-            Optional<String> gone = kernel.writer(target).goneReason(target, interrupts);
+            Optional<String> gone = kernel.writer(target).goneReason(target, irqs);
             if (gone.isPresent()) {
                 results.add(new AffinityTransaction.Result(
                         target, recorded, "", AffinityTransaction.Status.GONE, gone.get()));
@@ -403,7 +407,11 @@ final class AffinityChange implements Change {
                 kernel.writer(target).write(target, value);
                 String back = kernel.writer(target).read(target);
                 if (!readsAs(target, back, restoring.recorded())) {
-                    failures.add(target.label() + ": wrote \"" + value + "\" but it reads back \"" + back + "\"");
+                    failures.add(target.label() + ": wrote \"" + value + "\" but it reads back \"" + back + "\""
+                            + (irqs.idle(target)
+                                    ? " (" + iface + " is closed, and its vectors without a handler did not take"
+                                            + " it: put it back once " + iface + " is up)"
+                                    : ""));
                     continue;
                 }
                 results.add(new AffinityTransaction.Result(

@@ -403,7 +403,7 @@ public final class AffinityTransaction {
 
     private List<Change.PutBack> putBacks(StateFile.State state, String source) {
         List<Change.PutBack> all = new ArrayList<>();
-        all.add(AffinityChange.restoring(state.saved(), kernel, source));
+        all.add(AffinityChange.restoring(state.saved(), kernel, state.iface(), source));
         state.records().forEach(record -> all.add(record.kind().restoring(record, kernel, state.iface())));
         return all.stream()
                 .sorted(Comparator.comparing(putBack -> !putBack.needsNapiThreads()))

@@ -27,16 +27,17 @@ final class IrqAffinity extends KernelFileSetting {
     }
 
     /**
-     * An IRQ whose number now carries another name (or none) is gone: its number was freed and maybe given to
-     * another device, which is left alone. When the recorded name now lives at another number, the driver was
-     * reloaded and renumbered its IRQs; the message says so.
+     * An IRQ that {@code now} no longer holds ({@link IrqsNow#holds}) is gone: its number was freed and maybe
+     * given to another device, which is left alone. When the recorded name now lives at another number, the driver
+     * was reloaded and renumbered its IRQs; the message says so.
      */
     @Override
-    public Optional<String> goneReason(Target target, InterruptTable interrupts) {
-        String now = interrupts.name(target.number());
-        if (now.equals(target.name())) {
+    public Optional<String> goneReason(Target target, IrqsNow irqs) {
+        if (irqs.holds(target)) {
             return Optional.empty();
         }
+        InterruptTable interrupts = irqs.interrupts();
+        String now = interrupts.name(target.number());
         String was = now.isEmpty()
                 ? "IRQ " + target.number() + " no longer exists"
                 : "IRQ " + target.number() + " is now \"" + now + "\", another IRQ, left alone";

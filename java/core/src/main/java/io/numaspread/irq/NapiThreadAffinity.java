@@ -4,7 +4,6 @@ package io.numaspread.irq;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.Optional;
@@ -61,7 +60,7 @@ final class NapiThreadAffinity implements SettingWriter {
     }
 
     @Override
-    public Optional<String> goneReason(Target target, InterruptTable interrupts) {
+    public Optional<String> goneReason(Target target, IrqsNow irqs) {
         return exists(target)
                 ? Optional.empty()
                 : Optional.of("no kernel thread " + target.name()

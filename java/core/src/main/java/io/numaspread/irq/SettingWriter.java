@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.irq;
 
-import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -34,7 +33,7 @@ interface SettingWriter {
     String where(Target target);
 
     /** Why the recorded target no longer exists, or empty when it does. */
-    Optional<String> goneReason(Target target, InterruptTable interrupts);
+    Optional<String> goneReason(Target target, IrqsNow irqs);
 
     /** Whether the target exists now, so that restore probes only what it can write. */
     default boolean exists(Target target) {

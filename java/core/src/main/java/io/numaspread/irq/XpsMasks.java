@@ -4,7 +4,6 @@ package io.numaspread.irq;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +33,7 @@ final class XpsMasks extends KernelFileSetting {
     }
 
     @Override
-    public Optional<String> goneReason(Target target, InterruptTable interrupts) {
+    public Optional<String> goneReason(Target target, IrqsNow irqs) {
         Path queue = target.file(paths).getParent();
         return Files.isDirectory(queue)
                 ? Optional.empty()

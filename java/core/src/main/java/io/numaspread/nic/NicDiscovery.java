@@ -131,23 +131,46 @@ public final class NicDiscovery {
         return Optional.ofNullable(best).map(InterfaceName::new);
     }
 
+    /**
+     * The IRQ numbers of the MSI vectors the interface's device holds now, handler or not: a closed NIC (down, or
+     * released by a bond, which closes it) keeps its vectors and their affinity, though they leave
+     * {@code /proc/interrupts} until it opens again. None when the interface, its device or its vectors are gone
+     * (unbound, removed, or a virtual interface).
+     */
+    public static List<Integer> allocatedVectors(InterfaceName iface, KernelPaths paths) {
+        Path device = paths.netDevice(iface).resolve("device");
+        if (!Files.exists(device)) {
+            return List.of();
+        }
+        return vectorOwner(device, paths)
+                .map(owner -> numbersIn(owner.resolve("msi_irqs"), ""))
+                .orElse(List.of());
+    }
+
     /** Walks up from the interface's device to the PCI function that owns the vectors (for virtio, a parent). */
     private static Path msiOwner(InterfaceName iface, Path device, KernelPaths paths) {
-        Path start;
-        Path top;
-        try {
-            start = device.toRealPath();
-            top = paths.sysfsRoot().toRealPath();
-        } catch (IOException e) {
-            throw NumaspreadException.badInput("cannot resolve " + device + ": " + Errno.describe(e));
-        }
+        return vectorOwner(device, paths)
+                .orElseThrow(() -> NumaspreadException.badInput(iface + "'s device " + realPath(device)
+                        + " and its parents have no msi_irqs/: " + iface + " has no MSI/MSI-X vectors to place"));
+    }
+
+    private static Optional<Path> vectorOwner(Path device, KernelPaths paths) {
+        Path start = realPath(device);
+        Path top = realPath(paths.sysfsRoot());
         for (Path dir = start; dir != null && dir.startsWith(top) && !dir.equals(top); dir = dir.getParent()) {
             if (Files.isDirectory(dir.resolve("msi_irqs"))) {
-                return dir;
+                return Optional.of(dir);
             }
         }
-        throw NumaspreadException.badInput(iface + "'s device " + start + " and its parents have no msi_irqs/: " + iface
-                + " has no MSI/MSI-X vectors to place");
+        return Optional.empty();
+    }
+
+    private static Path realPath(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            throw NumaspreadException.badInput("cannot resolve " + path + ": " + Errno.describe(e));
+        }
     }
 
     private static String driverOf(Path device) {

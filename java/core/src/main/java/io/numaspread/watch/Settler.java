@@ -51,6 +51,18 @@ final class Settler {
         this.clock = clock;
     }
 
+    /**
+     * Sleeps one settle interval, for a check that waits for a change to show; an interrupt is kept for the watch
+     * loop, which stops on it.
+     */
+    void pause() {
+        try {
+            Thread.sleep(settle.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** From any thread: {@code event} waits for the next burst, or when the queue is full is only counted. */
     void offer(KernelEvent event) {
         if (!events.offer(event)) {

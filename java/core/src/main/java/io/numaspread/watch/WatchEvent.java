@@ -255,4 +255,11 @@ public sealed interface WatchEvent {
 
     /** At the end, the restore failed. */
     record RestoreFailed(InterfaceName nic, String cause) implements WatchEvent {}
+
+    /**
+     * A NIC left closed (a bond closes the member it releases): its vectors take no value until it opens, so its
+     * originals go back from {@code stateFile}, kept and no longer held, at the first check that finds it open, or
+     * at the end.
+     */
+    record WaitsToRestore(InterfaceName nic, Path stateFile) implements WatchEvent {}
 }

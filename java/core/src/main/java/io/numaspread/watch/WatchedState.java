@@ -3,6 +3,7 @@ package io.numaspread.watch;
 
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
+import io.numaspread.irq.IrqsNow;
 import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.NicPlacement;
 import io.numaspread.irq.Setting;
@@ -11,7 +12,6 @@ import io.numaspread.irq.Target;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.nic.InterruptTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,6 +83,7 @@ final class WatchedState {
     /**
      * Forgets recorded values the kernel itself discarded: IRQs freed or renumbered (a driver unbound, reloaded
      * or reset) and transmit queues removed. Their originals no longer exist, and restore could not put them back.
+     * A closed NIC's vectors are kept ({@link IrqsNow#holds}): a member the bond just released still has them.
      */
     @SuppressWarnings("try") // the lock is held, not used
     void pruneStale(InterfaceName iface) {
@@ -95,13 +96,10 @@ final class WatchedState {
             if (state.isEmpty()) {
                 return;
             }
-            InterruptTable interrupts = InterruptTable.read(paths);
+            IrqsNow irqs = IrqsNow.read(paths, iface);
             List<StateFile.Saved> kept = state.get().saved().stream()
                     .filter(saved -> switch (saved.target().kind()) {
-                        case IRQ ->
-                            interrupts
-                                    .name(saved.target().number())
-                                    .equals(saved.target().name());
+                        case IRQ -> irqs.holds(saved.target());
                         case XPS -> Files.exists(saved.target().file(paths));
                         // A re-created thread keeps its name, and its original affinity is still the one to restore.
                         case NAPI_THREAD -> true;
@@ -118,6 +116,19 @@ final class WatchedState {
                 StateFile.write(file, left);
             }
         }
+    }
+
+    /**
+     * Whether {@code iface} is closed with IRQs its state file records ({@link IrqsNow#idle}): their values can go
+     * back only once it opens.
+     */
+    boolean closed(InterfaceName iface) {
+        Optional<StateFile.State> state = StateFile.read(file(iface));
+        if (state.isEmpty()) {
+            return false;
+        }
+        IrqsNow irqs = IrqsNow.read(paths, iface);
+        return state.get().saved().stream().anyMatch(saved -> irqs.idle(saved.target()));
     }
 
     /**

@@ -103,6 +103,7 @@ public final class Watcher {
 
     private final Settings settings;
     private final WatchedState stateFiles;
+    private final ClosedMembers closedMembers;
     private final Listener listener;
     private final Clock clock;
     private final Settler settler;
@@ -148,6 +149,7 @@ public final class Watcher {
                 NicPlacement.StateLocation.directory(settings.stateDirectory()),
                 settings.napiSettings());
         this.stateFiles = new WatchedState(paths, files, settings.stateDirectory(), placement);
+        this.closedMembers = new ClosedMembers(stateFiles);
         this.settler = new Settler(settings.settle(), clock);
         this.reader = new KernelReader(
                 this.nics,
@@ -271,6 +273,7 @@ public final class Watcher {
                 if (restoreOnExit) {
                     nics.forEach(iface -> reapplier.restore(iface, placed.get(iface)));
                 }
+                closedMembers.putBack(true).forEach(listener::heard);
             } finally {
                 release();
                 finished.countDown();
@@ -324,6 +327,7 @@ public final class Watcher {
         if (members.isEmpty()) {
             return List.of();
         }
+        closedMembers.putBack(false).forEach(listener::heard);
         UpperMembers.Change change;
         try {
             change = members.get().change(nics);
@@ -333,7 +337,7 @@ public final class Watcher {
             return List.of();
         }
         for (InterfaceName iface : change.left()) {
-            WatchEvent restored = stateFiles.restore(iface, placed.get(iface).threads());
+            WatchEvent restored = closedMembers.left(iface, placed.get(iface).threads());
             holds.remove(iface).close();
             nics.remove(iface);
             placed.remove(iface);
@@ -367,6 +371,7 @@ public final class Watcher {
             return false;
         }
         notJoined.remove(iface);
+        closedMembers.joined(iface);
         listener.heard(new WatchEvent.Joined(iface, relation, events));
         return true;
     }
@@ -426,7 +431,7 @@ public final class Watcher {
                     // a change is that change; one that came with events concerning the NIC is left to the check
                     // those events trigger next, which puts it back and names them. Only a move with nothing else
                     // is drift.
-                    pause(settings.settle());
+                    settler.pause();
                     Optional<Reading> again = reader.read(iface, state, trigger, events, now);
                     if (again.isEmpty()) {
                         return;
@@ -484,14 +489,5 @@ public final class Watcher {
             stateFiles.recordOriginals(iface, irqSettings);
         }
         return napi.withNapiThreads(state, reading, irqSettings, trigger, events);
-    }
-
-    /** Sleeps {@code duration}; an interrupt is kept for the watch loop, which stops on it. */
-    private static void pause(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

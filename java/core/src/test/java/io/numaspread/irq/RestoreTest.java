@@ -119,10 +119,12 @@ class RestoreTest extends StandInNicTest {
         try (Stream<Path> tx3 = Files.walk(paths.xpsCpus(ETH0, 3).getParent())) {
             tx3.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
         }
+        // Freed for good (a reset, an unbind): the vector leaves msi_irqs with its handler.
         String interrupts = Files.readString(paths.interrupts());
         Files.writeString(
                 paths.interrupts(),
                 interrupts.lines().filter(line -> !line.startsWith("  52:")).reduce("", (a, b) -> a + b + "\n"));
+        Files.delete(msiIrq(52));
 
         List<AffinityTransaction.Result> results =
                 transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
@@ -141,6 +143,86 @@ class RestoreTest extends StandInNicTest {
                 "IRQ 52's number is free: its file is left as it is");
         assertEquals("ff", Files.readString(paths.xpsCpus(ETH0, 2)).strip());
         assertFalse(Files.exists(state), "a preStop restore succeeds: nothing is left to put back");
+    }
+
+    /**
+     * A closed NIC (down, or released by a bond) keeps its vectors in {@code msi_irqs} but not in
+     * {@code /proc/interrupts}: they are not gone, and a kernel that takes their values has them back. A name that
+     * moved to another number while it was closed is a renumbering, as when it is open.
+     */
+    @Test
+    void aClosedNicsVectorsTakeTheirValuesBackAndARenamedOneIsGone() throws IOException {
+        applyQueues(true);
+        String open = Files.readString(paths.interrupts());
+        Files.writeString(
+                paths.interrupts(),
+                open.lines().filter(line -> !line.contains("i40e-eth0-TxRx-")).reduce("", (a, b) -> a + b + "\n"));
+        List<AffinityTransaction.Result> results =
+                transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
+        assertEquals(
+                List.of(),
+                results.stream()
+                        .filter(r -> r.status() != AffinityTransaction.Status.RESTORED)
+                        .toList());
+        assertEquals(8, results.size(), results.toString());
+        assertEquals(
+                List.of("0-7", "0-7", "0-7", "0-7"), List.of(affinity(50), affinity(51), affinity(52), affinity(53)));
+        assertFalse(Files.exists(state));
+
+        // Open again, with queue 0's vector renumbered to 54 (a reload); 50 is still allocated, idle.
+        applyQueues(false);
+        NicFixture.file(paths.smpAffinityList(54), "0-7");
+        NicFixture.file(msiIrq(50).resolveSibling("54"), "msix");
+        Files.writeString(paths.interrupts(), open.replace("  50:", "  54:"));
+        results = transaction(KernelFiles.DIRECT).restore(state, Optional.of(ETH0));
+        assertEquals(AffinityTransaction.Status.GONE, results.get(0).status(), results.toString());
+        assertTrue(
+                results.get(0).detail().contains("\"i40e-eth0-TxRx-0\" is now IRQ 54"),
+                results.get(0).detail());
+        assertEquals(
+                List.of(
+                        AffinityTransaction.Status.RESTORED,
+                        AffinityTransaction.Status.RESTORED,
+                        AffinityTransaction.Status.RESTORED),
+                results.subList(1, 4).stream()
+                        .map(AffinityTransaction.Result::status)
+                        .toList());
+        assertEquals("0", affinity(50), "IRQ 50 is no longer the vector of that name: left as it is");
+        assertEquals("0-7", affinity(54));
+    }
+
+    /**
+     * Linux 7.3 on x86 without interrupt remapping takes a write to a closed NIC's vector and keeps the old value:
+     * restore says so, names the NIC to open, and keeps the state file, with the values it could put back.
+     */
+    @Test
+    void aClosedNicWhoseVectorsKeepTheirValuesKeepsItsStateFile() throws IOException {
+        applyQueues(true);
+        Files.writeString(
+                paths.interrupts(),
+                Files.readString(paths.interrupts())
+                        .lines()
+                        .filter(line -> !line.contains("i40e-eth0-TxRx-"))
+                        .reduce("", (a, b) -> a + b + "\n"));
+        KernelFiles closed = new CountingFiles() {
+            @Override
+            public void write(Path file, String value) throws IOException {
+                if (!file.startsWith(proc)) {
+                    super.write(file, value);
+                }
+            }
+        };
+        NumaspreadException e = assertThrows(
+                NumaspreadException.class, () -> transaction(closed).restore(state, Optional.of(ETH0)));
+        assertEquals(NumaspreadException.Kind.INCOMPLETE, e.kind());
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                "IRQ 50 (i40e-eth0-TxRx-0): wrote \"0-7\" but it reads back \"0\" (eth0 is"
+                                        + " closed, and its vectors without a handler did not take it: put it back once eth0 is up)"),
+                e.getMessage());
+        assertTrue(Files.exists(state), "kept for the restore once eth0 is up");
+        assertEquals("ff", Files.readString(paths.xpsCpus(ETH0, 0)).strip(), "the transmit queues' values are back");
     }
 
     @Test
@@ -253,5 +335,9 @@ class RestoreTest extends StandInNicTest {
         assertTrue(e.getMessage().startsWith(paths.interrupts() + ": "), e.getMessage());
         assertFalse(e.getMessage().contains("For input string"), e.getMessage());
         assertEquals("0", affinity(50));
+    }
+
+    private Path msiIrq(int irq) throws IOException {
+        return paths.netDevice(ETH0).resolve("device").toRealPath().resolve("msi_irqs/" + irq);
     }
 }

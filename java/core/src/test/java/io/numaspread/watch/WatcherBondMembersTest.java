@@ -50,9 +50,7 @@ class WatcherBondMembersTest extends StandInNicTest {
     @Test
     void aMemberThatJoinsIsPlannedWithTheOthersAndOneThatLeavesIsRestored() throws Exception {
         List<String> eth1Before = affinities(60, 61, 62, 63);
-        Watcher watcher = watcher();
-        watcher.follow(UpperMembers.of(List.of(BOND0), paths).orElseThrow());
-        watcher.start();
+        Watcher watcher = followingBond0();
         List<String> alone = affinities(50, 51, 52, 53);
         assertEquals(Set.of("0", "1", "2", "3"), new TreeSet<>(alone), "eth0 alone on node 0's 4 CPUs");
         assertEquals(eth1Before, affinities(60, 61, 62, 63), "eth1 is no member yet");
@@ -84,6 +82,55 @@ class WatcherBondMembersTest extends StandInNicTest {
                 heard().stream().filter(e -> e instanceof WatchEvent.Failed).toList());
         assertEquals(
                 1, heard().stream().filter(e -> e instanceof WatchEvent.Left).count(), heard().toString());
+    }
+
+    /**
+     * A bond closes the member it releases, and a closed igb or i40e port frees its vectors' handlers: the vectors
+     * stay in its {@code msi_irqs}, with their numbers, but leave {@code /proc/interrupts} until it opens again, and
+     * the kernel keeps what their {@code smp_affinity_list} held (Linux 7.3 takes a write to them and keeps the old
+     * value). Watch keeps eth1's state file while it is closed and puts its values back at the first check that
+     * finds it open.
+     */
+    @Test
+    void aMemberTheBondClosesAsItLetsItGoGetsItsValuesBackOnceItOpens() throws Exception {
+        List<String> eth1Before = affinities(60, 61, 62, 63);
+        Watcher watcher = followingBond0();
+        Thread running = WatchHarness.running(watcher);
+        Path eth1State = state.resolveSibling("eth1.json");
+        UpperDeviceFixture.addLower(sys, "bond0", "eth1");
+        await(
+                "both ports planned together",
+                () -> Files.exists(eth1State) && new TreeSet<>(affinities(50, 51, 52, 53, 60, 61, 62, 63)).size() == 8);
+        List<String> watched = affinities(60, 61, 62, 63);
+
+        String open = Files.readString(paths.interrupts());
+        Files.writeString(
+                paths.interrupts(),
+                open.lines()
+                        .filter(line -> !line.contains("eth1") && !line.contains("3b:00.1"))
+                        .reduce("", (a, b) -> a + b + "\n"));
+        Files.delete(sys.resolve("class/net/bond0").toRealPath().resolve("lower_eth1"));
+        await(
+                "eth1 let go, closed",
+                () -> heard().stream()
+                        .anyMatch(e -> e instanceof WatchEvent.Left left
+                                && left.restore() instanceof WatchEvent.WaitsToRestore));
+        Thread.sleep(400); // drift checks while eth1 is closed
+        assertEquals(watched, affinities(60, 61, 62, 63), "nothing written to a closed NIC's vectors");
+        assertTrue(Files.exists(eth1State), "its originals kept");
+
+        Files.writeString(paths.interrupts(), open); // eth1 opens again outside the bond
+        await("eth1's values back once it is open", () -> !Files.exists(eth1State));
+        watcher.stop(Duration.ofSeconds(20));
+        running.join(TimeUnit.SECONDS.toMillis(20));
+
+        assertEquals(eth1Before, affinities(60, 61, 62, 63));
+        assertEquals(
+                List.of(new WatchEvent.Restored(new InterfaceName("eth1"), 4, 4, eth1State)),
+                heard().stream()
+                        .filter(e -> e instanceof WatchEvent.Restored r
+                                && r.nic().value().equals("eth1"))
+                        .toList());
     }
 
     @Test
@@ -136,6 +183,14 @@ class WatcherBondMembersTest extends StandInNicTest {
         synchronized (events) {
             return new ArrayList<>(events);
         }
+    }
+
+    /** {@link #watcher}, following bond0's members, started. */
+    private Watcher followingBond0() throws IOException {
+        Watcher watcher = watcher();
+        watcher.follow(UpperMembers.of(List.of(BOND0), paths).orElseThrow());
+        watcher.start();
+        return watcher;
     }
 
     /** {@code watch --per-cpu} of eth0, the only NIC bond0 has at the start, checking every 100 ms. */
