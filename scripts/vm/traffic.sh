@@ -74,11 +74,6 @@ planned_input_cpus() {
   jq -r '[.assignments[] | .cpus | map(tostring) | join(",")] | join(" ")' <<<"$1"
 }
 
-# planned_cpus PLAN Q: queue Q's planned CPUs, one per word.
-planned_cpus() {
-  jq -r ".assignments[$2].cpus | join(\" \")" <<<"$1"
-}
-
 # The number of input queues whose interrupt count rose between two input_counts.
 queues_that_rose() {
   paste -d'|' <(echo "$1") <(echo "$2") | awk -F'|' '{ split($1, a, " "); split($2, b, " "); s = 0
@@ -87,10 +82,11 @@ queues_that_rose() {
 
 # interrupts_off_plan BEFORE AFTER PLAN: "input.Q: CPU C +D" for each input interrupt off its planned CPUs.
 interrupts_off_plan() {
-  local line queue planned
+  local line queue planned by_queue
+  mapfile -t by_queue < <(plan_queues "$3")
   while IFS='|' read -r line after_line; do
     queue=${line%% *}
-    planned=" $(planned_cpus "$3" "$queue") "
+    planned=" ${by_queue[queue]-} "
     awk -v a="$line" -v b="$after_line" -v planned="$planned" -v q="$queue" 'BEGIN { split(a, x, " "); split(b, y, " ")
       for (i = 2; i in y; i++) if (y[i] > x[i] && index(planned, " " (i - 2) " ") == 0) printf "input.%s: CPU %d +%d ", q, i - 2, y[i] - x[i] }'
   done < <(paste -d'|' <(echo "$1") <(echo "$2"))
@@ -173,11 +169,12 @@ report_fields() {
 # count_on_queue_plan REPORT PLAN: connections whose incoming CPU at first read is a planned CPU of the queue
 # that carried them (NAPI ID - base).
 count_on_queue_plan() {
-  local count=0 read_cpu napi queue
+  local count=0 read_cpu napi queue by_queue
+  mapfile -t by_queue < <(plan_queues "$2")
   while read -r _ _ _ _ _ read_cpu _ napi _; do
     queue=$((napi - napi_base))
     ((queue >= 0 && queue < VM_NET_QUEUES)) || continue
-    [[ " $(planned_cpus "$2" "$queue") " == *" $read_cpu "* ]] && count=$((count + 1))
+    [[ " ${by_queue[queue]-} " == *" $read_cpu "* ]] && count=$((count + 1))
   done <<<"$1"
   echo "$count"
 }
@@ -205,11 +202,12 @@ napi_map() {
 # loops_off_plan REPORT PLAN: "NAME:CPUS" for each loop echo-loop-P-N that is not on the sibling group of the
 # IRQ CPU the plan gives queue (N-1) mod n (the threads' plan: a loop per queue, on its IRQ's core).
 loops_off_plan() {
-  local loop cpus index count irq_cpu
-  count=$(jq '.assignments | length' <<<"$2")
+  local loop cpus index count irq_cpu by_queue
+  mapfile -t by_queue < <(plan_queues "$2")
+  count=${#by_queue[@]}
   awk '{ print $10, $12 }' <<<"$1" | sort -u | while read -r loop cpus; do
     index=$(((${loop##*-} - 1) % count))
-    irq_cpu=$(planned_cpus "$2" "$index")
+    irq_cpu=${by_queue[index]}
     [[ $(expand_cpulist "$cpus") == "$(expand_cpulist "$(</sys/devices/system/cpu/cpu"$irq_cpu"/topology/thread_siblings_list)")" ]] ||
       printf '%s:%s ' "$loop" "$cpus"
   done
