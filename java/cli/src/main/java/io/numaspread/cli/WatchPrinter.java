@@ -124,8 +124,9 @@ final class WatchPrinter {
             return Optional.of("FAILED restore " + nic + ": " + failed.cause());
         }
         if (event instanceof WatchEvent.WaitsToRestore waits) {
-            return Optional.of("restore " + nic + ": closed, its vectors take no value until it opens; put back"
-                    + " then from " + waits.stateFile() + ", which is kept");
+            return Optional.of("restore " + nic + ": at the second check in a row that finds it open (a bond closes"
+                    + " the member it releases, and a closed NIC's vectors take no value), from " + waits.stateFile()
+                    + ", kept until then");
         }
         // Counted only: Checked, DriftFound, NapiThreadsPinned, a flood after its first check.
         return Optional.empty();

@@ -110,6 +110,10 @@ class RestoreCommandTest extends StandInCliTest {
                         .lines()
                         .filter(line -> !line.startsWith("  52:") && !line.startsWith("  53:"))
                         .reduce("", (a, b) -> a + b + "\n"));
+        // Freed: a vector without a handler still in msi_irqs would be a closed NIC's, whose value waits.
+        Path vectors = sys.resolve("class/net/eth0/device").toRealPath().resolve("msi_irqs");
+        Files.delete(vectors.resolve("52"));
+        Files.delete(vectors.resolve("53"));
 
         CliRun restore = CliRun.of(withState("restore"));
         assertEquals(0, restore.exitCode(), restore.err());

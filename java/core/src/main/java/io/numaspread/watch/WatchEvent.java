@@ -257,9 +257,9 @@ public sealed interface WatchEvent {
     record RestoreFailed(InterfaceName nic, String cause) implements WatchEvent {}
 
     /**
-     * A NIC left closed (a bond closes the member it releases): its vectors take no value until it opens, so its
-     * originals go back from {@code stateFile}, kept and no longer held, at the first check that finds it open, or
-     * at the end.
+     * A NIC left the upper device followed: a bond closes the member it releases, and a closed NIC's vectors take no
+     * value, so its originals go back from {@code stateFile}, kept and no longer held, at the second check in a row
+     * that finds it open, or at the end ({@link LeftMembers}).
      */
     record WaitsToRestore(InterfaceName nic, Path stateFile) implements WatchEvent {}
 }

@@ -103,7 +103,7 @@ public final class Watcher {
 
     private final Settings settings;
     private final WatchedState stateFiles;
-    private final ClosedMembers closedMembers;
+    private final LeftMembers leftMembers;
     private final Listener listener;
     private final Clock clock;
     private final Settler settler;
@@ -149,7 +149,7 @@ public final class Watcher {
                 NicPlacement.StateLocation.directory(settings.stateDirectory()),
                 settings.napiSettings());
         this.stateFiles = new WatchedState(paths, files, settings.stateDirectory(), placement);
-        this.closedMembers = new ClosedMembers(stateFiles);
+        this.leftMembers = new LeftMembers(stateFiles);
         this.settler = new Settler(settings.settle(), clock);
         this.reader = new KernelReader(
                 this.nics,
@@ -273,7 +273,7 @@ public final class Watcher {
                 if (restoreOnExit) {
                     nics.forEach(iface -> reapplier.restore(iface, placed.get(iface)));
                 }
-                closedMembers.putBack(true).forEach(listener::heard);
+                leftMembers.putBack(true).forEach(listener::heard);
             } finally {
                 release();
                 finished.countDown();
@@ -327,7 +327,7 @@ public final class Watcher {
         if (members.isEmpty()) {
             return List.of();
         }
-        closedMembers.putBack(false).forEach(listener::heard);
+        leftMembers.putBack(false).forEach(listener::heard);
         UpperMembers.Change change;
         try {
             change = members.get().change(nics);
@@ -337,7 +337,7 @@ public final class Watcher {
             return List.of();
         }
         for (InterfaceName iface : change.left()) {
-            WatchEvent restored = closedMembers.left(iface, placed.get(iface).threads());
+            WatchEvent restored = leftMembers.left(iface, placed.get(iface).threads());
             holds.remove(iface).close();
             nics.remove(iface);
             placed.remove(iface);
@@ -371,7 +371,7 @@ public final class Watcher {
             return false;
         }
         notJoined.remove(iface);
-        closedMembers.joined(iface);
+        leftMembers.joined(iface);
         listener.heard(new WatchEvent.Joined(iface, relation, events));
         return true;
     }
