@@ -17,10 +17,11 @@ import java.util.Map;
  * its state file's originals kept.
  */
 final class LeftMembers {
+    /** A member waiting: how its NAPI threads are found, and whether the last check found it open. */
+    private record Waiting(NapiThreads threads, boolean openAtLastCheck) {}
+
     private final WatchedState stateFiles;
-    private final Map<InterfaceName, NapiThreads> waiting = new LinkedHashMap<>();
-    /** The members found open at the last check. */
-    private final Map<InterfaceName, Boolean> openAtLastCheck = new LinkedHashMap<>();
+    private final Map<InterfaceName, Waiting> waiting = new LinkedHashMap<>();
 
     LeftMembers(WatchedState stateFiles) {
         this.stateFiles = stateFiles;
@@ -28,15 +29,13 @@ final class LeftMembers {
 
     /** {@code iface} left: its originals wait for it to be found open twice, said now. */
     WatchEvent left(InterfaceName iface, NapiThreads threads) {
-        waiting.put(iface, threads);
-        openAtLastCheck.put(iface, false);
+        waiting.put(iface, new Waiting(threads, false));
         return new WatchEvent.WaitsToRestore(iface, stateFiles.file(iface));
     }
 
     /** {@code iface} joined again: watched, its state file held and its originals kept. */
     void joined(InterfaceName iface) {
         waiting.remove(iface);
-        openAtLastCheck.remove(iface);
     }
 
     /**
@@ -49,14 +48,15 @@ final class LeftMembers {
         for (var member : List.copyOf(waiting.entrySet())) {
             InterfaceName iface = member.getKey();
             boolean open = !stateFiles.closed(iface);
-            if (end || open && openAtLastCheck.get(iface)) {
-                joined(iface);
-                WatchEvent restored = stateFiles.restore(iface, member.getValue());
+            if (end || open && member.getValue().openAtLastCheck()) {
+                waiting.remove(iface);
+                WatchEvent restored =
+                        stateFiles.restore(iface, member.getValue().threads());
                 if (!(restored instanceof WatchEvent.NothingToRestore nothing) || nothing.discarded()) {
                     done.add(restored);
                 }
             } else {
-                openAtLastCheck.put(iface, open);
+                waiting.put(iface, new Waiting(member.getValue().threads(), open));
             }
         }
         return done;

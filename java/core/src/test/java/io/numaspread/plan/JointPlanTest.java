@@ -206,14 +206,7 @@ class JointPlanTest {
                 List<SpreadPlan> afresh = Planner.together(topology, after);
                 List<SpreadPlan> kept = Planner.together(topology, after, sitting(first));
                 String name = c.name() + " " + java.util.Arrays.toString(counts);
-                List<PriorityCheck.Status> afreshHeld = statuses(topology, afresh);
-                List<PriorityCheck.Status> keptHeld = statuses(topology, kept);
-                for (int p = 0; p < afreshHeld.size(); p++) {
-                    // As the plan made afresh, or held where that one could not.
-                    if (keptHeld.get(p) != PriorityCheck.Status.HELD) {
-                        assertEquals(afreshHeld.get(p), keptHeld.get(p), name + " " + afreshHeld + " " + keptHeld);
-                    }
-                }
+                assertKeepsThePriorities(topology, afresh, kept, name);
                 for (int o = 0; o < 2; o++) {
                     assertEquals(counts[2 + o], kept.get(o).size(), name);
                 }
@@ -255,15 +248,11 @@ class JointPlanTest {
                     List<SpreadPlan> alone = List.of(Planner.plan(topology, first));
                     List<SpreadPlan> afresh = Planner.together(topology, both);
                     List<SpreadPlan> joined = Planner.together(topology, both, sitting(alone));
-                    String name = c.name() + " " + java.util.Arrays.toString(counts) + " node " + other;
-                    List<PriorityCheck.Status> afreshHeld = statuses(topology, afresh);
-                    List<PriorityCheck.Status> joinedHeld = statuses(topology, joined);
-                    for (int p = 0; p < afreshHeld.size(); p++) {
-                        if (joinedHeld.get(p) != PriorityCheck.Status.HELD) {
-                            assertEquals(
-                                    afreshHeld.get(p), joinedHeld.get(p), name + " " + afreshHeld + " " + joinedHeld);
-                        }
-                    }
+                    assertKeepsThePriorities(
+                            topology,
+                            afresh,
+                            joined,
+                            c.name() + " " + java.util.Arrays.toString(counts) + " node " + other);
                     int movedJoined = moved(alone, joined);
                     int movedAfresh = moved(alone, afresh);
                     fewer += movedJoined < movedAfresh ? 1 : 0;
@@ -274,6 +263,18 @@ class JointPlanTest {
         }
         assertTrue(cases > 1000, cases + " cases");
         assertTrue(fewer > 10 * more, cases + " cases: " + fewer + " move fewer queues than afresh, " + more + " more");
+    }
+
+    /** {@code kept} holds each priority as {@code afresh} does, or holds one that {@code afresh} could not. */
+    private static void assertKeepsThePriorities(
+            Topology topology, List<SpreadPlan> afresh, List<SpreadPlan> kept, String name) {
+        List<PriorityCheck.Status> afreshHeld = statuses(topology, afresh);
+        List<PriorityCheck.Status> keptHeld = statuses(topology, kept);
+        for (int p = 0; p < afreshHeld.size(); p++) {
+            if (keptHeld.get(p) != PriorityCheck.Status.HELD) {
+                assertEquals(afreshHeld.get(p), keptHeld.get(p), name + " " + afreshHeld + " " + keptHeld);
+            }
+        }
     }
 
     /** How many queues of {@code then} that {@code now} still has sit elsewhere in {@code now}. */
