@@ -158,10 +158,9 @@ final class ApplyCommand implements Runnable {
             out.println();
         }
         KernelFiles files = kernelFiles.apply(nicOptions.machine.kernelFiles());
-        NicPlacement placement = new NicPlacement(
+        NicPlacement placement = nicOptions.machine.placement(
                 nicPlan.paths(),
                 files,
-                Optional.of(iface -> nicOptions.machine.napiAccess(iface, nicPlan.paths())),
                 stateFile.given().map(NicPlacement.StateLocation::file).orElse(NicPlacement.StateLocation.DEFAULT));
         NicPlacement.Options options = new NicPlacement.Options(applyOptions.placement(), dryRun);
         Wanted wanted;
@@ -231,11 +230,8 @@ final class ApplyCommand implements Runnable {
             out.println();
         }
         KernelPaths paths = nicPlans.get(0).paths();
-        NicPlacement placement = new NicPlacement(
-                paths,
-                kernelFiles.apply(nicOptions.machine.kernelFiles()),
-                Optional.of(iface -> nicOptions.machine.napiAccess(iface, paths)),
-                NicPlacement.StateLocation.DEFAULT);
+        NicPlacement placement = nicOptions.machine.placement(
+                paths, kernelFiles.apply(nicOptions.machine.kernelFiles()), NicPlacement.StateLocation.DEFAULT);
         List<NicPlacement.Outcome> outcomes = placement.applyTogether(
                 nicPlans.stream()
                         .map(plan -> new NicPlacement.Share(plan.nic(), plan.plan()))

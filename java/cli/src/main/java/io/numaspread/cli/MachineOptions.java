@@ -24,6 +24,7 @@ import io.numaspread.topology.TopologyDiscovery;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Option;
 
 /** Where the machine description comes from: the live kernel, or a copied {@code /sys} tree. */
@@ -53,12 +54,21 @@ final class MachineOptions {
      * language, where Java's file API would word it in that language.
      */
     KernelFiles kernelFiles() {
-        try {
-            return Backends.live().backend().kernelFiles();
-        } catch (BackendUnavailableException e) {
-            throw NumaspreadException.badInput(
-                    e.getMessage() + " (it was forced by -D" + Backends.OVERRIDE_PROPERTY + ")");
-        }
+        return live().backend().kernelFiles();
+    }
+
+    /**
+     * The one placement of a command, whatever it writes: {@code apply} of one NIC or several, and {@code restore}.
+     * NAPI threads and NAPI settings are reached through this machine's backend only when a change asks for them
+     * (a state file's NAPI settings, {@code --napi-threads}); over stand-in trees a state file recording NAPI
+     * settings is refused rather than half restored.
+     *
+     * @param files the kernel's files ({@link #kernelFiles}, but in fault tests)
+     * @param state where each interface's previous values go
+     */
+    NicPlacement placement(KernelPaths paths, KernelFiles files, NicPlacement.StateLocation state) {
+        return new NicPlacement(
+                paths, files, Optional.of(iface -> napiAccess(iface, paths)), state, napiSettingsRestore(paths));
     }
 
     /**
@@ -173,8 +183,7 @@ final class MachineOptions {
 
     /** The backend this command reads the machine through: the sysfs backend over a copied tree. */
     NativeBackend backend() {
-        return selection(sysfsRoot == null ? SysfsTree.live() : SysfsTree.at(sysfsRoot))
-                .backend();
+        return selection().backend();
     }
 
     /** The backend selection, with the reasons others were skipped: the sysfs backend over a copied tree. */
@@ -183,14 +192,16 @@ final class MachineOptions {
     }
 
     private Backends.Selection selection(SysfsTree sysfs) {
-        if (sysfsRoot == null) {
-            try {
-                return Backends.live();
-            } catch (BackendUnavailableException e) {
-                throw NumaspreadException.badInput(
-                        e.getMessage() + " (it was forced by -D" + Backends.OVERRIDE_PROPERTY + ")");
-            }
+        return sysfsRoot == null ? live() : new Backends.Selection(new SysfsBackend(sysfs, Path.of("/proc")), Map.of());
+    }
+
+    /** The live machine's backend ({@link Backends#live} selects it once per JVM). */
+    private static Backends.Selection live() {
+        try {
+            return Backends.live();
+        } catch (BackendUnavailableException e) {
+            throw NumaspreadException.badInput(
+                    e.getMessage() + " (it was forced by -D" + Backends.OVERRIDE_PROPERTY + ")");
         }
-        return new Backends.Selection(new SysfsBackend(sysfs, Path.of("/proc")), Map.of());
     }
 }

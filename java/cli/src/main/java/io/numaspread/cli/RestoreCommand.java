@@ -171,13 +171,7 @@ final class RestoreCommand implements Runnable {
         // NAPI busy-poll settings (napi_settings: IRQ suspension) are the running kernel's too; over a stand-in
         // tree a state file recording them is refused.
         return new Restorer(
-                new NicPlacement(
-                        paths,
-                        machine.kernelFiles(),
-                        Optional.empty(),
-                        NicPlacement.StateLocation.DEFAULT,
-                        machine.napiSettingsRestore(paths)),
-                threads);
+                machine.placement(paths, machine.kernelFiles(), NicPlacement.StateLocation.DEFAULT), threads);
     }
 
     /** Restores one state file and says what was put back. */
