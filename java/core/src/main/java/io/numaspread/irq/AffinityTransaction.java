@@ -6,21 +6,13 @@ import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.InterfaceName;
 import io.numaspread.kernel.KernelFiles;
 import io.numaspread.kernel.KernelPaths;
-import io.numaspread.kernel.ThreadScheduling;
 import io.numaspread.nic.NapiSettingsChange;
-import io.numaspread.nic.PerNapiThreaded;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -59,75 +51,6 @@ public final class AffinityTransaction {
      * @param detail why, for MANAGED and UNAVAILABLE
      */
     public record Result(Target target, CpuSet planned, String before, Status status, String detail) {}
-
-    /**
-     * Turning threaded NAPI on as part of an apply: the NAPI threads exist only once it is on, so their settings
-     * are planned then. Where the kernel reports each NAPI's own {@code threaded} (netdev netlink, Linux 6.17),
-     * only the planned NAPIs are turned on, one by one with {@code napi-set}; otherwise the device's sysfs switch
-     * turns on every NAPI of the device.
-     *
-     * @param threadedFile {@code /sys/class/net/IFACE/threaded}
-     * @param perNapi the planned NAPIs' own {@code threaded} as {@code napi-get} reports them, by NAPI ID, or
-     *     empty when the kernel reports none: then {@code threadedFile} is used
-     * @param threadSettings the NAPI thread settings, planned from the threads that exist when it is called
-     * @param busyPoll the NAPIs of {@code perNapi} whose threads are to busy-poll ({@code threaded} 2, Linux 6.19);
-     *     the others are to be threaded (1, or 2 as they are)
-     * @param busyPollScheduling the scheduling class the busy-poll threads get ({@code --poll-sched}), or empty to
-     *     leave theirs as it is
-     */
-    public record ThreadedNapiOn(
-            Path threadedFile,
-            Optional<Map<Integer, Integer>> perNapi,
-            Supplier<List<Setting>> threadSettings,
-            Set<Integer> busyPoll,
-            Optional<ThreadScheduling> busyPollScheduling) {
-        public ThreadedNapiOn {
-            perNapi = perNapi.map(TreeMap::new).map(Collections::unmodifiableMap);
-            Set<Integer> polled = Set.copyOf(busyPoll);
-            busyPoll = polled;
-            if (!polled.isEmpty()
-                    && !perNapi.map(napis -> napis.keySet().containsAll(polled)).orElse(false)) {
-                throw new IllegalArgumentException(
-                        "busy polling is set NAPI by NAPI: NAPIs " + busyPoll + " need their own threaded");
-            }
-            if (busyPollScheduling.isPresent() && polled.isEmpty()) {
-                throw new IllegalArgumentException("a scheduling class for busy-poll threads, and no NAPI busy-polls");
-            }
-        }
-
-        /** Busy polling with the threads' scheduling class as it is. */
-        public ThreadedNapiOn(
-                Path threadedFile,
-                Optional<Map<Integer, Integer>> perNapi,
-                Supplier<List<Setting>> threadSettings,
-                Set<Integer> busyPoll) {
-            this(threadedFile, perNapi, threadSettings, busyPoll, Optional.empty());
-        }
-
-        /** Threaded NAPI for {@code perNapi}'s NAPIs, none of them busy-polling. */
-        public ThreadedNapiOn(
-                Path threadedFile, Optional<Map<Integer, Integer>> perNapi, Supplier<List<Setting>> threadSettings) {
-            this(threadedFile, perNapi, threadSettings, Set.of(), Optional.empty());
-        }
-
-        /**
-         * The planned NAPIs whose {@code threaded} must change: those off, and those to busy-poll that do not yet;
-         * empty when the device's switch is used.
-         */
-        List<Integer> napisOff() {
-            return perNapi.map(napis -> napis.entrySet().stream()
-                            .filter(napi -> napi.getValue() == 0
-                                    || busyPoll.contains(napi.getKey()) && napi.getValue() != PerNapiThreaded.BUSY_POLL)
-                            .map(Map.Entry::getKey)
-                            .toList())
-                    .orElse(List.of());
-        }
-
-        /** The {@code threaded} NAPI {@code napiId} is set to: 2 to busy-poll, else 1. */
-        int wanted(int napiId) {
-            return busyPoll.contains(napiId) ? PerNapiThreaded.BUSY_POLL : 1;
-        }
-    }
 
     private final ChangeContext kernel;
 
@@ -168,47 +91,42 @@ public final class AffinityTransaction {
     }
 
     /**
-     * As {@link #apply(InterfaceName, List, Path, boolean)}, with NAPI threads: when {@code threading}'s file holds
-     * 0, it is recorded and set to 1 first (under the state file's lock), the thread settings are planned from
-     * the threads that then exist, and a failure anywhere puts {@code threaded} back with everything else. A dry
-     * run with threaded NAPI off leaves the threads out: there are none yet.
+     * As {@link #apply(InterfaceName, List, Path, boolean)}, with NAPI threads: the changes {@code threading} makes
+     * ({@link ThreadedNapiOn#changes}) around the settings' affinity, all or nothing with it.
      */
-    @SuppressWarnings("try") // the lock is held, not used
-    public List<Result> apply(
+    List<Result> apply(
             InterfaceName iface,
             List<Setting> settings,
             Optional<ThreadedNapiOn> threading,
             Path stateFile,
             boolean dryRun) {
         StateFile.checkPath(stateFile);
-        Optional<Change> switching = threading.map(way -> way.perNapi().isPresent()
-                ? new NapiThreadedSwitch(kernel, iface, way)
-                : new DeviceThreadedSwitch(kernel, way.threadedFile()));
-        switching.ifPresent(Change::read);
-        switching = switching.filter(Change::changesAnything);
-        if (switching.isPresent() && dryRun) {
-            return apply(iface, settings, Optional.empty(), stateFile, true);
-        }
-        List<Change> changes = new ArrayList<>();
-        switching.ifPresent(changes::add);
-        // The NAPI threads exist once threaded NAPI is on: their settings are planned then.
-        AffinityChange affinity;
-        if (switching.isPresent()) {
-            affinity = new AffinityChange(kernel, settings, threading.get().threadSettings());
-        } else {
-            List<Setting> all = new ArrayList<>(settings);
-            threading.ifPresent(way -> all.addAll(way.threadSettings().get()));
-            affinity = new AffinityChange(kernel, all);
-        }
-        changes.add(affinity);
-        threading.ifPresent(way -> way.busyPollScheduling()
-                .ifPresent(wanted ->
-                        changes.add(new BusyPollScheduling(kernel, iface, new TreeSet<>(way.busyPoll()), wanted))));
-        if (switching.isEmpty()) {
-            affinity.read();
-            if (dryRun || !affinity.changesAnything() && changes.size() == 1) {
-                return affinity.results(true);
+        return apply(
+                threading
+                        .map(way -> way.changes(kernel, iface, settings, dryRun))
+                        .orElseGet(() -> List.of(new AffinityChange(kernel, settings))),
+                iface,
+                stateFile,
+                dryRun);
+    }
+
+    /**
+     * Makes {@code changes} all or nothing. One change alone is read first: a dry run, or one with nothing to
+     * change, ends there, without the lock or the state file. Each change is probed for privilege before anything
+     * is written.
+     *
+     * @param changes in the order they are made; a dry run's is one change
+     */
+    @SuppressWarnings("try") // the lock is held, not used
+    private List<Result> apply(List<Change> changes, InterfaceName iface, Path stateFile, boolean dryRun) {
+        if (changes.size() == 1) {
+            Change only = changes.get(0);
+            only.read();
+            if (dryRun || !only.changesAnything()) {
+                return only.results(true);
             }
+        } else if (dryRun) {
+            throw new IllegalArgumentException("a dry run reads one change, not " + changes.size());
         }
         changes.forEach(Change::probe);
         try (StateFile.Lock lock = StateFile.lock(stateFile)) {

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
 final class NapiThreadedSwitch implements Change {
     private final ChangeContext kernel;
     private final InterfaceName iface;
-    private final AffinityTransaction.ThreadedNapiOn threading;
+    private final ThreadedNapiOn threading;
     /** Each NAPI to switch with its {@code threaded} before, in the order switched. */
     private final Map<Integer, Integer> before = new LinkedHashMap<>();
     /** The NAPIs written, the one whose call failed too: setting a NAPI to the value it holds changes nothing. */
@@ -31,7 +31,7 @@ final class NapiThreadedSwitch implements Change {
     /** The NAPIs whose previous value this change added to the state file (an earlier apply's record stays). */
     private List<Integer> recorded = List.of();
 
-    NapiThreadedSwitch(ChangeContext kernel, InterfaceName iface, AffinityTransaction.ThreadedNapiOn threading) {
+    NapiThreadedSwitch(ChangeContext kernel, InterfaceName iface, ThreadedNapiOn threading) {
         this.kernel = kernel;
         this.iface = iface;
         this.threading = threading;

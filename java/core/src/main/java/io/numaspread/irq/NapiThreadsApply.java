@@ -63,7 +63,7 @@ final class NapiThreadsApply {
                             + "), which busy polling is set through; nothing was changed");
         }
         NapiThreads threads = napi.threads(paths, placement.files());
-        AffinityTransaction.ThreadedNapiOn threading = new AffinityTransaction.ThreadedNapiOn(
+        ThreadedNapiOn threading = new ThreadedNapiOn(
                 threadedFile,
                 perNapi,
                 () -> {
