@@ -5,6 +5,8 @@ import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.irq.AffinityTransaction;
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.RpsRecord;
+import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
 import io.numaspread.irq.Wanted;
 import io.numaspread.kernel.InterfaceName;
@@ -190,11 +192,14 @@ final class ApplyCommand implements Runnable {
                 .ifPresent(threading -> out.println("note: " + busyPollLine(nic.name(), threading, dryRun)));
         LinkPolicyWords.lines(nic.name(), nicOptions.linkPolicies(nicPlan))
                 .forEach(line -> out.println("note: " + line));
+        Optional<String> rps =
+                applyOptions.placement().rpsOff() ? Optional.of(rpsLine(outcome, dryRun)) : Optional.empty();
+        rps.ifPresent(line -> out.println("note: " + line));
         if (dryRun) {
             String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
                     + " (as root; undo with: " + CommandLines.undo(outcome) + ")");
-        } else if (outcome.changed() || outcome.napiSettings().isPresent()) {
+        } else if (outcome.changed() || outcome.napiSettings().isPresent() || rps.isPresent()) {
             NicReport after = nicPlan.report();
             after.printTable(out);
             after.printWarnings(out);
@@ -313,6 +318,27 @@ final class ApplyCommand implements Runnable {
             return nanos / 1_000 + " us";
         }
         return nanos + " ns";
+    }
+
+    /**
+     * What {@code --rps-off} leaves: the masks the state file records, which restore puts back. A dry run reads no
+     * {@code rps_cpus}.
+     */
+    private static String rpsLine(NicPlacement.Outcome outcome, boolean dryRun) {
+        if (dryRun) {
+            return "--rps-off: a dry run reads no rps_cpus; the apply writes 0 to each receive queue's that is set";
+        }
+        RpsRecord recorded = StateFile.read(outcome.stateFile())
+                .map(state -> state.record(RpsRecord.class))
+                .orElse(null);
+        if (recorded == null || recorded.isEmpty()) {
+            return "RPS is off on every receive queue of " + outcome.iface() + " (each rps_cpus reads 0)";
+        }
+        return "RPS is off on every receive queue of " + outcome.iface() + "; the masks it had ("
+                + recorded.before().entrySet().stream()
+                        .map(queue -> "rx-" + queue.getKey() + " " + queue.getValue())
+                        .collect(Collectors.joining(", "))
+                + ") are in " + outcome.stateFile() + ", which restore puts back";
     }
 
     /** How {@code --napi-threads} turned threaded NAPI on, in one line. */

@@ -36,7 +36,16 @@ final class ApplyOptions {
                     + " are re-created (threaded toggled, ethtool -L, a reset) or moved, and keeps threaded NAPI on.")
     boolean napiThreads;
 
+    // Off by default: a host may use RPS on purpose (a NIC with fewer queues than the CPUs that serve it).
+    @Option(
+            names = "--rps-off",
+            description = "Also turn Receive Packet Steering off on each receive queue (write 0 to"
+                    + " /sys/class/net/IFACE/queues/rx-Q/rps_cpus), so that a packet's protocol work, and the"
+                    + " socket's SO_INCOMING_CPU, stay on the CPU of its queue's IRQ. Each mask that was set is"
+                    + " recorded, and restore puts it back; watch turns RPS off again at each apply.")
+    boolean rpsOff;
+
     PlacementOptions placement() {
-        return new PlacementOptions(force, xps, napiThreads);
+        return new PlacementOptions(force, xps, napiThreads, rpsOff);
     }
 }

@@ -8,6 +8,7 @@ import io.numaspread.irq.NapiThreadSchedRecord;
 import io.numaspread.irq.NapiThreadedRecord;
 import io.numaspread.irq.NapiThreads;
 import io.numaspread.irq.NicPlacement;
+import io.numaspread.irq.RpsRecord;
 import io.numaspread.irq.StateFile;
 import io.numaspread.irq.Target;
 import io.numaspread.irq.ThreadedRecord;
@@ -184,6 +185,11 @@ final class RestoreCommand implements Runnable {
                 .before()
                 .ifPresent(threaded ->
                         out.println(paths.netDevice(r.iface()).resolve("threaded") + " put back to " + threaded)));
+        recorded.filter(r -> !r.record(RpsRecord.class).isEmpty())
+                .ifPresent(r -> out.println("rps_cpus put back: "
+                        + r.record(RpsRecord.class).before().entrySet().stream()
+                                .map(queue -> "rx-" + queue.getKey() + " to " + queue.getValue())
+                                .collect(Collectors.joining(", "))));
         recorded.filter(r -> !r.record(NapiThreadedRecord.class).before().isEmpty())
                 .ifPresent(r -> out.println("threaded NAPI put back NAPI by NAPI (netdev netlink napi-set): "
                         + r.record(NapiThreadedRecord.class).before().entrySet().stream()

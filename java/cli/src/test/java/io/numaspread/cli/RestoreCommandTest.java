@@ -83,12 +83,12 @@ class RestoreCommandTest extends StandInCliTest {
     void aRecordOfANewerBuildIsNamedAndNothingIsRestoredWithoutIt() throws Exception {
         String file = "{\"version\": 1, \"interface\": \"eth0\", \"saved\": ["
                 + "{\"kind\": \"irq\", \"number\": 50, \"name\": \"i40e-eth0-TxRx-0\", \"value\": \"3\"}],"
-                + " \"rps\": [{\"queue\": 0, \"value\": \"00000003\"}]}";
+                + " \"rfs\": [{\"queue\": 0, \"value\": \"00000003\"}]}";
         writeStateFile(file);
         CliRun restore = CliRun.of(withState("restore"));
         assertEquals(Failures.BAD_INPUT, restore.exitCode(), restore.err());
         assertOneCleanLine(restore);
-        assertTrue(restore.err().contains("holds records this numaspread does not know (\"rps\")"), restore.err());
+        assertTrue(restore.err().contains("holds records this numaspread does not know (\"rfs\")"), restore.err());
         assertEquals("0-7", affinity(50), "nothing was written");
         assertEquals(file, Files.readString(state), "the file is kept as it was");
     }
@@ -180,6 +180,29 @@ class RestoreCommandTest extends StandInCliTest {
         assertOneCleanLine(unreadable);
         assertTrue(unreadable.err().contains(state + ": EACCES (Permission denied)"), unreadable.err());
         assertEquals(applied, NicFixture.snapshot(proc, sys, run));
+    }
+
+    @Test
+    void applyRpsOffSaysWhatItRecordedAndRestorePutsTheMasksBack() throws Exception {
+        Path queues = sys.resolve("class/net/eth0/queues");
+        Files.writeString(queues.resolve("rx-1/rps_cpus"), "000000f0\n");
+        Files.writeString(queues.resolve("rx-3/rps_cpus"), "00000000\n");
+        CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--rps-off"));
+        assertEquals(0, apply.exitCode(), apply.err());
+        assertTrue(
+                apply.out()
+                        .contains("note: RPS is off on every receive queue of eth0; the masks it had (rx-1 000000f0)"
+                                + " are in " + state + ", which restore puts back"),
+                apply.out());
+        assertEquals("0", Files.readString(queues.resolve("rx-1/rps_cpus")).strip());
+
+        CliRun restore = CliRun.of(withState("restore"));
+        assertEquals(0, restore.exitCode(), restore.err());
+        assertTrue(restore.out().contains("rps_cpus put back: rx-1 to 000000f0"), restore.out());
+        assertEquals(
+                "000000f0", Files.readString(queues.resolve("rx-1/rps_cpus")).strip());
+        assertEquals(
+                "00000000", Files.readString(queues.resolve("rx-3/rps_cpus")).strip(), "never written");
     }
 
     @Test

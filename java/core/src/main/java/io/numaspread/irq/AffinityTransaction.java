@@ -87,27 +87,29 @@ public final class AffinityTransaction {
      *     change was put back, or a {@link RestoreNeeded} says which could not be)
      */
     public List<Result> apply(InterfaceName iface, List<Setting> settings, Path stateFile, boolean dryRun) {
-        return apply(iface, settings, Optional.empty(), stateFile, dryRun);
+        return apply(iface, settings, Optional.empty(), List.of(), stateFile, dryRun);
     }
 
     /**
-     * As {@link #apply(InterfaceName, List, Path, boolean)}, with NAPI threads: the changes {@code threading} makes
-     * ({@link ThreadedNapiOn#changes}) around the settings' affinity, all or nothing with it.
+     * As {@link #apply(InterfaceName, List, Path, boolean)}, with NAPI threads (the changes {@code threading} makes
+     * around the settings' affinity, {@link ThreadedNapiOn#changes}) and the kinds of change {@code asked} after
+     * them, all or nothing together. A dry run reads and reports the affinity alone.
      */
     List<Result> apply(
             InterfaceName iface,
             List<Setting> settings,
             Optional<ThreadedNapiOn> threading,
+            List<Change.Asked> asked,
             Path stateFile,
             boolean dryRun) {
         StateFile.checkPath(stateFile);
-        return apply(
-                threading
-                        .map(way -> way.changes(kernel, iface, settings, dryRun))
-                        .orElseGet(() -> List.of(new AffinityChange(kernel, settings))),
-                iface,
-                stateFile,
-                dryRun);
+        List<Change> changes = new ArrayList<>(threading
+                .map(way -> way.changes(kernel, iface, settings, dryRun))
+                .orElseGet(() -> List.of(new AffinityChange(kernel, settings))));
+        if (!dryRun) {
+            asked.forEach(kind -> changes.add(kind.of(kernel, iface)));
+        }
+        return apply(changes, iface, stateFile, dryRun);
     }
 
     /**

@@ -14,11 +14,11 @@ import java.util.Optional;
  * {@link StateRecord}, whose {@link Restorer} makes the {@link PutBack} that {@code restore} runs from the file. The
  * kinds: IRQ, XPS and NAPI thread affinity ({@link AffinityChange}), threaded NAPI for the device ({@link
  * DeviceThreadedSwitch}) or NAPI by NAPI ({@link NapiThreadedSwitch}), and the busy-poll threads' scheduling class
- * ({@link BusyPollScheduling}); NAPI settings are made by {@link RecordedNapiSettings} and put back by {@link
- * NapiSettingsPutBack}. The kinds are a closed set: a new one is a class named in {@code permits} here, and a
+ * ({@link BusyPollScheduling}), and Receive Packet Steering off ({@link RpsOff}); NAPI settings are made by {@link
+ * RecordedNapiSettings} and put back by {@link NapiSettingsPutBack}. The kinds are a closed set: a new one is a class named in {@code permits} here, and a
  * {@link StateRecord} for what it records.
  */
-sealed interface Change permits AffinityChange, BusyPollScheduling, DeviceThreadedSwitch, NapiThreadedSwitch {
+sealed interface Change permits AffinityChange, BusyPollScheduling, DeviceThreadedSwitch, NapiThreadedSwitch, RpsOff {
     /** Reads the values it is to change, under the state file's lock: what is then to be done is decided. */
     void read();
 
@@ -113,6 +113,14 @@ sealed interface Change permits AffinityChange, BusyPollScheduling, DeviceThread
         default boolean needsNapiThreads() {
             return false;
         }
+    }
+
+    /**
+     * A kind of change that an apply is asked for beside its settings, by a flag that {@code apply} and {@code
+     * watch} share ({@link PlacementOptions#asked}): made for the applied interface, after the others.
+     */
+    interface Asked {
+        Change of(ChangeContext kernel, InterfaceName iface);
     }
 
     /** The {@link PutBack} of a kind's record. */

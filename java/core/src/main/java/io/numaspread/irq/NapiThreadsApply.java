@@ -76,7 +76,13 @@ final class NapiThreadsApply {
         boolean wasOff = perNapi.isEmpty() && threadedIsOff(threadedFile);
         List<AffinityTransaction.Result> results = placement
                 .transaction(threads)
-                .apply(nic.name(), settings, Optional.of(threading), stateFile, options.dryRun());
+                .apply(
+                        nic.name(),
+                        settings,
+                        Optional.of(threading),
+                        options.placement().asked(),
+                        stateFile,
+                        options.dryRun());
         NicPlacement.Threading way = perNapi.isPresent()
                 ? new NicPlacement.Threading(
                         NicPlacement.ThreadingWay.PER_NAPI,

@@ -346,7 +346,14 @@ public final class NicPlacement {
         return outcome(
                 nic,
                 stateFile,
-                transaction(threads).apply(nic.name(), settings, stateFile, options.dryRun()),
+                transaction(threads)
+                        .apply(
+                                nic.name(),
+                                settings,
+                                Optional.empty(),
+                                options.placement().asked(),
+                                stateFile,
+                                options.dryRun()),
                 Optional.empty());
     }
 

@@ -17,13 +17,17 @@ import java.util.function.BiFunction;
  * @param <R> the record type itself, so that merging keeps it
  */
 public sealed interface StateRecord<R extends StateRecord<R>>
-        permits ThreadedRecord, NapiThreadedRecord, NapiSettingsRecord, NapiThreadSchedRecord {
+        permits ThreadedRecord, NapiThreadedRecord, NapiSettingsRecord, NapiThreadSchedRecord, RpsRecord {
     /**
      * The kinds this build reads and writes, in the order they are written (and put back: {@link
      * Change.PutBack#needsNapiThreads} first). A key of none of them is a newer build's record.
      */
-    List<Kind<?>> KINDS =
-            List.of(ThreadedRecord.KIND, NapiThreadedRecord.KIND, NapiSettingsRecord.KIND, NapiThreadSchedRecord.KIND);
+    List<Kind<?>> KINDS = List.of(
+            ThreadedRecord.KIND,
+            NapiThreadedRecord.KIND,
+            NapiSettingsRecord.KIND,
+            NapiThreadSchedRecord.KIND,
+            RpsRecord.KIND);
 
     Kind<R> kind();
 

@@ -53,18 +53,18 @@ class StateFileTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aNewerBuildsRecordsSurviveEveryRewrite() throws IOException {
         Path file = dir.resolve("eth0.json");
-        String rps = "[{\"queue\": 0, \"value\": \"00000003\", \"flags\": [true, null, -1]}]";
+        String rfs = "[{\"queue\": 0, \"value\": \"00000003\", \"flags\": [true, null, -1]}]";
         Files.writeString(
                 file,
-                "{\"version\": 1, \"interface\": \"eth0\", \"rps\": " + rps
+                "{\"version\": 1, \"interface\": \"eth0\", \"rfs\": " + rfs
                         + ", \"saved\": [], \"zz\": {\"note\": \"a \\\"quoted\\\" \\u00e9\"}}");
         Object before = MiniJson.parse(Files.readString(file));
         StateFile.State read = StateFile.read(file).orElseThrow();
-        assertEquals(List.of("rps", "zz"), StateFile.foreignRecords(file));
+        assertEquals(List.of("rfs", "zz"), StateFile.foreignRecords(file));
 
         StateFile.write(file, read.mergedWith(STATE.saved()));
         Map<?, ?> rewritten = (Map<?, ?>) MiniJson.parse(Files.readString(file));
-        assertEquals(((Map<?, ?>) before).get("rps"), rewritten.get("rps"));
+        assertEquals(((Map<?, ?>) before).get("rfs"), rewritten.get("rfs"));
         assertEquals(((Map<?, ?>) before).get("zz"), rewritten.get("zz"));
         assertEquals(STATE.saved(), StateFile.read(file).orElseThrow().saved());
 
@@ -72,8 +72,8 @@ class StateFileTest {
         assertEquals(
                 new StateFile.State(new InterfaceName("eth0"), List.of()),
                 StateFile.read(file).orElseThrow());
-        assertEquals(List.of("rps", "zz"), StateFile.foreignRecords(file));
-        assertEquals(((Map<?, ?>) before).get("rps"), ((Map<?, ?>) MiniJson.parse(Files.readString(file))).get("rps"));
+        assertEquals(List.of("rfs", "zz"), StateFile.foreignRecords(file));
+        assertEquals(((Map<?, ?>) before).get("rfs"), ((Map<?, ?>) MiniJson.parse(Files.readString(file))).get("rfs"));
         assertEquals(List.of(), StateFile.foreignRecords(dir.resolve("absent.json")));
     }
 
