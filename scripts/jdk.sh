@@ -160,6 +160,15 @@ class_archive_is_fresh() {
 # G1's threads never pay back.
 cli_jit_and_gc="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
+# The JVM options of a short test program on the JDK at $1 (the guests' probes of apply and the agent): a CLI
+# run's JIT and collector, then NUMASPREAD_JAVA_OPTIONS, which a guest sets to -Xint: under TCG, QEMU translates
+# the code the JIT writes too, and a probe that runs for seconds is fastest interpreted.
+probe_java_options() {
+  java_options "$1"
+  echo "$cli_jit_and_gc"
+  echo "${NUMASPREAD_JAVA_OPTIONS:-}"
+}
+
 # The JVM options of a CLI run of the command $2 on the JDK at $1: the above, then the command's class archive when
 # it is fresh, and last NUMASPREAD_JAVA_OPTIONS, so that the caller's own options win.
 cli_java_options() {
