@@ -21,7 +21,8 @@ class ApplyOptionsTest {
                 List.of("--no-xps"),
                 List.of("--xps"),
                 List.of("--force"),
-                List.of("--napi-threads", "--no-xps"))) {
+                List.of("--napi-threads", "--no-xps"),
+                List.of("--rps-off"))) {
             assertEquals(placement("apply", words), placement("watch", words), words.toString());
         }
     }
@@ -33,6 +34,7 @@ class ApplyOptionsTest {
         assertEquals(PlacementOptions.DEFAULTS, placement("watch", List.of()));
         assertEquals(new PlacementOptions(false, false, false), placement("watch", List.of("--no-xps")));
         assertEquals(new PlacementOptions(true, true, true), placement("apply", List.of("--force", "--napi-threads")));
+        assertEquals(new PlacementOptions(false, true, false, true), placement("watch", List.of("--rps-off")));
     }
 
     private static PlacementOptions placement(String command, List<String> words) {

@@ -15,8 +15,8 @@ import java.util.Optional;
  * kinds: IRQ, XPS and NAPI thread affinity ({@link AffinityChange}), threaded NAPI for the device ({@link
  * DeviceThreadedSwitch}) or NAPI by NAPI ({@link NapiThreadedSwitch}), and the busy-poll threads' scheduling class
  * ({@link BusyPollScheduling}), and Receive Packet Steering off ({@link RpsOff}); NAPI settings are made by {@link
- * RecordedNapiSettings} and put back by {@link NapiSettingsPutBack}. The kinds are a closed set: a new one is a class named in {@code permits} here, and a
- * {@link StateRecord} for what it records.
+ * RecordedNapiSettings} and put back by {@link NapiSettingsPutBack}. The kinds are a closed set: a new one is a class
+ * named in {@code permits} here, and a {@link StateRecord} for what it records.
  */
 sealed interface Change permits AffinityChange, BusyPollScheduling, DeviceThreadedSwitch, NapiThreadedSwitch, RpsOff {
     /** Reads the values it is to change, under the state file's lock: what is then to be done is decided. */
