@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -189,7 +190,7 @@ final class RpsOff implements Change {
     }
 
     private static String digits(String mask) {
-        String digits = mask.replace(",", "").toLowerCase(java.util.Locale.ROOT).replaceFirst("^0+", "");
+        String digits = mask.replace(",", "").toLowerCase(Locale.ROOT).replaceFirst("^0+", "");
         return digits.isEmpty() ? "0" : digits;
     }
 

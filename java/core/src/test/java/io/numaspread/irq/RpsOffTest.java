@@ -24,6 +24,7 @@ import io.numaspread.topology.Topology;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,7 +61,7 @@ class RpsOffTest extends StandInNicTest {
     }
 
     private List<String> masks() throws IOException {
-        List<String> masks = new java.util.ArrayList<>();
+        List<String> masks = new ArrayList<>();
         for (int queue = 0; queue < MASKS.size(); queue++) {
             masks.add(Files.readString(rps(queue)).strip());
         }
