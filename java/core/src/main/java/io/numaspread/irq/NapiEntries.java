@@ -58,7 +58,7 @@ final class NapiEntries {
         return napiIds.stream().filter(napiId -> !earlier.containsKey(napiId)).toList();
     }
 
-    /** The entries as a JSON array, one entry a line. */
+    /** The entries as a JSON array, one entry a line; {@link RpsRecord}'s, by receive queue, too. */
     static <V> String encode(SortedMap<Integer, V> entries, BiFunction<Integer, V, String> entry) {
         StringBuilder json = new StringBuilder("[");
         String separator = "\n";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.numaspread.irq;
 
+import io.numaspread.CpuSet;
 import io.numaspread.NumaspreadException;
 import io.numaspread.kernel.Errno;
 import io.numaspread.kernel.InterfaceName;
@@ -10,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -28,7 +28,6 @@ import java.util.stream.Collectors;
  */
 final class RpsOff implements Change {
     private static final Pattern RX_QUEUE = Pattern.compile("rx-(\\d+)");
-    private static final Pattern MASK = Pattern.compile("[0-9a-fA-F]+(,[0-9a-fA-F]+)*");
 
     private final ChangeContext kernel;
     private final InterfaceName iface;
@@ -44,13 +43,18 @@ final class RpsOff implements Change {
         this.iface = iface;
     }
 
-    /** Whether {@code text} is a mask as the kernel prints {@code rps_cpus}: hex digits in comma-separated words. */
+    /** Whether {@code text} is a mask as the kernel prints {@code rps_cpus}: {@link CpuSet#parseHexMask}'s. */
     static boolean isMask(String text) {
-        return MASK.matcher(text).matches();
+        return cpus(text).isPresent();
     }
 
-    private static boolean isEmptyMask(String mask) {
-        return mask.chars().allMatch(c -> c == '0' || c == ',');
+    /** The CPUs of a mask as the kernel prints it, or empty when {@code text} is none. */
+    private static Optional<CpuSet> cpus(String text) {
+        try {
+            return Optional.of(CpuSet.parseHexMask(text));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     @Override
@@ -61,8 +65,11 @@ final class RpsOff implements Change {
             if (!Files.exists(file)) {
                 continue; // a kernel built without CONFIG_RPS has no rps_cpus: RPS is off
             }
-            String mask = readMask(file);
-            if (!isEmptyMask(mask)) {
+            String mask = readText(file);
+            CpuSet cpus = cpus(mask)
+                    .orElseThrow(() -> NumaspreadException.badInput(
+                            file + " reads \"" + mask + "\", not a hex mask; nothing was changed"));
+            if (!cpus.isEmpty()) {
                 masks.put(queue, mask);
             }
         }
@@ -100,7 +107,7 @@ final class RpsOff implements Change {
             try {
                 kernel.files().write(file, "0");
                 String back = kernel.files().read(file).strip();
-                if (!isEmptyMask(back)) {
+                if (!cpus(back).map(CpuSet::isEmpty).orElse(false)) {
                     throw new Failed(file + ": wrote 0 to turn RPS off, and it reads back " + back);
                 }
             } catch (IOException e) {
@@ -176,7 +183,7 @@ final class RpsOff implements Change {
         try {
             kernel.files().write(file, mask);
             String back = kernel.files().read(file).strip();
-            return sameMask(back, mask)
+            return cpus(back).equals(cpus(mask))
                     ? Optional.empty()
                     : Optional.of(file + " (reads back " + back + ", not " + mask + ")");
         } catch (IOException e) {
@@ -184,24 +191,9 @@ final class RpsOff implements Change {
         }
     }
 
-    /** Whether two masks hold the same CPUs: the kernel prints as many words as the machine's CPUs need. */
-    private static boolean sameMask(String a, String b) {
-        return digits(a).equals(digits(b));
-    }
-
-    private static String digits(String mask) {
-        String digits = mask.replace(",", "").toLowerCase(Locale.ROOT).replaceFirst("^0+", "");
-        return digits.isEmpty() ? "0" : digits;
-    }
-
-    private String readMask(Path file) {
+    private String readText(Path file) {
         try {
-            String mask = kernel.files().read(file).strip();
-            if (!isMask(mask)) {
-                throw NumaspreadException.badInput(
-                        file + " reads \"" + mask + "\", not a hex mask; nothing was changed");
-            }
-            return mask;
+            return kernel.files().read(file).strip();
         } catch (IOException e) {
             throw NumaspreadException.badInput(
                     "cannot read " + file + ": " + Errno.describe(e) + "; nothing was changed");
