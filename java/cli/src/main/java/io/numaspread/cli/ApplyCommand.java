@@ -192,14 +192,20 @@ final class ApplyCommand implements Runnable {
                 .ifPresent(threading -> out.println("note: " + busyPollLine(nic.name(), threading, dryRun)));
         LinkPolicyWords.lines(nic.name(), nicOptions.linkPolicies(nicPlan))
                 .forEach(line -> out.println("note: " + line));
-        Optional<String> rps =
-                applyOptions.placement().rpsOff() ? Optional.of(rpsLine(outcome, dryRun)) : Optional.empty();
-        rps.ifPresent(line -> out.println("note: " + line));
+        // What restore puts back of RPS: the masks the state file records, this apply's or an earlier one's.
+        RpsRecord rps = dryRun || !applyOptions.placement().rpsOff()
+                ? RpsRecord.of(Map.of())
+                : StateFile.read(outcome.stateFile())
+                        .map(state -> state.record(RpsRecord.class))
+                        .orElse(RpsRecord.of(Map.of()));
+        if (applyOptions.placement().rpsOff()) {
+            out.println("note: " + rpsLine(outcome, dryRun, rps));
+        }
         if (dryRun) {
             String roots = CommandLines.rootOptions(nicPlan.paths());
             out.println("dry run: nothing was changed. To apply: numaspread apply --nic " + nic.name() + roots
                     + " (as root; undo with: " + CommandLines.undo(outcome) + ")");
-        } else if (outcome.changed() || outcome.napiSettings().isPresent() || rps.isPresent()) {
+        } else if (outcome.changed() || outcome.napiSettings().isPresent() || !rps.isEmpty()) {
             NicReport after = nicPlan.report();
             after.printTable(out);
             after.printWarnings(out);
@@ -321,17 +327,14 @@ final class ApplyCommand implements Runnable {
     }
 
     /**
-     * What {@code --rps-off} leaves: the masks the state file records, which restore puts back. A dry run reads no
-     * {@code rps_cpus}.
+     * What {@code --rps-off} leaves: the masks the state file records ({@code recorded}), which restore puts back.
+     * A dry run reads no {@code rps_cpus}.
      */
-    private static String rpsLine(NicPlacement.Outcome outcome, boolean dryRun) {
+    private static String rpsLine(NicPlacement.Outcome outcome, boolean dryRun, RpsRecord recorded) {
         if (dryRun) {
             return "--rps-off: a dry run reads no rps_cpus; the apply writes 0 to each receive queue's that is set";
         }
-        RpsRecord recorded = StateFile.read(outcome.stateFile())
-                .map(state -> state.record(RpsRecord.class))
-                .orElse(null);
-        if (recorded == null || recorded.isEmpty()) {
+        if (recorded.isEmpty()) {
             return "RPS is off on every receive queue of " + outcome.iface() + " (each rps_cpus reads 0)";
         }
         return "RPS is off on every receive queue of " + outcome.iface() + "; the masks it had ("

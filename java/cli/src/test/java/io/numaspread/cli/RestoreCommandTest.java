@@ -206,6 +206,24 @@ class RestoreCommandTest extends StandInCliTest {
     }
 
     @Test
+    void applyRpsOffWithRpsAlreadyOffAndTheIrqsPlacedHasNothingToChange() throws Exception {
+        Path queues = sys.resolve("class/net/eth0/queues");
+        for (int queue = 0; queue < 4; queue++) {
+            Files.writeString(queues.resolve("rx-" + queue + "/rps_cpus"), "00000000\n");
+        }
+        CliRun first = CliRun.of(withState("apply", "--nic", "eth0", "--rps-off"));
+        assertEquals(0, first.exitCode(), first.err());
+        CliRun again = CliRun.of(withState("apply", "--nic", "eth0", "--rps-off"));
+        assertEquals(0, again.exitCode(), again.err());
+        assertTrue(
+                again.out().contains("note: RPS is off on every receive queue of eth0 (each rps_cpus reads 0)"),
+                again.out());
+        assertTrue(again.out().contains("nothing to change"), again.out());
+        assertEquals(
+                "00000000", Files.readString(queues.resolve("rx-0/rps_cpus")).strip(), "never written");
+    }
+
+    @Test
     void aMalformedInterruptsFileAtRestoreExitsTwoAsAtApply() throws Exception {
         CliRun apply = CliRun.of(withState("apply", "--nic", "eth0", "--siblings"));
         assertEquals(0, apply.exitCode(), apply.err());
